@@ -1,0 +1,185 @@
+//! Diagnostics: what a rule found, where, and how to fix it.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::yaml::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Severity> {
+        match text {
+            "note" => Some(Severity::Note),
+            "warning" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A place in a file: `file` is the path as shown to the user (relative, `/`-separated).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Location {
+    pub file: Arc<str>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Related {
+    pub location: Location,
+    pub message: String,
+}
+
+/// Identity of the Kubernetes object a diagnostic is about.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ObjectRef {
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{}/{}/{}", self.kind, ns, self.name),
+            None => write!(f, "{}/{}", self.kind, self.name),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Keeps the manifest's meaning apart from the finding itself; `--fix` applies it.
+    Safe,
+    /// Changes behaviour beyond the finding; needs `--unsafe-fixes`.
+    Unsafe,
+}
+
+/// Replace the bytes of `span` in the diagnostic's file with `content` (empty span: insert).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edit {
+    pub span: Span,
+    pub content: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fix {
+    pub description: String,
+    pub applicability: Applicability,
+    pub edits: Vec<Edit>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    /// Stable rule id, e.g. `TKE001`.
+    pub rule: &'static str,
+    /// Kebab-case rule name, e.g. `tke-l4-loopback`.
+    pub name: &'static str,
+    pub severity: Severity,
+    /// First sentence stands alone (SARIF and one-line formats show only it).
+    pub message: String,
+    pub location: Location,
+    pub related: Vec<Related>,
+    pub help: Option<String>,
+    pub fix: Option<Fix>,
+    pub object: Option<ObjectRef>,
+    /// Template the object was rendered from (Helm `# Source:`, kustomize origin).
+    pub origin: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(
+        rule: &'static str,
+        name: &'static str,
+        severity: Severity,
+        location: Location,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            rule,
+            name,
+            severity,
+            message: message.into(),
+            location,
+            related: Vec::new(),
+            help: None,
+            fix: None,
+            object: None,
+            origin: None,
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_related(mut self, location: Location, message: impl Into<String>) -> Self {
+        self.related.push(Related {
+            location,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn with_fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
+        self
+    }
+
+    /// Deterministic output order: file, position, rule.
+    pub fn sort_key(&self) -> (&str, usize, &'static str, &str) {
+        (
+            &self.location.file,
+            self.location.span.start.offset,
+            self.rule,
+            &self.message,
+        )
+    }
+}
+
+/// Counts for the run, shown in every format.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub objects: usize,
+    pub error: usize,
+    pub warning: usize,
+    pub note: usize,
+}
+
+impl Summary {
+    pub fn count(&mut self, severity: Severity) {
+        match severity {
+            Severity::Error => self.error += 1,
+            Severity::Warning => self.warning += 1,
+            Severity::Note => self.note += 1,
+        }
+    }
+}

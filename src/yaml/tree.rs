@@ -1,0 +1,235 @@
+//! Arena tree of one YAML document.
+
+use super::Span;
+
+/// Index of a node in its document's arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+/// A scalar's value as Kubernetes (go-yaml v2, YAML 1.1) reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolved {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// Unquoted date or date-time (go-yaml v2 `!!timestamp`).
+    Timestamp,
+    Str,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scalar {
+    /// The value after YAML escape processing and folding.
+    pub value: String,
+    pub style: Style,
+    pub resolved: Resolved,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub key: NodeId,
+    pub value: NodeId,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Scalar(Scalar),
+    Sequence(Vec<NodeId>),
+    Mapping(Vec<Entry>),
+    /// `*name`: refers to the anchored node, which is not copied.
+    Alias(Option<NodeId>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub span: Span,
+    pub kind: NodeKind,
+    /// Explicit tag as written (`!!str`, `!custom`), if any.
+    pub tag: Option<String>,
+    pub anchor: Option<String>,
+}
+
+/// A `# ...` comment; `text` excludes the `#`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comment {
+    pub span: Span,
+    pub text: String,
+}
+
+/// One document of a stream.
+#[derive(Clone, Debug, Default)]
+pub struct Document {
+    pub nodes: Vec<Node>,
+    /// `None` for an empty document (`---` alone, comments only).
+    pub root: Option<NodeId>,
+    /// From the document start (or `---`) to its end.
+    pub span: Span,
+    /// 0-based position of the document in its stream.
+    pub index: usize,
+    /// Comments between the previous document's last node and this document's root node
+    /// (where Helm writes `# Source: ...`).
+    pub leading_comments: Vec<Comment>,
+}
+
+impl Document {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    pub fn root(&self) -> Option<NodeRef<'_>> {
+        self.root.map(|id| NodeRef { doc: self, id })
+    }
+
+    pub fn at(&self, id: NodeId) -> NodeRef<'_> {
+        NodeRef { doc: self, id }
+    }
+}
+
+/// A cheap handle to a node with navigation helpers. Aliases are followed transparently.
+#[derive(Clone, Copy, Debug)]
+pub struct NodeRef<'d> {
+    pub doc: &'d Document,
+    pub id: NodeId,
+}
+
+/// How many `<<` merges deep a key lookup follows (merge chains are user-controlled).
+const MAX_MERGE_DEPTH: usize = 16;
+
+impl<'d> NodeRef<'d> {
+    pub fn node(&self) -> &'d Node {
+        self.doc.node(self.id)
+    }
+
+    /// The node this one stands for: the anchor target for an alias, else itself.
+    pub fn resolved(self) -> NodeRef<'d> {
+        match self.node().kind {
+            NodeKind::Alias(Some(target)) => NodeRef { doc: self.doc, id: target },
+            _ => self,
+        }
+    }
+
+    /// Span of this node as written (for an alias: the `*name` token).
+    pub fn span(&self) -> Span {
+        self.node().span
+    }
+
+    pub fn scalar(&self) -> Option<&'d Scalar> {
+        match &self.resolved().node().kind {
+            NodeKind::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The scalar's text, whatever its resolved type (Kubernetes coerces into string fields).
+    pub fn as_str(&self) -> Option<&'d str> {
+        self.scalar().map(|s| s.value.as_str())
+    }
+
+    /// A scalar that Kubernetes reads as a string (quoted, block, or plain that resolves to str).
+    pub fn as_string_value(&self) -> Option<&'d str> {
+        self.scalar()
+            .filter(|s| s.resolved == Resolved::Str)
+            .map(|s| s.value.as_str())
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.scalar()?.resolved {
+            Resolved::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match self.scalar()?.resolved {
+            Resolved::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.scalar().map(|s| &s.resolved), Some(Resolved::Null))
+    }
+
+    pub fn is_mapping(&self) -> bool {
+        matches!(self.resolved().node().kind, NodeKind::Mapping(_))
+    }
+
+    pub fn is_sequence(&self) -> bool {
+        matches!(self.resolved().node().kind, NodeKind::Sequence(_))
+    }
+
+    /// Sequence items (empty for anything else).
+    pub fn items(self) -> impl Iterator<Item = NodeRef<'d>> + 'd {
+        let doc = self.doc;
+        let ids: &'d [NodeId] = match &self.resolved().node().kind {
+            NodeKind::Sequence(items) => items,
+            _ => &[],
+        };
+        ids.iter().map(move |&id| NodeRef { doc, id })
+    }
+
+    /// Mapping entries as written, including `<<` merge keys (empty for anything else).
+    pub fn entries(self) -> impl Iterator<Item = (NodeRef<'d>, NodeRef<'d>)> + 'd {
+        let doc = self.doc;
+        let entries: &'d [Entry] = match &self.resolved().node().kind {
+            NodeKind::Mapping(entries) => entries,
+            _ => &[],
+        };
+        entries
+            .iter()
+            .map(move |e| (NodeRef { doc, id: e.key }, NodeRef { doc, id: e.value }))
+    }
+
+    /// Look up a key the way Kubernetes does: the last duplicate wins, and keys merged
+    /// in with `<<` count when the mapping does not set them itself.
+    pub fn get_entry(self, key: &str) -> Option<(NodeRef<'d>, NodeRef<'d>)> {
+        self.get_entry_depth(key, 0)
+    }
+
+    fn get_entry_depth(self, key: &str, depth: usize) -> Option<(NodeRef<'d>, NodeRef<'d>)> {
+        let mut found = None;
+        let mut merges = Vec::new();
+        for (k, v) in self.entries() {
+            match k.as_str() {
+                Some(text) if text == key => found = Some((k, v)),
+                Some("<<") if k.scalar().is_some_and(|s| s.style == Style::Plain) => merges.push(v),
+                _ => {}
+            }
+        }
+        if found.is_some() || depth >= MAX_MERGE_DEPTH {
+            return found;
+        }
+        for merge in merges {
+            let sources: Vec<NodeRef<'d>> = if merge.is_sequence() {
+                merge.items().collect()
+            } else {
+                vec![merge]
+            };
+            for source in sources {
+                if let Some(hit) = source.resolved().get_entry_depth(key, depth + 1) {
+                    return Some(hit);
+                }
+            }
+        }
+        None
+    }
+
+    pub fn get(self, key: &str) -> Option<NodeRef<'d>> {
+        self.get_entry(key).map(|(_, v)| v)
+    }
+
+    /// Follow a path of mapping keys.
+    pub fn path(self, keys: &[&str]) -> Option<NodeRef<'d>> {
+        keys.iter().try_fold(self, |node, key| node.get(key))
+    }
+}
