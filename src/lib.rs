@@ -6,3 +6,10 @@
 pub mod diagnostic;
 pub mod source;
 pub mod yaml;
+pub mod model;
+pub mod objects;
+pub mod profile;
+pub mod rules;
+pub mod walk;
+pub mod check;
+pub mod cli;

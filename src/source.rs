@@ -34,3 +34,17 @@ impl SourceMap {
         self.files.is_empty()
     }
 }
+
+impl SourceFile {
+    /// Line and column (1-based, column in chars) of a byte offset.
+    pub fn pos_at(&self, offset: usize) -> crate::yaml::Pos {
+        let offset = offset.min(self.text.len());
+        let before = &self.text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        crate::yaml::Pos {
+            line: before.matches('\n').count() as u32 + 1,
+            column: before[line_start..].chars().count() as u32 + 1,
+            offset,
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! `lblint check`: the whole data flow, from paths to sorted, filtered diagnostics.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Read;
+use std::sync::Arc;
+
+use crate::diagnostic::{Diagnostic, Location, Severity, Summary};
+use crate::model::Model;
+use crate::objects::{LintFile, Workspace};
+use crate::profile::Profile;
+use crate::rules::{self, lbl, Context, RuleMeta};
+use crate::source::{SourceFile, SourceMap};
+use crate::walk::{self, InputFile, InputSource, WalkError, WalkOptions};
+use crate::yaml::{self, Limits, LoadedFile, Pos, Span};
+
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    pub paths: Vec<String>,
+    pub stdin_filename: Option<String>,
+    pub walk: WalkOptions,
+    /// Rule ids or names; empty means all.
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+    /// Worker threads for reading and parsing; 0 means one per core.
+    pub threads: usize,
+}
+
+#[derive(Debug)]
+pub struct CheckOutcome {
+    pub diagnostics: Vec<Diagnostic>,
+    pub summary: Summary,
+    pub sources: SourceMap,
+}
+
+impl CheckOutcome {
+    /// The most severe diagnostic, if any.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.diagnostics.iter().map(|d| d.severity).max()
+    }
+}
+
+/// Problems that stop the run before linting (exit status 2).
+#[derive(Debug)]
+pub enum CheckError {
+    Walk(WalkError),
+    UnknownRule { key: String, suggestion: Option<String> },
+    Stdin(std::io::Error),
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::Walk(e) => e.fmt(f),
+            CheckError::UnknownRule { key, suggestion } => {
+                write!(f, "unknown rule `{key}` (see `lblint rules`)")?;
+                if let Some(s) = suggestion {
+                    write!(f, "; did you mean `{s}`?")?;
+                }
+                Ok(())
+            }
+            CheckError::Stdin(e) => write!(f, "cannot read standard input: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+fn resolve_rules(keys: &[String]) -> Result<Vec<&'static RuleMeta>, CheckError> {
+    keys.iter()
+        .flat_map(|k| k.split(','))
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .map(|key| {
+            rules::lookup(key).ok_or_else(|| CheckError::UnknownRule {
+                key: key.to_string(),
+                suggestion: crate::profile::suggest::did_you_mean(
+                    key,
+                    rules::all_meta().iter().flat_map(|m| [m.id, m.name]),
+                ),
+            })
+        })
+        .collect()
+}
+
+/// Run the whole check. Bad arguments are errors; bad input files are diagnostics.
+pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, CheckError> {
+    let selected = resolve_rules(&options.select)?;
+    let ignored = resolve_rules(&options.ignore)?;
+    let paths = if options.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        options.paths.clone()
+    };
+    let walked = walk::walk(&paths, options.stdin_filename.as_deref(), &options.walk).map_err(CheckError::Walk)?;
+
+    let mut diagnostics = Vec::new();
+    for skipped in &walked.skipped {
+        diagnostics.push(file_skipped(&skipped.display, &skipped.reason, None));
+    }
+
+    let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map_err(CheckError::Stdin)?;
+        Some(bytes)
+    } else {
+        None
+    };
+    let loaded = load_all(&walked.files, stdin_text.as_deref(), options.threads);
+    let order: Vec<&str> = walked.files.iter().map(|f| f.display.as_str()).collect();
+    Ok(lint_loaded(loaded, diagnostics, &order, profile, &selected, &ignored))
+}
+
+/// Lint in-memory files (display path, bytes) with every rule: the whole flow minus the walk.
+pub fn check_sources(files: &[(String, Vec<u8>)], profile: &Profile) -> CheckOutcome {
+    let limits = Limits::default();
+    let loaded = files
+        .iter()
+        .map(|(path, bytes)| load_bytes(path, Ok(bytes.clone()), &limits))
+        .collect();
+    let order: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    lint_loaded(loaded, Vec::new(), &order, profile, &[], &[])
+}
+
+fn lint_loaded(
+    loaded: Vec<Loaded>,
+    mut diagnostics: Vec<Diagnostic>,
+    order: &[&str],
+    profile: &Profile,
+    selected: &[&'static RuleMeta],
+    ignored: &[&'static RuleMeta],
+) -> CheckOutcome {
+    let file_count = order.len();
+    let mut files = Vec::new();
+    let mut sources = SourceMap::default();
+    for outcome in loaded {
+        diagnostics.extend(outcome.diagnostics);
+        if let Some(file) = outcome.file {
+            sources.insert(file.source.clone());
+            files.push(file);
+        }
+    }
+
+    let ws = Workspace::new(files);
+    let model = Model::build(&ws, profile);
+    let cx = Context {
+        ws: &ws,
+        profile,
+        model: &model,
+    };
+    for rule in rules::registry() {
+        rule.check(&cx, &mut diagnostics);
+    }
+
+    diagnostics.retain(|d| {
+        (selected.is_empty() || selected.iter().any(|m| m.id == d.rule)) && !ignored.iter().any(|m| m.id == d.rule)
+    });
+    let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();
+    diagnostics.sort_by(|a, b| {
+        let fa = order.get(&*a.location.file).copied().unwrap_or(usize::MAX);
+        let fb = order.get(&*b.location.file).copied().unwrap_or(usize::MAX);
+        (fa, a.sort_key()).cmp(&(fb, b.sort_key()))
+    });
+    diagnostics.dedup();
+
+    let mut summary = Summary {
+        files: file_count,
+        objects: ws.objects.len(),
+        ..Summary::default()
+    };
+    for d in &diagnostics {
+        summary.count(d.severity);
+    }
+    CheckOutcome {
+        diagnostics,
+        summary,
+        sources,
+    }
+}
+
+struct Loaded {
+    file: Option<LintFile>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Read and parse files on worker threads; results come back in input order.
+fn load_all(inputs: &[InputFile], stdin: Option<&[u8]>, threads: usize) -> Vec<Loaded> {
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(inputs.len().max(1));
+    let limits = Limits::default();
+    if threads <= 1 {
+        return inputs.iter().map(|i| load_one(i, stdin, &limits)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Loaded>> = (0..inputs.len()).map(|_| None).collect();
+    let chunks: Vec<Vec<(usize, Loaded)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(input) = inputs.get(i) else { break };
+                        done.push((i, load_one(input, stdin, &limits)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_default()).collect()
+    });
+    for (i, loaded) in chunks.into_iter().flatten() {
+        results[i] = Some(loaded);
+    }
+    results.into_iter().flatten().collect()
+}
+
+fn file_skipped(path: &str, reason: &str, pos: Option<Pos>) -> Diagnostic {
+    let pos = pos.unwrap_or(Pos {
+        line: 1,
+        column: 1,
+        offset: 0,
+    });
+    lbl::FILE_SKIPPED.diagnostic(
+        Severity::Warning,
+        Location {
+            file: Arc::from(path),
+            span: Span { start: pos, end: pos },
+        },
+        format!("File not linted: {reason}."),
+    )
+}
+
+/// Decode a file's bytes: UTF-8 with an optional BOM. Anything else is reported, not guessed.
+fn decode(bytes: Vec<u8>) -> Result<String, String> {
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return Err("it is UTF-16 encoded; Kubernetes manifests must be UTF-8".into());
+    }
+    let bytes = match bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
+        Some(rest) => rest.to_vec(),
+        None => bytes,
+    };
+    if bytes.contains(&0) {
+        return Err("it is a binary file (it contains NUL bytes)".into());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        format!("it is not valid UTF-8 (first invalid byte on line {line}); Kubernetes manifests must be UTF-8")
+    })
+}
+
+fn load_one(input: &InputFile, stdin: Option<&[u8]>, limits: &Limits) -> Loaded {
+    let bytes = match &input.source {
+        InputSource::Stdin => Ok(stdin.unwrap_or_default().to_vec()),
+        InputSource::File(path) => std::fs::read(path).map_err(|e| format!("cannot read: {e}")),
+    };
+    load_bytes(&input.display, bytes, limits)
+}
+
+fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) -> Loaded {
+    let text = match bytes.and_then(decode) {
+        Ok(text) => text,
+        Err(reason) => {
+            return Loaded {
+                file: None,
+                diagnostics: vec![file_skipped(display, &reason, None)],
+            }
+        }
+    };
+    let source = Arc::new(SourceFile {
+        path: Arc::from(display),
+        text,
+    });
+    let mut loaded = yaml::load(&source.text, limits);
+    let mut diagnostics = Vec::new();
+    if let Some(at) = unrendered_template(&source.text, &loaded) {
+        let pos = source.pos_at(at);
+        diagnostics.push(
+            lbl::UNRENDERED_TEMPLATE
+                .diagnostic(
+                    Severity::Note,
+                    Location {
+                        file: source.path.clone(),
+                        span: Span {
+                            start: pos,
+                            end: source.pos_at(at + 2),
+                        },
+                    },
+                    "Unrendered Helm template skipped: `{{ ... }}` actions are not Kubernetes YAML.",
+                )
+                .with_help("lint the rendered output instead: `helm template RELEASE CHART | lblint check -`"),
+        );
+        loaded = LoadedFile::default();
+    }
+    for error in &loaded.errors {
+        diagnostics.push(
+            lbl::YAML_SYNTAX
+                .diagnostic(
+                    Severity::Error,
+                    Location {
+                        file: source.path.clone(),
+                        span: error.span,
+                    },
+                    format!("YAML syntax error: {}.", error.message.trim_end_matches('.')),
+                )
+                .with_help("this document is not linted until the syntax error is fixed; other documents are"),
+        );
+    }
+    Loaded {
+        file: Some(LintFile { source, loaded }),
+        diagnostics,
+    }
+}
+
+/// A Helm template, not rendered output: a line that starts with a `{{` action (control
+/// structures, includes), or `{{` in a file that does not parse. `{{` inside values of a
+/// file that parses is data (Prometheus alert templates, Go templates in ConfigMaps).
+fn unrendered_template(text: &str, loaded: &LoadedFile) -> Option<usize> {
+    let first = text.find("{{")?;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with("{{") {
+            return Some(offset + (line.len() - line.trim_start().len()));
+        }
+        offset += line.len();
+    }
+    (!loaded.errors.is_empty()).then_some(first)
+}

@@ -1,0 +1,374 @@
+//! Command-line interface: clap types and one function per subcommand.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::check::{check, CheckOptions};
+use crate::diagnostic::Severity;
+use crate::profile::{self, Profile, Provider, ProxyMode};
+use crate::report::{self, Format, ReportOptions};
+use crate::rules;
+use crate::walk::{WalkOptions, DEFAULT_MAX_FILE_SIZE};
+
+/// Exit status: no diagnostic at or above --fail-on.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: a diagnostic at or above --fail-on.
+pub const EXIT_FINDINGS: i32 = 1;
+/// Exit status: the run itself failed.
+pub const EXIT_FAILURE: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lblint",
+    version,
+    about = "Find cloud load-balancer loopback traps in Kubernetes manifests (TKE, VKE, ACK)",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Lint manifests (files, directories, or `-` for stdin).
+    Check(CheckArgs),
+    /// List the rules.
+    Rules {
+        #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+        format: RulesFormat,
+    },
+    /// Print a rule's documentation.
+    Explain {
+        /// Rule id (TKE001) or name (tke-l4-loopback).
+        rule: String,
+    },
+    /// Create or validate a cluster profile.
+    #[command(subcommand)]
+    Profile(ProfileCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProfileCommand {
+    /// Print a commented cluster profile to start from.
+    Init {
+        #[arg(long, value_enum)]
+        provider: Option<ProviderArg>,
+        #[arg(long = "proxy-mode", value_enum)]
+        proxy_mode: Option<ProxyModeArg>,
+    },
+    /// Validate a cluster profile file.
+    Check { file: PathBuf },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum RulesFormat {
+    Table,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ProviderArg {
+    Tke,
+    Vke,
+    Ack,
+    Generic,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ProxyModeArg {
+    Iptables,
+    Ipvs,
+    Nftables,
+    Ebpf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Human,
+    Compact,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Note,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Files or directories to lint; `-` reads standard input.
+    #[arg(default_value = ".")]
+    pub paths: Vec<String>,
+    /// Cluster profile (provider, kube-proxy mode, node pools...). Without one, every
+    /// cluster fact is unknown.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit 1 when a diagnostic at or above this severity remains.
+    #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+    /// Only these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub select: Vec<String>,
+    /// Skip these rules (ids or names).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub ignore: Vec<String>,
+    /// Lint only files matching these globs (default: *.yaml, *.yml, *.json).
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Skip files and directories matching these globs, even when named explicitly.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Path to show for standard input.
+    #[arg(long = "stdin-filename", value_name = "NAME")]
+    pub stdin_filename: Option<String>,
+    /// Follow symbolic links while walking directories.
+    #[arg(long = "follow-links")]
+    pub follow_links: bool,
+    /// Skip files larger than this many bytes.
+    #[arg(long = "max-file-size", value_name = "BYTES", default_value_t = DEFAULT_MAX_FILE_SIZE)]
+    pub max_file_size: u64,
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+}
+
+/// Parse arguments, run, and return the exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() { EXIT_FAILURE } else { EXIT_OK };
+            let _ = err.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Check(args) => run_check(args),
+        Command::Rules { format } => run_rules(format),
+        Command::Explain { rule } => run_explain(&rule),
+        Command::Profile(ProfileCommand::Init { provider, proxy_mode }) => run_profile_init(provider, proxy_mode),
+        Command::Profile(ProfileCommand::Check { file }) => run_profile_check(&file),
+    }
+}
+
+fn fail(message: impl std::fmt::Display) -> i32 {
+    eprintln!("lblint: error: {message}");
+    EXIT_FAILURE
+}
+
+fn stderr_color() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+}
+
+fn print_profile_error(err: &profile::ProfileError) {
+    let handler = if stderr_color() {
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode())
+    } else {
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+    };
+    let mut rendered = String::new();
+    if handler.render_report(&mut rendered, err).is_err() {
+        rendered = err.to_string();
+    }
+    eprintln!("lblint: error: invalid cluster profile\n{rendered}");
+}
+
+fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {
+    match path {
+        None => Ok(profile::generic()),
+        Some(path) => profile::load_profile(path).map_err(|err| {
+            print_profile_error(&err);
+            EXIT_FAILURE
+        }),
+    }
+}
+
+fn run_check(args: CheckArgs) -> i32 {
+    let profile = match load_profile(args.profile.as_ref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let format = match args.format {
+        FormatArg::Human => Format::Human,
+        FormatArg::Compact => Format::Compact,
+        FormatArg::Json => Format::Json,
+        FormatArg::Sarif => Format::Sarif,
+        FormatArg::Github => Format::Github,
+    };
+    let options = CheckOptions {
+        paths: args.paths,
+        stdin_filename: args.stdin_filename,
+        walk: WalkOptions {
+            include: args.include,
+            exclude: args.exclude,
+            follow_links: args.follow_links,
+            max_file_size: args.max_file_size,
+        },
+        select: args.select,
+        ignore: args.ignore,
+        threads: args.threads,
+    };
+    let outcome = match check(&options, &profile) {
+        Ok(outcome) => outcome,
+        Err(err) => return fail(err),
+    };
+    let color = match args.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            args.output.is_none() && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+        }
+    };
+    let report_options = ReportOptions {
+        color,
+        width: terminal_width(),
+    };
+    let mut buffer = Vec::new();
+    if let Err(err) = report::write_report(
+        format,
+        &outcome.diagnostics,
+        &outcome.summary,
+        &outcome.sources,
+        &report_options,
+        &mut buffer,
+    ) {
+        return fail(format!("cannot write the report: {err}"));
+    }
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, &buffer).map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(&buffer).and_then(|_| stdout.flush()).map_err(|e| e.to_string())
+        }
+    };
+    if let Err(err) = written {
+        return fail(err);
+    }
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Note => Some(Severity::Note),
+        FailOn::Never => None,
+    };
+    match (threshold, outcome.max_severity()) {
+        (Some(threshold), Some(max)) if max >= threshold => EXIT_FINDINGS,
+        _ => EXIT_OK,
+    }
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|&w: &usize| w >= 40)
+        .unwrap_or(100)
+}
+
+fn run_rules(format: RulesFormat) -> i32 {
+    let metas = rules::all_meta();
+    let text = match format {
+        RulesFormat::Json => {
+            let list: Vec<serde_json::Value> = metas
+                .iter()
+                .map(|m| {
+                    serde_json::json!({
+                        "id": m.id,
+                        "name": m.name,
+                        "severity": m.default_severity.as_str(),
+                        "providers": m.providers,
+                        "summary": m.summary,
+                        "url": m.url(),
+                    })
+                })
+                .collect();
+            serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"
+        }
+        RulesFormat::Table => {
+            let width = metas.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
+            let mut out = format!("{:<7} {:<width$} {:<8} {:<9} SUMMARY\n", "ID", "NAME", "SEVERITY", "PROVIDERS");
+            for m in &metas {
+                out.push_str(&format!(
+                    "{:<7} {:<width$} {:<8} {:<9} {}\n",
+                    m.id,
+                    m.name,
+                    m.default_severity.as_str(),
+                    m.providers.join(","),
+                    m.summary
+                ));
+            }
+            out
+        }
+    };
+    print!("{text}");
+    EXIT_OK
+}
+
+fn run_explain(key: &str) -> i32 {
+    match rules::lookup(key) {
+        Some(meta) => {
+            print!("{}", meta.doc);
+            EXIT_OK
+        }
+        None => {
+            let names = rules::all_meta();
+            let suggestion =
+                profile::suggest::did_you_mean(key, names.iter().flat_map(|m| [m.id, m.name]));
+            match suggestion {
+                Some(s) => fail(format!("unknown rule `{key}`; did you mean `{s}`? (see `lblint rules`)")),
+                None => fail(format!("unknown rule `{key}` (see `lblint rules`)")),
+            }
+        }
+    }
+}
+
+fn run_profile_init(provider: Option<ProviderArg>, proxy_mode: Option<ProxyModeArg>) -> i32 {
+    let provider = provider.map(|p| match p {
+        ProviderArg::Tke => Provider::Tke,
+        ProviderArg::Vke => Provider::Vke,
+        ProviderArg::Ack => Provider::Ack,
+        ProviderArg::Generic => Provider::Generic,
+    });
+    let proxy_mode = proxy_mode.map(|m| match m {
+        ProxyModeArg::Iptables => ProxyMode::Iptables,
+        ProxyModeArg::Ipvs => ProxyMode::Ipvs,
+        ProxyModeArg::Nftables => ProxyMode::Nftables,
+        ProxyModeArg::Ebpf => ProxyMode::Ebpf,
+    });
+    print!("{}", profile::init_template(provider, proxy_mode));
+    EXIT_OK
+}
+
+fn run_profile_check(file: &std::path::Path) -> i32 {
+    match profile::load_profile(file) {
+        Ok(p) => {
+            println!("{}: valid ClusterProfile (provider {})", file.display(), p.provider().as_str());
+            EXIT_OK
+        }
+        Err(err) => {
+            print_profile_error(&err);
+            EXIT_FAILURE
+        }
+    }
+}

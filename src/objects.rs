@@ -1,0 +1,234 @@
+//! Documents → Kubernetes objects: identity, template origin, and typed accessors.
+
+use std::sync::Arc;
+
+use crate::diagnostic::{Location, ObjectRef};
+use crate::source::SourceFile;
+use crate::yaml::{Document, LoadedFile, NodeId, NodeRef, Span};
+
+/// A loaded input file.
+#[derive(Debug)]
+pub struct LintFile {
+    pub source: Arc<SourceFile>,
+    pub loaded: LoadedFile,
+}
+
+/// One Kubernetes object: a document, or an item of a `kind: List`.
+#[derive(Clone, Debug)]
+pub struct Object {
+    /// Index into [`Workspace::files`].
+    pub file: usize,
+    /// Index into that file's documents.
+    pub doc: usize,
+    pub root: NodeId,
+    pub id: ObjectRef,
+    /// Template the object was rendered from: Helm `# Source:` or kustomize origin annotation.
+    pub origin: Option<String>,
+}
+
+impl Object {
+    pub fn kind(&self) -> &str {
+        &self.id.kind
+    }
+
+    pub fn name(&self) -> &str {
+        &self.id.name
+    }
+
+    /// The namespace the object lands in; unset means the apply-time default.
+    pub fn namespace(&self) -> &str {
+        self.id.namespace.as_deref().unwrap_or("default")
+    }
+
+    /// `apiVersion` group, `""` for the core group.
+    pub fn group(&self) -> &str {
+        self.id.api_version.rsplit_once('/').map_or("", |(g, _)| g)
+    }
+}
+
+/// Every file and object of a run; rules read objects through it.
+#[derive(Debug, Default)]
+pub struct Workspace {
+    pub files: Vec<LintFile>,
+    pub objects: Vec<Object>,
+}
+
+impl Workspace {
+    pub fn new(files: Vec<LintFile>) -> Workspace {
+        let mut objects = Vec::new();
+        for (file_index, file) in files.iter().enumerate() {
+            for (doc_index, doc) in file.loaded.documents.iter().enumerate() {
+                collect_document(file_index, doc_index, doc, &mut objects);
+            }
+        }
+        Workspace { files, objects }
+    }
+
+    pub fn document(&self, object: &Object) -> &Document {
+        &self.files[object.file].loaded.documents[object.doc]
+    }
+
+    pub fn root(&self, object: &Object) -> NodeRef<'_> {
+        self.document(object).at(object.root)
+    }
+
+    pub fn location(&self, object: &Object, span: Span) -> Location {
+        Location {
+            file: self.files[object.file].source.path.clone(),
+            span,
+        }
+    }
+
+    pub fn source(&self, object: &Object) -> &SourceFile {
+        &self.files[object.file].source
+    }
+
+    /// `metadata.annotations[key]` as (key node, value node).
+    pub fn annotation(&self, object: &Object, key: &str) -> Option<(NodeRef<'_>, NodeRef<'_>)> {
+        self.root(object)
+            .path(&["metadata", "annotations"])?
+            .get_entry(key)
+    }
+
+    pub fn spec(&self, object: &Object) -> Option<NodeRef<'_>> {
+        self.root(object).get("spec")
+    }
+}
+
+fn identity(node: NodeRef<'_>) -> Option<ObjectRef> {
+    let api_version = node.get("apiVersion")?.as_str()?.to_string();
+    let kind = node.get("kind")?.as_str()?.to_string();
+    if api_version.is_empty() || kind.is_empty() {
+        return None;
+    }
+    let metadata = node.get("metadata");
+    let text = |key: &str| {
+        metadata
+            .and_then(|m| m.get(key))
+            .and_then(|v| v.as_str())
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    Some(ObjectRef {
+        api_version,
+        kind,
+        namespace: text("namespace"),
+        name: text("name")
+            .or_else(|| text("generateName").map(|g| format!("{g}*")))
+            .unwrap_or_default(),
+    })
+}
+
+/// Helm writes `# Source: chart/templates/x.yaml` before each rendered document.
+fn helm_source(doc: &Document) -> Option<String> {
+    doc.leading_comments.iter().rev().find_map(|c| {
+        c.text
+            .trim()
+            .strip_prefix("Source:")
+            .map(|path| path.trim().to_string())
+            .filter(|path| !path.is_empty())
+    })
+}
+
+/// kustomize `buildMetadata: [originAnnotations]` writes
+/// `config.kubernetes.io/origin: "path: base/x.yaml\n..."`.
+fn kustomize_origin(node: NodeRef<'_>) -> Option<String> {
+    let origin = node
+        .path(&["metadata", "annotations", "config.kubernetes.io/origin"])?
+        .as_str()?;
+    origin.lines().find_map(|line| {
+        line.trim()
+            .strip_prefix("path:")
+            .map(|p| p.trim().trim_matches(['"', '\'']).to_string())
+            .filter(|p| !p.is_empty())
+    })
+}
+
+fn collect_document(file: usize, doc_index: usize, doc: &Document, out: &mut Vec<Object>) {
+    let Some(root) = doc.root() else { return };
+    let Some(id) = identity(root) else { return };
+    let helm = helm_source(doc);
+    let is_list = id.kind == "List" || (id.kind.ends_with("List") && root.get("items").is_some_and(|i| i.is_sequence()));
+    if is_list {
+        for item in root.get("items").into_iter().flat_map(|items| items.items()) {
+            let item = item.resolved();
+            if let Some(item_id) = identity(item) {
+                out.push(Object {
+                    file,
+                    doc: doc_index,
+                    root: item.id,
+                    origin: kustomize_origin(item).or_else(|| helm.clone()),
+                    id: item_id,
+                });
+            }
+        }
+        return;
+    }
+    out.push(Object {
+        file,
+        doc: doc_index,
+        root: root.resolved().id,
+        origin: kustomize_origin(root).or(helm),
+        id,
+    });
+}
+
+/// The pod template of a workload: `spec.template` (Deployment, StatefulSet, DaemonSet,
+/// ReplicaSet, Job, and CRDs shaped alike), `spec.jobTemplate.spec.template` (CronJob),
+/// or the Pod itself. Returns (template metadata-bearing node, pod spec).
+pub fn pod_template<'w>(ws: &'w Workspace, object: &Object) -> Option<PodTemplate<'w>> {
+    let root = ws.root(object);
+    if object.kind() == "Pod" && object.group().is_empty() {
+        return Some(PodTemplate {
+            labels: root.path(&["metadata", "labels"]),
+            spec: root.get("spec")?,
+        });
+    }
+    let template = if object.kind() == "CronJob" {
+        root.path(&["spec", "jobTemplate", "spec", "template"])?
+    } else {
+        root.path(&["spec", "template"])?
+    };
+    let spec = template.get("spec")?;
+    // A CRD's `spec.template` counts only if it is shaped like a pod template.
+    spec.get("containers")?;
+    Some(PodTemplate {
+        labels: template.path(&["metadata", "labels"]),
+        spec,
+    })
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct PodTemplate<'w> {
+    pub labels: Option<NodeRef<'w>>,
+    pub spec: NodeRef<'w>,
+}
+
+impl<'w> PodTemplate<'w> {
+    pub fn label(&self, key: &str) -> Option<&'w str> {
+        self.labels?.get(key)?.as_str()
+    }
+
+    /// `spec.nodeSelector[key]`.
+    pub fn node_selector(&self, key: &str) -> Option<&'w str> {
+        self.spec.path(&["nodeSelector", key])?.as_str()
+    }
+}
+
+/// Does every `key: value` of the selector mapping appear in the labels mapping?
+/// An empty or missing selector selects nothing (a Service without selector has manual endpoints).
+pub fn selector_matches(selector: Option<NodeRef<'_>>, labels: Option<NodeRef<'_>>) -> bool {
+    let Some(selector) = selector else { return false };
+    let mut any = false;
+    for (key, value) in selector.entries() {
+        let (Some(key), Some(value)) = (key.as_str(), value.as_str()) else {
+            return false;
+        };
+        any = true;
+        let label = labels.and_then(|l| l.get(key)).and_then(|v| v.as_str());
+        if label != Some(value) {
+            return false;
+        }
+    }
+    any
+}

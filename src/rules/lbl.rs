@@ -1,0 +1,34 @@
+//! Diagnostics the loader itself reports: input lblint could not read or lint.
+
+use crate::diagnostic::Severity;
+
+use super::RuleMeta;
+
+pub static YAML_SYNTAX: RuleMeta = RuleMeta {
+    id: "LBL001",
+    name: "yaml-syntax",
+    default_severity: Severity::Error,
+    providers: &["any"],
+    summary: "The file is not valid YAML; the broken document is not linted.",
+    doc: include_str!("../../rules/LBL001.md"),
+};
+
+pub static UNRENDERED_TEMPLATE: RuleMeta = RuleMeta {
+    id: "LBL002",
+    name: "unrendered-template",
+    default_severity: Severity::Note,
+    providers: &["any"],
+    summary: "An unrendered Helm template was skipped; lint the `helm template` output instead.",
+    doc: include_str!("../../rules/LBL002.md"),
+};
+
+pub static FILE_SKIPPED: RuleMeta = RuleMeta {
+    id: "LBL003",
+    name: "file-skipped",
+    default_severity: Severity::Warning,
+    providers: &["any"],
+    summary: "A file could not be linted: unreadable, not UTF-8, over the size limit, or a link loop.",
+    doc: include_str!("../../rules/LBL003.md"),
+};
+
+pub static ALL: [&RuleMeta; 3] = [&YAML_SYNTAX, &UNRENDERED_TEMPLATE, &FILE_SKIPPED];

@@ -1,0 +1,65 @@
+//! Rule trait, metadata and the registry. Rules read the workspace, the profile and the
+//! cluster model; they never parse YAML or print.
+
+pub mod docs;
+pub mod lbl;
+pub mod tke;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::Model;
+use crate::objects::Workspace;
+use crate::profile::Profile;
+
+/// Static description of a rule; `doc` is `rules/<ID>.md`, embedded.
+#[derive(Debug)]
+pub struct RuleMeta {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub default_severity: Severity,
+    /// Providers the rule is about (`tke`, `vke`, `ack`, `any`).
+    pub providers: &'static [&'static str],
+    /// One-line summary.
+    pub summary: &'static str,
+    pub doc: &'static str,
+}
+
+impl RuleMeta {
+    pub fn diagnostic(&'static self, severity: Severity, location: crate::diagnostic::Location, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(self.id, self.name, severity, location, message)
+    }
+
+    /// Where the rule's documentation is published.
+    pub fn url(&self) -> String {
+        format!("https://github.com/lblint/lblint/blob/main/rules/{}.md", self.id)
+    }
+}
+
+pub struct Context<'a> {
+    pub ws: &'a Workspace,
+    pub profile: &'a Profile,
+    pub model: &'a Model,
+}
+
+pub trait Rule: Sync {
+    fn meta(&self) -> &'static RuleMeta;
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>);
+}
+
+/// Rules that run over objects, in a fixed order so output is deterministic.
+pub fn registry() -> Vec<&'static dyn Rule> {
+    vec![&tke::l4_loopback::L4Loopback]
+}
+
+/// Every rule's metadata, including the loader's own (yaml-syntax and friends).
+pub fn all_meta() -> Vec<&'static RuleMeta> {
+    let mut metas: Vec<&'static RuleMeta> = lbl::ALL.to_vec();
+    metas.extend(registry().iter().map(|r| r.meta()));
+    metas
+}
+
+/// Find a rule by id (case-insensitive) or name.
+pub fn lookup(key: &str) -> Option<&'static RuleMeta> {
+    all_meta()
+        .into_iter()
+        .find(|m| m.id.eq_ignore_ascii_case(key) || m.name == key)
+}

@@ -1,0 +1,258 @@
+//! TKE001 tke-l4-loopback: a private-network CLB Service in IPVS mode with backends on
+//! regular or native nodes, and no working mitigation.
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity, Span};
+use crate::model::EntryPoint;
+use crate::objects::{pod_template, Object, Workspace};
+use crate::profile::{NodeType, Profile, Provider, ProxyMode};
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::yaml::NodeRef;
+
+use super::*;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "TKE001",
+    name: "tke-l4-loopback",
+    default_severity: Severity::Warning,
+    providers: &["tke"],
+    summary: "Private-network CLB Service in IPVS mode loops in-cluster calls to its address back to the caller's node.",
+    doc: include_str!("../../../rules/TKE001.md"),
+};
+
+pub struct L4Loopback;
+
+/// A profile fact the verdict needed but the profile does not state.
+struct Unknown {
+    field: &'static str,
+    why: &'static str,
+}
+
+impl Rule for L4Loopback {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !matches!(cx.profile.provider(), Provider::Tke | Provider::Generic) {
+            return;
+        }
+        for (entry_index, entry) in cx.model.entry_points.iter().enumerate() {
+            if let Some(diagnostic) = check_service(cx, entry_index, entry) {
+                out.push(diagnostic);
+            }
+        }
+    }
+}
+
+fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Option<Diagnostic> {
+    let ws = cx.ws;
+    let service = &ws.objects[entry.object];
+    // Only a private-network CLB loops back: a public CLB sees the node's public egress IP.
+    let (subnet_key, subnet_value) = ws.annotation(service, INTERNAL_SUBNET)?;
+    if prevent_loopback_enabled(ws, service) || l4_snat_on_every_port(ws, service) {
+        return None;
+    }
+
+    let mut unknowns = Vec::new();
+    match cx.profile.proxy_mode() {
+        Some(ProxyMode::Ipvs) => {}
+        // iptables translates the destination before routing: traffic never reaches the CLB.
+        Some(ProxyMode::Iptables) => return None,
+        // TKE documents only iptables and IPVS; nothing is claimed for other modes.
+        Some(ProxyMode::Nftables | ProxyMode::Ebpf) => return None,
+        None => unknowns.push(Unknown {
+            field: "spec.kubeProxy.mode",
+            why: "the loopback happens in IPVS mode only",
+        }),
+    }
+    match backend_node_types(cx, entry) {
+        NodeVerdict::SuperOnly => return None,
+        NodeVerdict::RegularOrNative => {}
+        NodeVerdict::Unknown => unknowns.push(Unknown {
+            field: "spec.nodePools",
+            why: "super nodes intercept the CLB VIP and do not loop back",
+        }),
+    }
+
+    let name = service.name();
+    let namespace = service.namespace();
+    let callers: Vec<_> = cx.model.callers_of(entry_index).collect();
+    let severity = if unknowns.is_empty() && !callers.is_empty() {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let message = if unknowns.is_empty() {
+        let tail = match callers.first() {
+            Some(caller) => format!(
+                " {} calls its address {}.",
+                ws.objects[caller.workload].id, caller.address
+            ),
+            None => " No in-cluster caller of its address is visible in these manifests.".to_string(),
+        };
+        format!(
+            "Private-network CLB Service `{name}` will loop back in-cluster calls to its own address: \
+             in IPVS mode the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}"
+        )
+    } else {
+        let fields: Vec<String> = unknowns
+            .iter()
+            .map(|u| format!("`{}` ({})", u.field, u.why))
+            .collect();
+        format!(
+            "Private-network CLB Service `{name}` may loop back in-cluster calls to its own address. \
+             The cluster profile does not settle it; set {}.",
+            fields.join(" and ")
+        )
+    };
+
+    let mut diagnostic = META
+        .diagnostic(severity, ws.location(service, subnet_key.span()), message)
+        .with_help(format!(
+            "add the annotation `{PREVENT_LOOPBACK}: \"true\"` (intra-cluster forwarding; needs a kube-proxy that binds \
+             LB addresses to the IPVS NIC, such as v1.20.6-tke.12 or later), or enable SNAT on every layer-4 listener \
+             with a TkeServiceConfig `spec.loadBalancer.l4Listeners[].snatEnable: true` (needs the CLB Layer 4 SNAT \
+             allowlist ticket), or have in-cluster clients call `{name}.{namespace}.svc.cluster.local`. See {SEED_DOC}"
+        ));
+    diagnostic.object = Some(service.id.clone());
+    diagnostic.origin = service.origin.clone();
+    if let Some(type_node) = ws.spec(service).and_then(|s| s.get("type")) {
+        diagnostic = diagnostic.with_related(
+            ws.location(service, type_node.span()),
+            "the Service gets a cloud load balancer here",
+        );
+    }
+    for caller in callers {
+        diagnostic = diagnostic.with_related(
+            caller.location.clone(),
+            format!(
+                "{} calls the CLB address {} from inside the cluster",
+                ws.objects[caller.workload].id, caller.address
+            ),
+        );
+    }
+    diagnostic.fix = prevent_loopback_fix(ws, service, subnet_value);
+    Some(diagnostic)
+}
+
+fn prevent_loopback_enabled(ws: &Workspace, service: &Object) -> bool {
+    ws.annotation(service, PREVENT_LOOPBACK)
+        .and_then(|(_, v)| v.as_str())
+        .is_some_and(|v| v == "true")
+}
+
+/// The TkeServiceConfig a Service uses: named by the manual annotation, or
+/// `<service>-auto-service-config` with the auto annotation. Same namespace only.
+pub fn service_config<'w>(ws: &'w Workspace, service: &Object) -> Option<&'w Object> {
+    let name = match ws.annotation(service, SERVICE_CONFIG).and_then(|(_, v)| v.as_str()) {
+        Some(name) => name.to_string(),
+        None => {
+            let auto = ws.annotation(service, SERVICE_CONFIG_AUTO)?.1.as_str()?;
+            if auto != "true" {
+                return None;
+            }
+            format!("{}-auto-service-config", service.name())
+        }
+    };
+    ws.objects.iter().find(|o| {
+        o.kind() == "TkeServiceConfig"
+            && o.group() == "cloud.tencent.com"
+            && o.namespace() == service.namespace()
+            && o.name() == name
+    })
+}
+
+/// SNAT fixes the loopback only for listeners that enable it: every Service port needs
+/// an `l4Listeners` entry (same port and protocol) with `snatEnable: true`.
+fn l4_snat_on_every_port(ws: &Workspace, service: &Object) -> bool {
+    let Some(config) = service_config(ws, service) else { return false };
+    let listeners: Vec<NodeRef<'_>> = ws
+        .root(config)
+        .path(&["spec", "loadBalancer", "l4Listeners"])
+        .into_iter()
+        .flat_map(NodeRef::items)
+        .collect();
+    let ports: Vec<NodeRef<'_>> = ws
+        .spec(service)
+        .and_then(|s| s.get("ports"))
+        .into_iter()
+        .flat_map(NodeRef::items)
+        .collect();
+    !ports.is_empty()
+        && ports.iter().all(|port| {
+            let number = port.get("port").and_then(|p| p.as_i64());
+            let protocol = port.get("protocol").and_then(|p| p.as_str()).unwrap_or("TCP");
+            listeners.iter().any(|l| {
+                l.get("port").and_then(|p| p.as_i64()) == number
+                    && l.get("protocol")
+                        .and_then(|p| p.as_str())
+                        .is_some_and(|p| p.eq_ignore_ascii_case(protocol))
+                    && l.get("snatEnable").and_then(|s| s.as_bool()) == Some(true)
+            })
+        })
+}
+
+enum NodeVerdict {
+    SuperOnly,
+    RegularOrNative,
+    Unknown,
+}
+
+/// Can the Service's backends run on regular or native nodes?
+fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> NodeVerdict {
+    let ws = cx.ws;
+    // A nodeSelector on the super-node instance type pins pods to super nodes.
+    let pinned_to_super = |w: &usize| {
+        pod_template(ws, &ws.objects[*w])
+            .is_some_and(|t| t.node_selector(INSTANCE_TYPE_LABEL) == Some(SUPER_NODE_INSTANCE_TYPE))
+    };
+    if !entry.backends.is_empty() && entry.backends.iter().all(pinned_to_super) {
+        return NodeVerdict::SuperOnly;
+    }
+    match cx.profile.node_pools() {
+        Some(pools) if !pools.is_empty() => {
+            if pools.iter().all(|p| p.node_type() == Some(NodeType::Super)) {
+                NodeVerdict::SuperOnly
+            } else if pools
+                .iter()
+                .any(|p| matches!(p.node_type(), Some(NodeType::Regular | NodeType::Native)))
+            {
+                NodeVerdict::RegularOrNative
+            } else {
+                NodeVerdict::Unknown
+            }
+        }
+        _ => NodeVerdict::Unknown,
+    }
+}
+
+/// Insert `prevent-loopback: "true"` after the subnet annotation, when the annotations
+/// are a block mapping (a flow mapping would need reformatting).
+fn prevent_loopback_fix(ws: &Workspace, service: &Object, subnet_value: NodeRef<'_>) -> Option<Fix> {
+    let source = ws.source(service);
+    let text = source.text.as_str();
+    let annotations = ws.root(service).path(&["metadata", "annotations"])?;
+    if annotations.span().slice(text).starts_with('{') {
+        return None;
+    }
+    let (key, _) = annotations.get_entry(INTERNAL_SUBNET)?;
+    let key_start = key.span().start.offset;
+    let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
+    let indent = &text[line_start..key_start];
+    if !indent.chars().all(|c| c == ' ') {
+        return None;
+    }
+    let value_end = subnet_value.span().end.offset;
+    let newline = text[value_end..].find('\n')? + value_end;
+    let eol = if text[..newline].ends_with('\r') { "\r\n" } else { "\n" };
+    let at = source.pos_at(newline + 1);
+    Some(Fix {
+        description: format!("add annotation `{PREVENT_LOOPBACK}: \"true\"`"),
+        // It changes the traffic path: in-cluster calls bypass the CLB and its features.
+        applicability: Applicability::Unsafe,
+        edits: vec![Edit {
+            span: Span { start: at, end: at },
+            content: format!("{indent}{PREVENT_LOOPBACK}: \"true\"{eol}"),
+        }],
+    })
+}

@@ -1,0 +1,308 @@
+//! Paths → input files: directory walking, include/exclude globs, size limit, links.
+
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use walkdir::WalkDir;
+
+/// Extensions a directory walk picks up when no `--include` is given.
+const MANIFEST_EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
+
+/// Directories never descended into: VCS data, build output, dependencies.
+const SKIPPED_DIRS: &[&str] = &[".git", "target", "node_modules"];
+
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 64 * 1024 * 1024;
+
+#[derive(Clone, Debug)]
+pub struct WalkOptions {
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub follow_links: bool,
+    pub max_file_size: u64,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            include: Vec::new(),
+            exclude: Vec::new(),
+            follow_links: false,
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputSource {
+    File(PathBuf),
+    Stdin,
+}
+
+/// A file to lint, with the path shown to the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputFile {
+    pub display: String,
+    pub source: InputSource,
+}
+
+/// A file found but not linted (too large, unreadable directory entry, link loop).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub display: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Walked {
+    pub files: Vec<InputFile>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Errors that stop the run (exit 2).
+#[derive(Debug, PartialEq, Eq)]
+pub enum WalkError {
+    NotFound(String),
+    BadGlob { glob: String, message: String },
+}
+
+impl fmt::Display for WalkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WalkError::NotFound(path) => write!(f, "path not found: {path}"),
+            WalkError::BadGlob { glob, message } => write!(f, "invalid glob `{glob}`: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for WalkError {}
+
+fn glob_set(globs: &[String]) -> Result<GlobSet, WalkError> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        let compiled = Glob::new(glob).map_err(|e| WalkError::BadGlob {
+            glob: glob.clone(),
+            message: e.kind().to_string(),
+        })?;
+        builder.add(compiled);
+    }
+    builder.build().map_err(|e| WalkError::BadGlob {
+        glob: globs.join(","),
+        message: e.to_string(),
+    })
+}
+
+/// Include/exclude matching. A glob matches the displayed path or any of its parent
+/// directories, or the bare file name, so `charts/**`, `charts` and `*.tmpl.yaml` all work.
+struct Filter {
+    include: Option<GlobSet>,
+    exclude: GlobSet,
+}
+
+impl Filter {
+    fn excluded(&self, display: &str) -> bool {
+        let path = Path::new(display);
+        path.ancestors()
+            .filter(|p| !p.as_os_str().is_empty())
+            .any(|p| self.exclude.is_match(p))
+            || path.file_name().is_some_and(|name| self.exclude.is_match(name))
+    }
+
+    fn included(&self, display: &str) -> bool {
+        let path = Path::new(display);
+        match &self.include {
+            Some(set) => set.is_match(path) || path.file_name().is_some_and(|n| set.is_match(n)),
+            None => path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| MANIFEST_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())),
+        }
+    }
+}
+
+/// The path as shown to the user: relative to the working directory when under it,
+/// `./` and `.` components dropped, `/` as separator.
+pub fn display_path(path: &Path, cwd: Option<&Path>) -> String {
+    let relative = cwd
+        .filter(|_| path.is_absolute())
+        .and_then(|cwd| path.strip_prefix(cwd).ok())
+        .unwrap_or(path);
+    let parts: Vec<String> = relative
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| match c {
+            Component::RootDir => String::new(),
+            other => other.as_os_str().to_string_lossy().into_owned(),
+        })
+        .collect();
+    let joined = parts.join("/");
+    if joined.is_empty() {
+        ".".to_string()
+    } else if relative.is_absolute() && !joined.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+fn is_skipped_dir(name: &str) -> bool {
+    SKIPPED_DIRS.contains(&name) || (name.starts_with('.') && name != "." && name != "..")
+}
+
+/// Expand the command-line paths into the files to lint, in a deterministic order:
+/// paths in the order given, each directory's entries sorted by name.
+pub fn walk(paths: &[String], stdin_name: Option<&str>, options: &WalkOptions) -> Result<Walked, WalkError> {
+    let filter = Filter {
+        include: if options.include.is_empty() {
+            None
+        } else {
+            Some(glob_set(&options.include)?)
+        },
+        exclude: glob_set(&options.exclude)?,
+    };
+    let cwd = std::env::current_dir().ok();
+    let mut walked = Walked::default();
+    let mut seen = std::collections::HashSet::new();
+
+    // Check every named path before walking, so a typo fails the run before any output.
+    for path in paths {
+        if path != "-" && std::fs::symlink_metadata(path).is_err() {
+            return Err(WalkError::NotFound(path.clone()));
+        }
+    }
+
+    for path in paths {
+        if path == "-" {
+            walked.files.push(InputFile {
+                display: stdin_name.unwrap_or("<stdin>").to_string(),
+                source: InputSource::Stdin,
+            });
+            continue;
+        }
+        let root = Path::new(path);
+        let meta = std::fs::metadata(root);
+        let is_dir = meta.as_ref().is_ok_and(|m| m.is_dir());
+        if !is_dir {
+            // A file named explicitly is linted whatever its extension, unless excluded
+            // (pre-commit passes paths explicitly; `exclude` must still hold).
+            let display = display_path(root, cwd.as_deref());
+            if filter.excluded(&display) {
+                continue;
+            }
+            match meta {
+                Ok(m) if m.len() > options.max_file_size => walked.skipped.push(Skipped {
+                    display,
+                    reason: too_large(m.len(), options.max_file_size),
+                }),
+                Ok(_) => {
+                    if seen.insert(display.clone()) {
+                        walked.files.push(InputFile {
+                            display,
+                            source: InputSource::File(root.to_path_buf()),
+                        });
+                    }
+                }
+                Err(e) => walked.skipped.push(Skipped {
+                    display,
+                    reason: format!("cannot read: {e}"),
+                }),
+            }
+            continue;
+        }
+
+        let walker = WalkDir::new(root)
+            .follow_links(options.follow_links)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|entry| {
+                entry.depth() == 0
+                    || !entry.file_type().is_dir()
+                    || !entry.file_name().to_str().is_some_and(is_skipped_dir)
+            });
+        for entry in walker {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    let display = err
+                        .path()
+                        .map(|p| display_path(p, cwd.as_deref()))
+                        .unwrap_or_else(|| path.clone());
+                    let reason = if err.loop_ancestor().is_some() {
+                        "symbolic link loop, not followed".to_string()
+                    } else {
+                        format!("cannot read: {}", err.io_error().map_or(err.to_string(), |e| e.to_string()))
+                    };
+                    walked.skipped.push(Skipped { display, reason });
+                    continue;
+                }
+            };
+            let display = display_path(entry.path(), cwd.as_deref());
+            if entry.file_type().is_dir() || entry.depth() == 0 && is_dir {
+                continue;
+            }
+            if entry.path_is_symlink() && !options.follow_links {
+                continue;
+            }
+            if filter.excluded(&display) || !filter.included(&display) {
+                continue;
+            }
+            let size = entry.metadata().map(|m| m.len());
+            match size {
+                Ok(len) if len > options.max_file_size => walked.skipped.push(Skipped {
+                    display,
+                    reason: too_large(len, options.max_file_size),
+                }),
+                Ok(_) => {
+                    if seen.insert(display.clone()) {
+                        walked.files.push(InputFile {
+                            display,
+                            source: InputSource::File(entry.path().to_path_buf()),
+                        });
+                    }
+                }
+                Err(e) => walked.skipped.push(Skipped {
+                    display,
+                    reason: format!("cannot read: {e}"),
+                }),
+            }
+        }
+    }
+    Ok(walked)
+}
+
+fn too_large(len: u64, limit: u64) -> String {
+    format!("file is {len} bytes, over the size limit of {limit} bytes (raise it with --max-file-size)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_paths_are_relative_and_posix() {
+        assert_eq!(display_path(Path::new("./a/b.yaml"), None), "a/b.yaml");
+        assert_eq!(display_path(Path::new("a/./b.yaml"), None), "a/b.yaml");
+        assert_eq!(
+            display_path(Path::new("/work/x/y.yaml"), Some(Path::new("/work"))),
+            "x/y.yaml"
+        );
+        assert_eq!(
+            display_path(Path::new("/elsewhere/y.yaml"), Some(Path::new("/work"))),
+            "/elsewhere/y.yaml"
+        );
+        assert_eq!(display_path(Path::new("."), None), ".");
+    }
+
+    #[test]
+    fn exclude_matches_parents_and_names() {
+        let filter = Filter {
+            include: None,
+            exclude: glob_set(&["charts".into(), "*.tmpl.yaml".into()]).unwrap(),
+        };
+        assert!(filter.excluded("charts/x/deploy.yaml"));
+        assert!(filter.excluded("app/svc.tmpl.yaml"));
+        assert!(!filter.excluded("app/svc.yaml"));
+        assert!(filter.included("app/svc.YAML"));
+        assert!(!filter.included("app/README.md"));
+    }
+}
