@@ -4,6 +4,7 @@
 //! Data flow: walk → load (yaml) → objects → model → rules → report.
 
 pub mod diagnostic;
+pub mod report;
 pub mod source;
 pub mod yaml;
 pub mod model;
