@@ -1,0 +1,79 @@
+//! Every rule document: front matter matches the registry, and every example fails or
+//! passes as it says.
+
+use lblint::check::check_sources;
+use lblint::profile;
+use lblint::rules::{self, docs};
+
+#[test]
+fn front_matter_matches_the_registry() {
+    for meta in rules::all_meta() {
+        let fm = docs::front_matter(meta.doc).unwrap_or_else(|| panic!("{}: no front matter", meta.id));
+        assert_eq!(fm.id, meta.id);
+        assert_eq!(fm.name, meta.name);
+        assert_eq!(fm.severity, meta.default_severity.as_str(), "{}", meta.id);
+        assert_eq!(fm.providers, meta.providers, "{}", meta.id);
+        assert!(!fm.references.is_empty(), "{}: no vendor reference", meta.id);
+        assert!(
+            fm.references.iter().all(|r| r.contains("https://")),
+            "{}: every reference needs a link",
+            meta.id
+        );
+        for heading in ["## What it finds", "## How to fix", "## Examples"] {
+            assert!(meta.doc.contains(heading), "{}: missing {heading}", meta.id);
+        }
+        let on_disk = std::fs::read_to_string(format!("rules/{}.md", meta.id)).unwrap();
+        assert_eq!(on_disk, meta.doc);
+    }
+}
+
+#[test]
+fn every_rule_document_has_examples_and_they_hold() {
+    for meta in rules::all_meta() {
+        let examples = docs::examples(meta.doc);
+        // LBL003 is about files that cannot be read: YAML cannot show it (tests/cli.rs does).
+        if meta.id == "LBL003" {
+            continue;
+        }
+        assert!(
+            examples.iter().any(|e| matches!(e.expect, docs::Expect::Fails(_))),
+            "{}: no failing example",
+            meta.id
+        );
+        assert!(
+            examples.iter().any(|e| e.expect == docs::Expect::Passes),
+            "{}: no passing example",
+            meta.id
+        );
+        for example in examples {
+            let profile = match &example.profile {
+                Some(text) => profile::parse_profile(text, "profile.yaml")
+                    .unwrap_or_else(|e| panic!("{} line {}: bad profile: {e}", meta.id, example.line)),
+                None => profile::generic(),
+            };
+            let outcome = check_sources(&[("example.yaml".into(), example.manifest.clone().into_bytes())], &profile);
+            let hits: Vec<_> = outcome.diagnostics.iter().filter(|d| d.rule == meta.id).collect();
+            match &example.expect {
+                docs::Expect::Passes => assert!(
+                    outcome.diagnostics.is_empty(),
+                    "{} example at line {} should pass: {:#?}",
+                    meta.id,
+                    example.line,
+                    outcome.diagnostics
+                ),
+                docs::Expect::Fails(severity) => {
+                    assert!(!hits.is_empty(), "{} example at line {} should fail", meta.id, example.line);
+                    if let Some(severity) = severity {
+                        assert!(
+                            hits.iter().all(|d| d.severity.as_str() == severity),
+                            "{} example at line {}: expected {severity}, got {:?}",
+                            meta.id,
+                            example.line,
+                            hits.iter().map(|d| d.severity).collect::<Vec<_>>()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! One integration-test binary (one link step): the CLI end to end, loader positions,
+//! provider verdicts, and the examples in every rule document.
+
+mod cli;
+mod docs;
+mod load;
+mod output;
+mod tke;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run the built binary from the crate root with a scrubbed, colourless environment.
+pub fn lblint(args: &[&str]) -> Run {
+    lblint_stdin(args, None)
+}
+
+pub fn lblint_stdin(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lblint"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run lblint");
+    if let Some(bytes) = stdin {
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// `lblint check --format json ARGS`: exit status and parsed report.
+pub fn check_json(args: &[&str]) -> (i32, serde_json::Value) {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = lblint(&all);
+    let value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", run.stdout, run.stderr));
+    (run.code, value)
+}
+
+/// (rule, severity, file, line, column) of every diagnostic, in output order.
+pub fn findings(report: &serde_json::Value) -> Vec<(String, String, String, u64, u64)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+                d["file"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+pub fn f(rule: &str, severity: &str, file: &str, line: u64, column: u64) -> (String, String, String, u64, u64) {
+    (rule.into(), severity.into(), file.into(), line, column)
+}
+
+/// Snapshots live in the top-level `snapshots/` folder.
+#[macro_export]
+macro_rules! snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({
+            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+            prepend_module_to_snapshot => false,
+        }, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
+pub const SUBNET_KEY: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
