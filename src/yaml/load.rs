@@ -62,6 +62,7 @@ pub fn load(source: &str, limits: &Limits) -> LoadedFile {
         total_nodes: 0,
         last_node_end: 0,
         last_event_end: 0,
+        comment_floors: Vec::new(),
     };
     builder.run();
     builder.finish()
@@ -117,7 +118,10 @@ impl<'s> LineIndex<'s> {
         while !self.source.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.starts.partition_point(|&s| s <= offset).saturating_sub(1);
+        let line = self
+            .starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1);
         let start = self.starts[line];
         let col = if self.ascii[line] {
             offset - start
@@ -194,6 +198,8 @@ struct Builder<'s, 'l> {
     last_node_end: usize,
     /// End of the last content event, where scanning for a block scalar indicator starts.
     last_event_end: usize,
+    /// `DocState::comment_floor` of each entry of `out.documents`.
+    comment_floors: Vec<usize>,
 }
 
 /// Why the tree builder stopped a document early.
@@ -252,6 +258,31 @@ impl Builder<'_, '_> {
     fn finish(mut self) -> LoadedFile {
         // granit may buffer comments; keep the documented source order.
         self.out.comments.sort_by_key(|c| c.span.start.offset);
+        // Leading comments: after the previous document's last node (or what an earlier
+        // empty document claimed), before the root. An empty document (a Helm template that
+        // rendered to nothing) claims everything up to the next document.
+        let mut claimed = 0;
+        for i in 0..self.out.documents.len() {
+            let doc = &self.out.documents[i];
+            let ceiling = match doc.root {
+                Some(root) => doc.nodes[root.0 as usize].span.start.offset,
+                None => self
+                    .out
+                    .documents
+                    .get(i + 1)
+                    .map_or(self.source.len(), |next| next.span.start.offset),
+            };
+            let floor = self.comment_floors[i].max(claimed);
+            let leading = self
+                .out
+                .comments
+                .iter()
+                .filter(|c| c.span.start.offset >= floor && c.span.end.offset <= ceiling)
+                .cloned()
+                .collect();
+            self.out.documents[i].leading_comments = leading;
+            claimed = ceiling;
+        }
         self.out
     }
 
@@ -298,6 +329,7 @@ impl Builder<'_, '_> {
     fn event(&mut self, event: Event<'_>, span: granit_parser::Span) -> Result<(), Abort> {
         let start = self.lines.marker_offset(&span.start);
         let end = self.lines.marker_offset(&span.end).max(start);
+        let prev_end = self.last_event_end;
         match event {
             Event::StreamStart | Event::StreamEnd => {}
             // Comments and anchors are not tokens before content (see `scalar_extent`).
@@ -324,8 +356,9 @@ impl Builder<'_, '_> {
             }
             Event::DocumentEnd => {
                 if let Some(mut state) = self.doc.take() {
+                    drop_implicit_empty_root(&mut state.doc);
                     state.doc.span.end = self.lines.pos(end);
-                    self.attach_leading_comments(&mut state);
+                    self.comment_floors.push(state.comment_floor);
                     self.out.documents.push(state.doc);
                 }
             }
@@ -356,7 +389,7 @@ impl Builder<'_, '_> {
                 self.finish_node(end);
             }
             Event::Scalar(value, style, anchor, tag) => {
-                let (start, end) = self.scalar_extent(style, start, end, &span);
+                let (start, end) = self.scalar_extent(style, start, end, prev_end, &span);
                 let plain_empty = style == ScalarStyle::Plain && start == end;
                 let value = if plain_empty && tag.is_none() && value == "~" {
                     // granit spells an omitted value `~`; the source has nothing there.
@@ -468,7 +501,11 @@ impl Builder<'_, '_> {
         };
         let Ok(raw) = u32::try_from(state.doc.nodes.len()) else {
             let msg = "document too large".to_string();
-            return Err(Abort::File(self.error_at(span.start.offset, span.start.offset, msg)));
+            return Err(Abort::File(self.error_at(
+                span.start.offset,
+                span.start.offset,
+                msg,
+            )));
         };
         self.total_nodes += 1;
         let id = NodeId(raw);
@@ -511,12 +548,13 @@ impl Builder<'_, '_> {
         style: ScalarStyle,
         start: usize,
         end: usize,
+        prev_end: usize,
         span: &granit_parser::Span,
     ) -> (usize, usize) {
         if !matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
             return (start, end);
         }
-        let mut from = self.last_event_end.min(start);
+        let mut from = prev_end.min(start);
         if let Some(tag) = span.tag_span() {
             let tag_end = self.lines.marker_offset(&tag.end);
             if tag_end <= start {
@@ -534,21 +572,19 @@ impl Builder<'_, '_> {
         }
         (begin, stop.max(begin + 1))
     }
+}
 
-    fn attach_leading_comments(&self, state: &mut DocState) {
-        let ceiling = match state.doc.root {
-            Some(root) => state.doc.nodes[root.0 as usize].span.start.offset,
-            None => state.doc.span.end.offset,
-        };
-        // Comment events may arrive after `---`; by DocumentEnd all before the root are in.
-        state.doc.leading_comments = self
-            .out
-            .comments
-            .iter()
-            .filter(|c| c.span.start.offset >= state.comment_floor && c.span.end.offset <= ceiling)
-            .cloned()
-            .collect();
-        state.doc.leading_comments.sort_by_key(|c| c.span.start.offset);
+/// granit gives an empty document (`---` alone) a null scalar root; the source has none.
+fn drop_implicit_empty_root(doc: &mut Document) {
+    let Some(root) = doc.root else { return };
+    let node = &doc.nodes[root.0 as usize];
+    let implicit = node.span.is_empty()
+        && node.tag.is_none()
+        && node.anchor.is_none()
+        && matches!(&node.kind, NodeKind::Scalar(s) if s.style == Style::Plain);
+    if implicit && doc.nodes.len() == 1 {
+        doc.nodes.clear();
+        doc.root = None;
     }
 }
 

@@ -11,7 +11,9 @@ mod tree;
 
 pub use load::{load, Limits, LoadedFile, SyntaxError};
 pub use resolve::resolve_plain;
-pub use tree::{Comment, Document, Entry, Node, NodeId, NodeKind, NodeRef, Resolved, Scalar, Style};
+pub use tree::{
+    Comment, Document, Entry, Node, NodeId, NodeKind, NodeRef, Resolved, Scalar, Style,
+};
 
 /// A position in a source file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -45,3 +47,6 @@ impl Span {
         source.get(self.start.offset..self.end.offset).unwrap_or("")
     }
 }
+
+#[cfg(test)]
+mod tests;

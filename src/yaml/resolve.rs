@@ -222,7 +222,8 @@ fn is_go_yaml_timestamp(s: &str) -> bool {
         return false;
     }
     // `.999999999`: optional fraction, Go also accepts a comma.
-    if matches!(cur.peek(), Some(b'.' | b',')) && cur.peek_at(1).is_some_and(|c| c.is_ascii_digit()) {
+    if matches!(cur.peek(), Some(b'.' | b',')) && cur.peek_at(1).is_some_and(|c| c.is_ascii_digit())
+    {
         cur.i += 1;
         while cur.peek().is_some_and(|c| c.is_ascii_digit()) {
             cur.i += 1;
@@ -431,7 +432,14 @@ mod tests {
 
     #[test]
     fn no_panic_on_odd_text() {
-        for text in ["0\u{e9}", "-\u{1F600}", "2001-\u{e9}", "2001-12-14T", "2001-12-14T1:2:3+", "\u{0}"] {
+        for text in [
+            "0\u{e9}",
+            "-\u{1F600}",
+            "2001-\u{e9}",
+            "2001-12-14T",
+            "2001-12-14T1:2:3+",
+            "\u{0}",
+        ] {
             let _ = resolve_plain(text);
         }
     }

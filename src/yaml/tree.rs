@@ -113,7 +113,10 @@ impl<'d> NodeRef<'d> {
     /// The node this one stands for: the anchor target for an alias, else itself.
     pub fn resolved(self) -> NodeRef<'d> {
         match self.node().kind {
-            NodeKind::Alias(Some(target)) => NodeRef { doc: self.doc, id: target },
+            NodeKind::Alias(Some(target)) => NodeRef {
+                doc: self.doc,
+                id: target,
+            },
             _ => self,
         }
     }
