@@ -47,3 +47,6 @@ impl Span {
         source.get(self.start.offset..self.end.offset).unwrap_or("")
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -56,8 +56,8 @@ fn kustomize_origin_annotation_is_the_origin() {
 
 #[test]
 fn json_manifest_positions() {
-    let (_, report) = check_json(&["testdata/load/service.json"]);
-    assert_eq!(findings(&report), vec![f("TKE001", "warning", "testdata/load/service.json", 7, 7)]);
+    let (_, report) = check_json(&["testdata/load/service-tke.json"]);
+    assert_eq!(findings(&report), vec![f("TKE001", "warning", "testdata/load/service-tke.json", 7, 7)]);
     // The key's span includes its quotes.
     assert_eq!(report["diagnostics"][0]["end_column"], 7 + SUBNET_KEY.len() as u64 + 2);
 }
