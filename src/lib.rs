@@ -4,5 +4,6 @@
 //! Data flow: walk → load (yaml) → objects → model → rules → report.
 
 pub mod diagnostic;
+pub mod profile;
 pub mod source;
 pub mod yaml;

@@ -1,0 +1,1 @@
+use super::{Provider, ProxyMode}; pub fn init_template(_p: Option<Provider>, _m: Option<ProxyMode>) -> String { String::new() }
