@@ -87,6 +87,25 @@ impl Place {
     }
 }
 
+impl Place {
+    /// Place of a 1-based line/column (column in chars), clamped to the text.
+    pub fn at_line_column(text: &str, line: usize, column: usize) -> Place {
+        let mut offset = 0;
+        for (i, l) in text.split_inclusive('\n').enumerate() {
+            if i + 1 == line {
+                let in_line: usize = l
+                    .chars()
+                    .take(column.saturating_sub(1))
+                    .map(char::len_utf8)
+                    .sum();
+                return Place::at_offset(text, offset + in_line, 0);
+            }
+            offset += l.len();
+        }
+        Place::at_offset(text, text.len(), 0)
+    }
+}
+
 impl fmt::Display for ProfileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_located() {
@@ -192,5 +211,7 @@ mod tests {
         assert_eq!((p.line, p.column), (2, 5));
         let end = Place::at_offset(text, 999, 5);
         assert_eq!((end.line, end.column, end.len), (3, 1, 0));
+        let back = Place::at_line_column(text, 2, 5);
+        assert_eq!(back.offset, text.find('x').unwrap());
     }
 }

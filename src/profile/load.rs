@@ -230,14 +230,12 @@ fn place_of(loc: &serde_saphyr::Location, text: &str) -> Place {
             usize::try_from(off).unwrap_or(usize::MAX),
             usize::try_from(span.byte_len().unwrap_or(0)).unwrap_or(0),
         ),
-        // Byte info is only missing for reader input; we always parse a &str, but keep the
-        // line/column serde-saphyr gave rather than lose the place.
-        None => Place {
-            line: usize::try_from(loc.line()).unwrap_or(0),
-            column: usize::try_from(loc.column()).unwrap_or(0),
-            offset: 0,
-            len: 0,
-        },
+        // Parser (syntax) errors come without byte info: map line/column back to an offset.
+        None => Place::at_line_column(
+            text,
+            usize::try_from(loc.line()).unwrap_or(1),
+            usize::try_from(loc.column()).unwrap_or(1),
+        ),
     }
 }
 
@@ -382,7 +380,11 @@ fn describe(
         YamlError::SerdeUnknownField {
             field, expected, ..
         } => {
-            let place = section_of(expected).map_or(String::new(), |s| format!(" in {s}"));
+            let place = match section_of(expected) {
+                Some("the top level") => " at the top level".to_owned(),
+                Some(s) => format!(" in {s}"),
+                None => String::new(),
+            };
             Some((
                 format!("unknown field `{field}`{place}"),
                 choose_help(field, expected, "fields"),
@@ -432,7 +434,10 @@ fn describe(
             ))
         }
         YamlError::ExternalMessage { msg, .. } => {
-            Some((format!("YAML syntax error: {msg}"), None))
+            Some((
+                format!("YAML syntax error: {msg}"),
+                Some("check indentation and quoting here, and that every `[` and `{` before it is closed".into()),
+            ))
         }
         YamlError::Eof { .. } => Some(("unexpected end of file".into(), Some(STARTER_HELP.into()))),
         _ if pass == Pass::Header => Some((

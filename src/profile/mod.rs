@@ -17,3 +17,5 @@ pub use model::{
 };
 pub use schema::json_schema;
 pub use template::init_template;
+#[cfg(test)]
+mod tests;
