@@ -1,16 +1,16 @@
 //! lblint: finds Kubernetes Services and Ingresses whose cloud load balancer will loop
 //! in-cluster traffic back to its own node, and misused vendor fixes for it.
 //!
-//! Data flow: walk → load (yaml) → objects → model → rules → report.
+//! Data flow: walk → load (yaml) → objects → model → rules → report; `check` runs it.
 
+pub mod check;
+pub mod cli;
 pub mod diagnostic;
-pub mod report;
-pub mod source;
-pub mod yaml;
 pub mod model;
 pub mod objects;
 pub mod profile;
+pub mod report;
 pub mod rules;
+pub mod source;
 pub mod walk;
-pub mod check;
-pub mod cli;
+pub mod yaml;

@@ -1,0 +1,217 @@
+//! A profile that cannot be used, with the place in the profile file that says why.
+
+use std::fmt;
+use std::sync::Arc;
+
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
+
+/// Why a profile could not be loaded.
+///
+/// `line`/`column` are 1-based (column in chars, like the rest of lblint); both are 0 when
+/// the error has no place in the file (the file could not be read). `offset`/`len` are the
+/// byte range of the offending key or value in `source_text`, for graphical rendering.
+#[derive(Clone, Debug)]
+pub struct ProfileError {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub offset: usize,
+    pub len: usize,
+    pub message: String,
+    pub help: Option<String>,
+    /// The profile text as parsed (BOM stripped); empty when the file could not be read.
+    pub source_text: Arc<str>,
+    named: NamedSource<Arc<str>>,
+}
+
+impl ProfileError {
+    pub(crate) fn new(
+        path: &str,
+        source_text: Arc<str>,
+        at: Place,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> ProfileError {
+        ProfileError {
+            path: path.to_owned(),
+            line: at.line,
+            column: at.column,
+            offset: at.offset,
+            len: at.len,
+            message: message.into(),
+            help,
+            named: NamedSource::new(path, source_text.clone()).with_language("yaml"),
+            source_text,
+        }
+    }
+
+    /// Whether the error points into the file (false for unreadable files).
+    pub fn is_located(&self) -> bool {
+        self.line > 0
+    }
+}
+
+/// A 1-based line/column plus byte range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub line: usize,
+    pub column: usize,
+    pub offset: usize,
+    pub len: usize,
+}
+
+impl Place {
+    pub const NOWHERE: Place = Place {
+        line: 0,
+        column: 0,
+        offset: 0,
+        len: 0,
+    };
+
+    /// Place of a byte offset in `text` (clamped to the text, snapped to a char boundary).
+    pub fn at_offset(text: &str, offset: usize, len: usize) -> Place {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = text[line_start..offset].chars().count() + 1;
+        Place {
+            line,
+            column,
+            offset,
+            len: len.min(text.len() - offset),
+        }
+    }
+}
+
+impl Place {
+    /// Place of a 1-based line/column (column in chars), clamped to the text.
+    pub fn at_line_column(text: &str, line: usize, column: usize) -> Place {
+        let mut offset = 0;
+        for (i, l) in text.split_inclusive('\n').enumerate() {
+            if i + 1 == line {
+                let in_line: usize = l
+                    .chars()
+                    .take(column.saturating_sub(1))
+                    .map(char::len_utf8)
+                    .sum();
+                return Place::at_offset(text, offset + in_line, 0);
+            }
+            offset += l.len();
+        }
+        Place::at_offset(text, text.len(), 0)
+    }
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_located() {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.path, self.line, self.column, self.message
+            )?;
+        } else {
+            write!(f, "{}: {}", self.path, self.message)?;
+        }
+        if let Some(help) = &self.help {
+            write!(f, "\n  help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ProfileError {}
+
+/// Delegates to [`ProfileDiagnostic`]; note that miette then uses the full `Display`
+/// (with location and help) as the heading. Prefer [`ProfileError::diagnostic`] for reports.
+impl Diagnostic for ProfileError {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new("lblint::profile"))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display + 'a>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.is_located().then_some(&self.named as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let label = self.label()?;
+        Some(Box::new(std::iter::once(label)))
+    }
+}
+
+/// [`ProfileError`] for miette's graphical handler: the heading is the bare message, and
+/// miette draws path, position, snippet and help itself.
+#[derive(Clone, Copy, Debug)]
+pub struct ProfileDiagnostic<'a>(pub &'a ProfileError);
+
+impl ProfileError {
+    pub fn diagnostic(&self) -> ProfileDiagnostic<'_> {
+        ProfileDiagnostic(self)
+    }
+
+    fn label(&self) -> Option<LabeledSpan> {
+        // Short label: miette prints the message as the heading above the snippet.
+        self.is_located()
+            .then(|| LabeledSpan::new(Some("here".to_owned()), self.offset, self.len))
+    }
+}
+
+impl fmt::Display for ProfileDiagnostic<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_located() {
+            f.write_str(&self.0.message)
+        } else {
+            write!(f, "{}: {}", self.0.path, self.0.message)
+        }
+    }
+}
+
+impl std::error::Error for ProfileDiagnostic<'_> {}
+
+impl Diagnostic for ProfileDiagnostic<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new("lblint::profile"))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.0
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display + 'a>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.0.source_code()
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let label = self.0.label()?;
+        Some(Box::new(std::iter::once(label)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn place_from_offset_counts_chars() {
+        let text = "a: 1\nbé: x\n";
+        let p = Place::at_offset(text, text.find('x').unwrap(), 1);
+        assert_eq!((p.line, p.column), (2, 5));
+        let end = Place::at_offset(text, 999, 5);
+        assert_eq!((end.line, end.column, end.len), (3, 1, 0));
+        let back = Place::at_line_column(text, 2, 5);
+        assert_eq!(back.offset, text.find('x').unwrap());
+    }
+}

@@ -1,0 +1,502 @@
+//! Profile text → [`Profile`], with every failure located in the profile file.
+//!
+//! Two passes over the text, both with serde-saphyr under a tight [`serde_saphyr::Budget`]:
+//! 1. a lenient header pass (`apiVersion`, `kind`, everything else skipped) so a file that is
+//!    not a profile at all (a Kubernetes manifest, say) gets one clear error instead of a
+//!    dozen unknown-field ones, and so YAML syntax errors anywhere in the file are reported
+//!    as syntax errors (the typed pass can stop at a type error before the parser reaches
+//!    the broken line);
+//! 2. the strict typed pass (`deny_unknown_fields`), whose serde errors carry the
+//!    location, the offending name and serde's list of expected names.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_saphyr::{Error as YamlError, MessageFormatter, Spanned};
+
+use super::error::{Place, ProfileError};
+use super::model::{Profile, Spec, OBJECT_KEY_ERROR_TAG};
+use super::suggest::{did_you_mean, list};
+
+pub const API_VERSION: &str = "lblint.dev/v1alpha1";
+pub const KIND: &str = "ClusterProfile";
+
+/// Profiles are hand-written and small; anything bigger is a mistake or an attack.
+pub const MAX_PROFILE_BYTES: usize = 1024 * 1024;
+
+const STARTER_HELP: &str =
+    "a profile starts with `apiVersion: lblint.dev/v1alpha1`, `kind: ClusterProfile` and `spec.provider`";
+
+#[derive(Deserialize)]
+struct Header {
+    #[serde(default, rename = "apiVersion")]
+    api_version: Option<Spanned<String>>,
+    #[serde(default)]
+    kind: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Document {
+    // Already checked by the header pass; kept so `deny_unknown_fields` accepts them.
+    #[allow(dead_code)]
+    api_version: String,
+    #[allow(dead_code)]
+    kind: String,
+    #[serde(default)]
+    metadata: Option<Metadata>,
+    spec: Spec,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Metadata {
+    #[serde(default)]
+    name: Option<String>,
+}
+
+fn options() -> serde_saphyr::Options {
+    // A profile has a few hundred nodes at most; these limits leave ample room for that and
+    // stop alias bombs and deep nesting long before they cost anything.
+    let mut options = serde_saphyr::Options::default();
+    options.budget = serde_saphyr::budget! {
+        max_events: 100_000,
+        max_nodes: 50_000,
+        max_depth: 24,
+        max_documents: 2,
+        max_aliases: 256,
+        max_anchors: 256,
+        max_merge_keys: 64,
+        max_total_scalar_bytes: MAX_PROFILE_BYTES,
+        max_recorded_anchor_events: 10_000,
+        max_recorded_anchor_bytes: MAX_PROFILE_BYTES,
+    };
+    options.alias_limits.max_total_replayed_events = 10_000;
+    options.alias_limits.max_replay_stack_depth = 16;
+    // We render our own snippets (miette); the wrapper would only copy the text again.
+    options.with_snippet = false;
+    // `strict_booleans` stays false on purpose: YAML 1.1 `yes`/`no`/`on`/`off` are booleans,
+    // as they are for Kubernetes (go-yaml v2), so `lbAddressBinding: yes` means true.
+    options
+}
+
+/// Parse a profile; `path` is only used in errors and [`Profile::path`].
+pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let source: Arc<str> = Arc::from(text);
+    let fail = |at: Place, message: String, help: Option<String>| {
+        ProfileError::new(path, source.clone(), at, message, help)
+    };
+
+    if text.len() > MAX_PROFILE_BYTES {
+        return Err(fail(
+            Place::at_offset(text, 0, 0),
+            format!(
+                "profile is too large ({} bytes; at most {MAX_PROFILE_BYTES})",
+                text.len()
+            ),
+            None,
+        ));
+    }
+    if is_empty_yaml(text) {
+        return Err(fail(
+            Place::at_offset(text, 0, 0),
+            "profile is empty".into(),
+            Some(STARTER_HELP.into()),
+        ));
+    }
+
+    let header: Header = serde_saphyr::from_str_with_options(text, options())
+        .map_err(|e| convert(&e, text, path, &source, Pass::Header))?;
+    check_header(&header, text, &fail)?;
+
+    let doc: Document = serde_saphyr::from_str_with_options(text, options())
+        .map_err(|e| convert(&e, text, path, &source, Pass::Typed))?;
+    Ok(Profile {
+        name: doc.metadata.and_then(|m| m.name),
+        spec: doc.spec,
+        path: Some(path.to_owned()),
+    })
+}
+
+/// Read and parse a profile file; an unreadable file is an (unlocated) error too.
+pub fn load_profile(path: &std::path::Path) -> Result<Profile, ProfileError> {
+    let shown = path.display().to_string();
+    let unreadable = |message: String| {
+        ProfileError::new(&shown, Arc::from(""), Place::NOWHERE, message, None)
+    };
+    // Check the size before reading so a huge or endless file (e.g. /dev/zero) is not slurped.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.is_file() && meta.len() > MAX_PROFILE_BYTES as u64 {
+            return Err(unreadable(format!(
+                "profile is too large ({} bytes; at most {MAX_PROFILE_BYTES})",
+                meta.len()
+            )));
+        }
+    }
+    let bytes = std::fs::read(path).map_err(|e| unreadable(format!("cannot read profile: {e}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| unreadable(format!("profile is not valid UTF-8: {e}")))?;
+    parse_profile(&text, &shown)
+}
+
+/// The profile used when none is given: generic provider, every fact unknown.
+pub fn generic() -> Profile {
+    Profile {
+        name: None,
+        spec: Spec::unknown(super::model::Provider::Generic),
+        path: None,
+    }
+}
+
+/// Only blank lines, comments and document markers.
+fn is_empty_yaml(text: &str) -> bool {
+    text.lines().all(|l| {
+        let l = l.trim();
+        l.is_empty() || l.starts_with('#') || l == "---" || l == "..."
+    })
+}
+
+fn check_header(
+    header: &Header,
+    text: &str,
+    fail: &impl Fn(Place, String, Option<String>) -> ProfileError,
+) -> Result<(), ProfileError> {
+    let start = Place::at_offset(text, first_content_offset(text), 0);
+    let Some(api) = &header.api_version else {
+        return Err(fail(
+            start,
+            "missing `apiVersion`".into(),
+            Some(format!("add `apiVersion: {API_VERSION}` at the top")),
+        ));
+    };
+    if api.value != API_VERSION {
+        let help = if did_you_mean(&api.value, &[API_VERSION]).is_some() {
+            format!("did you mean `{API_VERSION}`?")
+        } else {
+            format!("is this a cluster profile? {STARTER_HELP}")
+        };
+        return Err(fail(
+            place_of(&api.referenced, text),
+            format!(
+                "unsupported apiVersion `{}`: expected `{API_VERSION}`",
+                api.value
+            ),
+            Some(help),
+        ));
+    }
+    let Some(kind) = &header.kind else {
+        return Err(fail(
+            start,
+            "missing `kind`".into(),
+            Some(format!("add `kind: {KIND}`")),
+        ));
+    };
+    if kind.value != KIND {
+        let help = if did_you_mean(&kind.value, &[KIND]).is_some() {
+            format!("did you mean `{KIND}`?")
+        } else {
+            format!("`{API_VERSION}` has only `kind: {KIND}`")
+        };
+        return Err(fail(
+            place_of(&kind.referenced, text),
+            format!("unsupported kind `{}`: expected `{KIND}`", kind.value),
+            Some(help),
+        ));
+    }
+    Ok(())
+}
+
+fn first_content_offset(text: &str) -> usize {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        if !(t.is_empty() || t.starts_with('#') || t == "---") {
+            return offset + (line.len() - line.trim_start().len());
+        }
+        offset += line.len();
+    }
+    0
+}
+
+fn place_of(loc: &serde_saphyr::Location, text: &str) -> Place {
+    if loc.line() == 0 {
+        return Place::at_offset(text, 0, 0);
+    }
+    let span = loc.span();
+    match span.byte_offset() {
+        Some(off) => Place::at_offset(
+            text,
+            usize::try_from(off).unwrap_or(usize::MAX),
+            usize::try_from(span.byte_len().unwrap_or(0)).unwrap_or(0),
+        ),
+        // Parser (syntax) errors come without byte info: map line/column back to an offset.
+        None => Place::at_line_column(
+            text,
+            usize::try_from(loc.line()).unwrap_or(1),
+            usize::try_from(loc.column()).unwrap_or(1),
+        ),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Header,
+    Typed,
+}
+
+/// Shape a schema key's value must have, for type errors.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Bool,
+    List,
+    Mapping,
+    Text,
+    Choice(&'static [&'static str]),
+}
+
+const PROVIDERS: &[&str] = &["tke", "vke", "ack", "generic"];
+const PROXY_MODES: &[&str] = &["iptables", "ipvs", "nftables", "ebpf"];
+const NODE_TYPES: &[&str] = &["regular", "native", "super"];
+const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/// Shape by key name: keys are unique across the schema, so the key alone says which field it is.
+fn shape_of(key: &str) -> Option<Shape> {
+    Some(match key {
+        "lbAddressBinding" | "eniDirect" | "clbL4Snat" | "clbL7Snat" | "clbKeepAlive" => {
+            Shape::Bool
+        }
+        "nodePools" | "taints" | "loadBalancers" | "addresses" => Shape::List,
+        "metadata" | "spec" | "kubeProxy" | "network" | "addons" | "allowlists" | "labels" => {
+            Shape::Mapping
+        }
+        "apiVersion" | "kind" | "name" | "kubernetesVersion" | "version" | "cni"
+        | "podInterface" | "serviceForwarding" | "ingressController"
+        | "cloudControllerManager" | "key" | "value" | "object" => Shape::Text,
+        "provider" => Shape::Choice(PROVIDERS),
+        "mode" => Shape::Choice(PROXY_MODES),
+        "type" => Shape::Choice(NODE_TYPES),
+        "effect" => Shape::Choice(TAINT_EFFECTS),
+        _ => return None,
+    })
+}
+
+/// Where a struct's fields live, recognised by serde's list of expected field names.
+fn section_of(expected: &[&str]) -> Option<&'static str> {
+    Some(match expected.first().copied()? {
+        "apiVersion" => "the top level",
+        "name" if expected.contains(&"type") => "`spec.nodePools[]`",
+        "name" => "`metadata`",
+        "provider" => "`spec`",
+        "mode" => "`spec.kubeProxy`",
+        "cni" => "`spec.network`",
+        "key" => "`taints[]`",
+        "ingressController" => "`spec.addons`",
+        "clbL4Snat" => "`spec.allowlists`",
+        "object" => "`spec.loadBalancers[]`",
+        _ => return None,
+    })
+}
+
+/// Which field an enum's variants belong to, by serde's list of expected variants.
+fn enum_field_of(expected: &[&str]) -> Option<&'static str> {
+    Some(match expected.first().copied()? {
+        "tke" => "`spec.provider`",
+        "iptables" => "`spec.kubeProxy.mode`",
+        "regular" => "`nodePools[].type`",
+        "NoSchedule" => "`taints[].effect`",
+        _ => return None,
+    })
+}
+
+/// The mapping key whose value starts at `offset`, read back from the source line
+/// (works for block `key: value` and flow `{a: 1, key: value}` alike).
+fn key_before(text: &str, offset: usize) -> Option<&str> {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = text[line_start..offset].trim_end();
+    let before = before.strip_suffix(':')?.trim_end();
+    let start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .map_or(0, |i| i + 1);
+    let key = &before[start..];
+    (!key.is_empty()).then_some(key)
+}
+
+/// How the value at `offset` looks, for "found ..." in type errors.
+fn describe_value(text: &str, place: &Place) -> String {
+    let rest = &text[place.offset..];
+    match rest.chars().next() {
+        Some('{') => "a mapping".into(),
+        Some('[') => "a list".into(),
+        Some('-') if rest[1..].starts_with([' ', '\n', '\r', '\t']) => "a list".into(),
+        Some('\n') | Some('\r') | None => "nothing".into(),
+        _ => {
+            let raw = &text[place.offset..place.offset + place.len];
+            let raw = if raw.is_empty() {
+                rest.lines().next().unwrap_or("").trim()
+            } else {
+                raw
+            };
+            if raw.chars().count() > 40 {
+                "a scalar".into()
+            } else {
+                format!("`{raw}`")
+            }
+        }
+    }
+}
+
+fn convert(err: &YamlError, text: &str, path: &str, source: &Arc<str>, pass: Pass) -> ProfileError {
+    let err = err.without_snippet();
+    let at = err
+        .location()
+        .map_or(Place::at_offset(text, 0, 0), |l| place_of(&l, text));
+    let fallback = serde_saphyr::UserMessageFormatter
+        .format_message(err)
+        .into_owned();
+    let (message, help) = describe(err, text, &at, pass).unwrap_or((fallback, None));
+    ProfileError::new(path, source.clone(), at, message, help)
+}
+
+fn choose_help(got: &str, expected: &[&str], what: &str) -> Option<String> {
+    if expected.is_empty() {
+        return Some(format!("no {what} are allowed here"));
+    }
+    let one_of = format!("expected one of {}", list(expected));
+    Some(match did_you_mean(got, expected) {
+        Some(s) => format!("did you mean `{s}`? {one_of}"),
+        None => one_of,
+    })
+}
+
+/// Our message and help for the error, or `None` to use serde-saphyr's own message.
+fn describe(
+    err: &YamlError,
+    text: &str,
+    at: &Place,
+    pass: Pass,
+) -> Option<(String, Option<String>)> {
+    match err {
+        YamlError::SerdeUnknownField {
+            field, expected, ..
+        } => {
+            let place = match section_of(expected) {
+                Some("the top level") => " at the top level".to_owned(),
+                Some(s) => format!(" in {s}"),
+                None => String::new(),
+            };
+            Some((
+                format!("unknown field `{field}`{place}"),
+                choose_help(field, expected, "fields"),
+            ))
+        }
+        YamlError::SerdeUnknownVariant {
+            variant, expected, ..
+        } => {
+            let field = enum_field_of(expected).map_or(String::new(), |s| format!(" for {s}"));
+            Some((
+                format!("unknown value `{variant}`{field}"),
+                choose_help(variant, expected, "values"),
+            ))
+        }
+        YamlError::SerdeMissingField { field, .. } => Some((
+            format!("missing field `{field}`"),
+            match *field {
+                "provider" => Some(format!(
+                    "`spec.provider` is required: one of {}",
+                    list(PROVIDERS)
+                )),
+                "spec" => Some(STARTER_HELP.into()),
+                _ => None,
+            },
+        )),
+        YamlError::DuplicateMappingKey { key, .. } => Some((
+            match key {
+                Some(k) => format!("duplicate key `{k}`"),
+                None => "duplicate key".into(),
+            },
+            Some("each key may appear only once in a mapping".into()),
+        )),
+        YamlError::MultipleDocuments { .. } => Some((
+            "a profile file holds exactly one YAML document".into(),
+            Some("remove the `---` separator and everything after it, or split the file".into()),
+        )),
+        YamlError::Budget { breach, .. } => Some((
+            format!("profile exceeds parser limits: {breach:?}"),
+            Some("profiles are small hand-written files; check for alias bombs or runaway nesting".into()),
+        )),
+        YamlError::Message { msg, .. } => {
+            let payload = msg.strip_prefix(OBJECT_KEY_ERROR_TAG)?;
+            let v: serde_json::Value = serde_json::from_str(payload).ok()?;
+            Some((
+                v["message"].as_str()?.to_owned(),
+                v["help"].as_str().map(str::to_owned),
+            ))
+        }
+        YamlError::ExternalMessage { msg, .. } => {
+            Some((
+                format!("YAML syntax error: {msg}"),
+                Some("check indentation and quoting here, and that every `[` and `{` before it is closed".into()),
+            ))
+        }
+        YamlError::Eof { .. } => Some(("unexpected end of file".into(), Some(STARTER_HELP.into()))),
+        _ if pass == Pass::Header => Some((
+            format!("a profile must be a YAML mapping, found {}", describe_value(text, at)),
+            Some(STARTER_HELP.into()),
+        )),
+        // Everything else on the typed pass is a value of the wrong shape.
+        _ => type_error(text, at),
+    }
+}
+
+fn type_error(text: &str, at: &Place) -> Option<(String, Option<String>)> {
+    let key = key_before(text, at.offset)?;
+    let found = describe_value(text, at);
+    let (expected, help) = match shape_of(key)? {
+        Shape::Bool => (
+            "`true` or `false`".to_owned(),
+            format!("`{key}` is a yes/no fact; leave it out (or commented out) when unknown"),
+        ),
+        Shape::List => (
+            "a list".to_owned(),
+            format!("write `{key}:` followed by `- ` items, or `{key}: []`"),
+        ),
+        Shape::Mapping => (
+            "a mapping".to_owned(),
+            format!("write `{key}:` followed by indented `name: value` lines"),
+        ),
+        Shape::Text => (
+            "a string".to_owned(),
+            "quote the value, e.g. `\"1.30.2\"`".to_owned(),
+        ),
+        Shape::Choice(values) => (
+            format!("one of {}", list(values)),
+            format!("`{key}` takes a single value"),
+        ),
+    };
+    Some((
+        format!("`{key}` must be {expected}, found {found}"),
+        Some(help),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_before_reads_block_and_flow_keys() {
+        let t = "a:\n  mode: ipvss\n  t: [{key: a, effect: X}]\n";
+        assert_eq!(key_before(t, t.find("ipvss").unwrap()), Some("mode"));
+        assert_eq!(key_before(t, t.find("X").unwrap()), Some("effect"));
+        assert_eq!(key_before(t, t.find("[").unwrap()), Some("t"));
+        assert_eq!(key_before(t, 0), None);
+    }
+
+    #[test]
+    fn empty_yaml() {
+        assert!(is_empty_yaml(""));
+        assert!(is_empty_yaml("# c\n\n---\n"));
+        assert!(!is_empty_yaml("a: 1"));
+    }
+}

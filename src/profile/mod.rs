@@ -1,0 +1,21 @@
+//! Cluster profiles: what lblint knows about the target cluster (provider, kube-proxy mode,
+//! node pools, account allowlists, own load-balancer addresses). Facts left out are unknown.
+
+mod error;
+mod load;
+mod model;
+pub mod schema;
+pub mod suggest;
+pub mod template;
+pub mod version;
+
+pub use error::{ProfileDiagnostic, ProfileError};
+pub use load::{generic, load_profile, parse_profile, API_VERSION, KIND, MAX_PROFILE_BYTES};
+pub use model::{
+    Addons, Allowlists, KubeProxy, LoadBalancer, Network, NodePool, NodeType, ObjectKey,
+    ObjectKeyError, Profile, Provider, ProxyMode, Spec, Taint, TaintEffect, OBJECT_KINDS,
+};
+pub use schema::json_schema;
+pub use template::init_template;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,311 @@
+//! Typed cluster profile: the facts about one cluster that rules cannot read from manifests.
+//!
+//! Every fact is an `Option`: `None` means *unknown*, and rules must treat it as such
+//! (never as `false` or a default). Only `spec.provider` is required.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer};
+
+/// Cloud provider the cluster runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// Tencent Kubernetes Engine.
+    Tke,
+    /// Volcengine Kubernetes Engine.
+    Vke,
+    /// Alibaba Cloud Container Service for Kubernetes.
+    Ack,
+    /// Any other cluster; also the profile used when none is given.
+    Generic,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 4] = [
+        Provider::Tke,
+        Provider::Vke,
+        Provider::Ack,
+        Provider::Generic,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Tke => "tke",
+            Provider::Vke => "vke",
+            Provider::Ack => "ack",
+            Provider::Generic => "generic",
+        }
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// kube-proxy (or replacement) forwarding mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProxyMode {
+    Iptables,
+    Ipvs,
+    Nftables,
+    Ebpf,
+}
+
+impl ProxyMode {
+    pub const ALL: [ProxyMode; 4] = [
+        ProxyMode::Iptables,
+        ProxyMode::Ipvs,
+        ProxyMode::Nftables,
+        ProxyMode::Ebpf,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProxyMode::Iptables => "iptables",
+            ProxyMode::Ipvs => "ipvs",
+            ProxyMode::Nftables => "nftables",
+            ProxyMode::Ebpf => "ebpf",
+        }
+    }
+}
+
+impl fmt::Display for ProxyMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Node pool kind; `super` is TKE's serverless (eklet) node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeType {
+    Regular,
+    Native,
+    Super,
+}
+
+/// Kubernetes taint effect, spelled as in the Node API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+pub enum TaintEffect {
+    NoSchedule,
+    PreferNoSchedule,
+    NoExecute,
+}
+
+/// A loaded profile. `path` is the file it came from (`None` for [`super::generic`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    /// `metadata.name`.
+    pub name: Option<String>,
+    pub spec: Spec,
+    pub path: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Spec {
+    pub provider: Provider,
+    #[serde(default)]
+    pub kubernetes_version: Option<String>,
+    #[serde(default)]
+    pub kube_proxy: Option<KubeProxy>,
+    #[serde(default)]
+    pub network: Option<Network>,
+    #[serde(default)]
+    pub node_pools: Option<Vec<NodePool>>,
+    #[serde(default)]
+    pub addons: Option<Addons>,
+    #[serde(default)]
+    pub allowlists: Option<Allowlists>,
+    #[serde(default)]
+    pub load_balancers: Option<Vec<LoadBalancer>>,
+}
+
+impl Spec {
+    /// All facts unknown.
+    pub fn unknown(provider: Provider) -> Spec {
+        Spec {
+            provider,
+            kubernetes_version: None,
+            kube_proxy: None,
+            network: None,
+            node_pools: None,
+            addons: None,
+            allowlists: None,
+            load_balancers: None,
+        }
+    }
+}
+
+// Note on booleans: serde-saphyr accepts YAML 1.1 spellings (`yes`, `on`, `y`, ...) for bool
+// fields because `strict_booleans` stays off; Kubernetes (go-yaml v2) reads them the same
+// way, so a profile written by Kubernetes users means what they think it means.
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct KubeProxy {
+    #[serde(default)]
+    pub mode: Option<ProxyMode>,
+    /// Kept as written; compare with [`super::version::parse_version`].
+    #[serde(default)]
+    pub version: Option<String>,
+    /// LB addresses bound to the IPVS dummy NIC (kube-ipvs0); needed by prevent-loopback.
+    #[serde(default)]
+    pub lb_address_binding: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Network {
+    /// Free string: vendors add CNIs faster than we could enumerate them.
+    #[serde(default)]
+    pub cni: Option<String>,
+    #[serde(default)]
+    pub pod_interface: Option<String>,
+    #[serde(default)]
+    pub service_forwarding: Option<String>,
+    #[serde(default)]
+    pub eni_direct: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NodePool {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default, rename = "type")]
+    pub node_type: Option<NodeType>,
+    #[serde(default)]
+    pub labels: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub taints: Option<Vec<Taint>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Taint {
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub value: Option<String>,
+    #[serde(default)]
+    pub effect: Option<TaintEffect>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Addons {
+    /// TKE L7 (CLB Ingress) controller version.
+    #[serde(default)]
+    pub ingress_controller: Option<String>,
+    /// VKE cloud-controller-manager version.
+    #[serde(default)]
+    pub cloud_controller_manager: Option<String>,
+}
+
+/// Account features that are only enabled by a support ticket.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Allowlists {
+    #[serde(default)]
+    pub clb_l4_snat: Option<bool>,
+    #[serde(default)]
+    pub clb_l7_snat: Option<bool>,
+    #[serde(default)]
+    pub clb_keep_alive: Option<bool>,
+}
+
+/// Addresses that resolve to one of this cluster's own load balancers.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LoadBalancer {
+    #[serde(default)]
+    pub object: Option<ObjectKey>,
+    #[serde(default)]
+    pub addresses: Option<Vec<String>>,
+}
+
+/// Kinds a `loadBalancers[].object` may name.
+pub const OBJECT_KINDS: [&str; 3] = ["Service", "Ingress", "IstioGateway"];
+
+/// `Kind/namespace/name` of the object that owns a load balancer.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectKey {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+/// Why an `object:` string is not a valid [`ObjectKey`]; `help` is shown to the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectKeyError {
+    pub message: String,
+    pub help: String,
+}
+
+impl ObjectKey {
+    pub fn parse(text: &str) -> Result<ObjectKey, ObjectKeyError> {
+        let parts: Vec<&str> = text.split('/').collect();
+        let [kind, namespace, name] = parts[..] else {
+            return Err(ObjectKeyError {
+                message: format!(
+                    "invalid object `{text}`: expected `Kind/namespace/name` ({} part{} found)",
+                    parts.len(),
+                    if parts.len() == 1 { "" } else { "s" }
+                ),
+                help: "write it as e.g. `Service/istio-system/istio-ingressgateway`".into(),
+            });
+        };
+        if let Some(empty) = [("Kind", kind), ("namespace", namespace), ("name", name)]
+            .iter()
+            .find(|(_, v)| v.trim().is_empty())
+        {
+            return Err(ObjectKeyError {
+                message: format!("invalid object `{text}`: {} is empty", empty.0),
+                help: "write it as e.g. `Service/istio-system/istio-ingressgateway`".into(),
+            });
+        }
+        if !OBJECT_KINDS.contains(&kind) {
+            let mut help = format!("Kind must be one of {}", super::suggest::list(&OBJECT_KINDS));
+            if let Some(s) = super::suggest::did_you_mean(kind, &OBJECT_KINDS) {
+                help = format!("did you mean `{s}`? {help}");
+            }
+            return Err(ObjectKeyError {
+                message: format!("invalid object `{text}`: unknown Kind `{kind}`"),
+                help,
+            });
+        }
+        Ok(ObjectKey {
+            kind: kind.to_owned(),
+            namespace: namespace.to_owned(),
+            name: name.to_owned(),
+        })
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}/{}", self.kind, self.namespace, self.name)
+    }
+}
+
+/// Marker put in front of the JSON-encoded [`ObjectKeyError`] so the loader can
+/// recover the help text from serde's string-only custom error.
+pub(crate) const OBJECT_KEY_ERROR_TAG: &str = "lblint-object-key:";
+
+impl<'de> Deserialize<'de> for ObjectKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        ObjectKey::parse(&text).map_err(|e| {
+            // serde's custom errors carry only a string; encode message and help so the
+            // loader can split them again (the deserializer adds the value's location).
+            let payload = serde_json::json!({"message": e.message, "help": e.help});
+            serde::de::Error::custom(format!("{OBJECT_KEY_ERROR_TAG}{payload}"))
+        })
+    }
+}

@@ -1,0 +1,177 @@
+//! `lblint profile init`: a commented profile to fill in.
+//!
+//! Facts the caller did not give stay commented out, so the generated profile claims
+//! nothing that nobody checked: uncommenting a line is how a user states a fact.
+//! Convention (tests rely on it): prose comments start with a capital letter, commented-out
+//! YAML starts with a lowercase key or `- `.
+
+use std::fmt::Write as _;
+
+use super::{Provider, ProxyMode};
+
+/// Builds the YAML text line by line; `fact` lines are commented out unless known.
+struct Out(String);
+
+impl Out {
+    fn comment(&mut self, indent: usize, text: &str) {
+        for line in text.lines() {
+            let _ = writeln!(self.0, "{:indent$}# {line}", "");
+        }
+    }
+
+    /// A `key: value` line, active when `known`, commented out otherwise.
+    fn fact(&mut self, indent: usize, known: bool, line: &str) {
+        let hash = if known { "" } else { "# " };
+        let _ = writeln!(self.0, "{:indent$}{hash}{line}", "");
+    }
+
+    fn blank(&mut self) {
+        self.0.push('\n');
+    }
+}
+
+/// A commented profile that [`super::parse_profile`] accepts, for any arguments.
+pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) -> String {
+    let p = provider.unwrap_or(Provider::Generic);
+    let mut o = Out(String::new());
+
+    o.comment(
+        0,
+        "lblint cluster profile: facts about the cluster your manifests are deployed to.\n\
+         A fact that is left out (or commented out) is UNKNOWN: rules then assume nothing\n\
+         about it and report what can go wrong either way. Uncomment a line only once you\n\
+         have checked it on the cluster.",
+    );
+    o.fact(0, true, "apiVersion: lblint.dev/v1alpha1");
+    o.fact(0, true, "kind: ClusterProfile");
+    o.fact(0, true, "metadata:");
+    o.comment(2, "Shown in reports, so you can tell profiles apart.");
+    o.fact(2, true, "name: my-cluster");
+    o.fact(0, true, "spec:");
+
+    o.comment(
+        2,
+        "Cloud provider: tke (Tencent), vke (Volcengine), ack (Alibaba) or generic.\n\
+         Selects the provider's load-balancer rules and annotations. The only required field.",
+    );
+    if provider.is_none() {
+        o.comment(2, "Provider not given: generic runs only the provider-neutral rules.");
+    }
+    o.fact(2, true, &format!("provider: {p}"));
+    o.blank();
+
+    o.comment(
+        2,
+        "Kubernetes version, quoted (\"1.30\" unquoted would be a number).\n\
+         Used by rules whose fix or trap depends on the Kubernetes release.",
+    );
+    o.fact(2, false, "kubernetesVersion: \"1.30.2\"");
+    o.blank();
+
+    // kubeProxy: the mode decides whether LB addresses are answered on the node itself.
+    let mode_known = proxy_mode.is_some();
+    o.comment(
+        2,
+        "How Services are forwarded on the nodes. Used by the loopback rules: with IPVS the\n\
+         LB address is bound to the kube-ipvs0 NIC, so traffic from inside the cluster to it\n\
+         never leaves the node.",
+    );
+    o.fact(2, mode_known, "kubeProxy:");
+    o.comment(4, "One of iptables, ipvs, nftables, ebpf.");
+    let mode = proxy_mode.unwrap_or(ProxyMode::Ipvs);
+    o.fact(4, mode_known, &format!("mode: {mode}"));
+    o.comment(
+        4,
+        "The kube-proxy build as the cluster shows it, e.g. \"v1.30.2-tke.3\" (version-gated rules).",
+    );
+    o.fact(4, false, "version: \"v1.30.2\"");
+    o.comment(
+        4,
+        "True when LB addresses are bound to the IPVS NIC (kube-proxy binds them unless told\n\
+         not to). Needed by prevent-loopback to know whether the trap is armed.",
+    );
+    o.fact(4, false, "lbAddressBinding: true");
+    o.blank();
+
+    o.comment(
+        2,
+        "Pod networking. Used by the direct-to-pod (ENI / IP mode) backend rules.",
+    );
+    o.comment(2, "network:");
+    let cni = match p {
+        Provider::Tke => "vpc-cni          # or global-router",
+        Provider::Vke => "vpc-cni",
+        Provider::Ack => "terway           # or flannel",
+        Provider::Generic => "cilium           # free text: flannel, calico, cilium, ...",
+    };
+    o.comment(4, "CNI plugin, free text.");
+    o.comment(4, &format!("cni: {cni}"));
+    o.comment(
+        4,
+        "VKE: pod interface type; ipvlan is needed for IP-mode (direct-to-pod) LBs.",
+    );
+    o.comment(4, "podInterface: ipvlan");
+    o.comment(4, "VKE: how Services are forwarded, e.g. ebpf.");
+    o.comment(4, "serviceForwarding: ebpf");
+    o.comment(
+        4,
+        "ACK: pods get ENI addresses (Terway or inclusive ENI), so `backend-type: eni` works.",
+    );
+    o.comment(4, "eniDirect: true");
+    o.blank();
+
+    o.comment(
+        2,
+        "Node pools. Used by rules about where LB backends and gateways can be scheduled\n\
+         (TKE super nodes have no kube-proxy, so they are never looped back to).\n\
+         Pool type: regular | native | super; taint effect: NoSchedule | PreferNoSchedule | NoExecute",
+    );
+    o.comment(2, "nodePools:");
+    o.comment(4, "- name: general");
+    o.comment(4, "  type: regular");
+    o.comment(4, "  labels: {pool: general}");
+    o.comment(4, "  taints: []");
+    if p == Provider::Tke {
+        o.comment(4, "- name: serverless");
+        o.comment(4, "  type: super");
+        o.comment(4, "  labels: {node.kubernetes.io/instance-type: eklet}");
+        o.comment(
+            4,
+            "  taints: [{key: eks.tke.cloud.tencent.com/eklet, effect: NoSchedule}]",
+        );
+    }
+    o.blank();
+
+    o.comment(
+        2,
+        "Versions of provider add-ons; rules that know which release fixed a trap use them.",
+    );
+    o.comment(2, "addons:");
+    o.comment(4, "TKE: L7 (CLB Ingress) controller version.");
+    o.comment(4, "ingressController: \"v2.9.1\"");
+    o.comment(4, "VKE: cloud-controller-manager version.");
+    o.comment(4, "cloudControllerManager: \"v1.43.0\"");
+    o.blank();
+
+    o.comment(
+        2,
+        "Account features enabled by support ticket (TKE CLB). Used by the SNAT and\n\
+         keep-alive rules: with SNAT on, the LB does not loop traffic back to its source.",
+    );
+    o.comment(2, "allowlists:");
+    o.comment(4, "clbL4Snat: true");
+    o.comment(4, "clbL7Snat: false");
+    o.comment(4, "clbKeepAlive: false");
+    o.blank();
+
+    o.comment(
+        2,
+        "Addresses (IPs or DNS names) that resolve to this cluster's own load balancers.\n\
+         Used by the loopback rules to spot in-cluster clients calling their own LB.\n\
+         Each object is Kind/namespace/name, where Kind is Service, Ingress or IstioGateway.",
+    );
+    o.comment(2, "loadBalancers:");
+    o.comment(4, "- object: Service/istio-system/istio-ingressgateway");
+    o.comment(4, "  addresses: [\"192.0.2.10\", \"gw.example.com\"]");
+    o.0
+}

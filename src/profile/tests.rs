@@ -1,0 +1,480 @@
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::*;
+
+fn fixture(name: &str) -> (String, String) {
+    let path = format!("testdata/profile/{name}");
+    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
+    (text, path)
+}
+
+fn ok(name: &str) -> Profile {
+    let (text, path) = fixture(name);
+    parse_profile(&text, &path).unwrap_or_else(|e| panic!("{name} should parse:\n{e}"))
+}
+
+fn err(name: &str) -> ProfileError {
+    let (text, path) = fixture(name);
+    match parse_profile(&text, &path) {
+        Ok(p) => panic!("{name} should fail, got {p:?}"),
+        Err(e) => e,
+    }
+}
+
+macro_rules! snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({
+            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
+// ---- valid profiles -------------------------------------------------------------------
+
+#[test]
+fn tke_ipvs_profile() {
+    let p = ok("tke-ipvs.yaml");
+    assert_eq!(p.name.as_deref(), Some("prod-guangzhou"));
+    assert_eq!(p.path.as_deref(), Some("testdata/profile/tke-ipvs.yaml"));
+    let s = &p.spec;
+    assert_eq!(s.provider, Provider::Tke);
+    assert_eq!(s.kubernetes_version.as_deref(), Some("1.30.2"));
+    let kp = s.kube_proxy.as_ref().unwrap();
+    assert_eq!(kp.mode, Some(ProxyMode::Ipvs));
+    assert_eq!(kp.lb_address_binding, Some(true));
+    assert_eq!(
+        version::parse_version(kp.version.as_deref().unwrap()),
+        version::parse_version("v1.30.2-tke.3")
+    );
+    let pools = s.node_pools.as_ref().unwrap();
+    assert_eq!(pools.len(), 2);
+    assert_eq!(pools[0].node_type, Some(NodeType::Regular));
+    assert_eq!(pools[0].taints.as_deref(), Some(&[][..]));
+    assert_eq!(pools[1].node_type, Some(NodeType::Super));
+    assert_eq!(
+        pools[1].labels.as_ref().unwrap()["node.kubernetes.io/instance-type"],
+        "eklet"
+    );
+    let taint = &pools[1].taints.as_ref().unwrap()[0];
+    assert_eq!(taint.key.as_deref(), Some("eks.tke.cloud.tencent.com/eklet"));
+    assert_eq!(taint.value, None);
+    assert_eq!(taint.effect, Some(TaintEffect::NoSchedule));
+    let al = s.allowlists.as_ref().unwrap();
+    assert_eq!(
+        (al.clb_l4_snat, al.clb_l7_snat, al.clb_keep_alive),
+        (Some(true), Some(false), Some(false))
+    );
+    assert_eq!(
+        s.addons.as_ref().unwrap().ingress_controller.as_deref(),
+        Some("v2.9.1")
+    );
+    let lbs = s.load_balancers.as_ref().unwrap();
+    assert_eq!(
+        lbs[0].object,
+        Some(ObjectKey {
+            kind: "Service".into(),
+            namespace: "istio-system".into(),
+            name: "istio-ingressgateway".into()
+        })
+    );
+    assert_eq!(
+        lbs[0].addresses.as_deref().unwrap(),
+        ["47.100.1.2", "gw.example.com"]
+    );
+    assert_eq!(
+        lbs[1].object.as_ref().unwrap().to_string(),
+        "Ingress/web/frontend"
+    );
+    // Unset facts stay unknown.
+    assert_eq!(s.network.as_ref().unwrap().eni_direct, None);
+    assert_eq!(s.addons.as_ref().unwrap().cloud_controller_manager, None);
+}
+
+#[test]
+fn vke_profile() {
+    let s = ok("vke.yaml").spec;
+    assert_eq!(s.provider, Provider::Vke);
+    let n = s.network.as_ref().unwrap();
+    assert_eq!(n.pod_interface.as_deref(), Some("ipvlan"));
+    assert_eq!(n.service_forwarding.as_deref(), Some("ebpf"));
+    assert_eq!(s.kube_proxy.as_ref().unwrap().mode, Some(ProxyMode::Ebpf));
+    assert_eq!(
+        s.addons.unwrap().cloud_controller_manager.as_deref(),
+        Some("v1.43.0")
+    );
+    assert_eq!(s.allowlists, None);
+}
+
+#[test]
+fn ack_profile() {
+    let s = ok("ack.yaml").spec;
+    assert_eq!(s.provider, Provider::Ack);
+    assert_eq!(s.network.as_ref().unwrap().eni_direct, Some(true));
+    let taint = &s.node_pools.as_ref().unwrap()[0].taints.as_ref().unwrap()[0];
+    assert_eq!(taint.value.as_deref(), Some("gateway"));
+    assert_eq!(taint.effect, Some(TaintEffect::NoExecute));
+    assert_eq!(
+        s.load_balancers.unwrap()[0].object.as_ref().unwrap().kind,
+        "IstioGateway"
+    );
+}
+
+#[test]
+fn minimal_profile_is_all_unknown() {
+    let p = ok("minimal.yaml");
+    assert_eq!(p.name, None);
+    assert_eq!(p.spec, Spec::unknown(Provider::Generic));
+}
+
+#[test]
+fn generic_profile_is_all_unknown() {
+    let g = generic();
+    assert_eq!(g.spec, Spec::unknown(Provider::Generic));
+    assert_eq!((g.name, g.path), (None, None));
+}
+
+#[test]
+fn yaml_11_booleans_are_accepted() {
+    // Kubernetes (go-yaml v2) reads `yes`/`off` as booleans; so do we.
+    let text = "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nspec:\n  provider: ack\n  \
+                network: {eniDirect: yes}\n  allowlists: {clbL4Snat: off}\n";
+    let s = parse_profile(text, "p.yaml").unwrap().spec;
+    assert_eq!(s.network.unwrap().eni_direct, Some(true));
+    assert_eq!(s.allowlists.unwrap().clb_l4_snat, Some(false));
+}
+
+#[test]
+fn unquoted_versions_and_null_sections() {
+    let text = "\u{FEFF}apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nspec:\n  provider: tke\n  \
+                kubernetesVersion: 1.30\n  addons:\n";
+    let s = parse_profile(text, "p.yaml").unwrap().spec;
+    // Kept as written, not as the float 1.3.
+    assert_eq!(s.kubernetes_version.as_deref(), Some("1.30"));
+    assert_eq!(s.addons, None);
+}
+
+// ---- errors ---------------------------------------------------------------------------
+
+/// (fixture, line, column, snapshot name)
+const ERRORS: &[(&str, usize, usize, &str)] = &[
+    ("err-unknown-field.yaml", 5, 15, "profile_err_unknown_field"),
+    ("err-unknown-top.yaml", 3, 1, "profile_err_unknown_top_field"),
+    ("err-bad-enum.yaml", 6, 11, "profile_err_bad_enum"),
+    ("err-bad-provider.yaml", 4, 13, "profile_err_bad_provider"),
+    ("err-taint-effect.yaml", 8, 63, "profile_err_taint_effect"),
+    ("err-node-pools-map.yaml", 5, 14, "profile_err_wrong_type_list"),
+    ("err-bool-maybe.yaml", 7, 23, "profile_err_wrong_type_bool"),
+    ("err-object-format.yaml", 6, 15, "profile_err_object_format"),
+    ("err-object-kind.yaml", 6, 15, "profile_err_object_kind"),
+    ("err-api-version.yaml", 1, 13, "profile_err_api_version"),
+    ("err-not-a-profile.yaml", 1, 13, "profile_err_not_a_profile"),
+    ("err-kind.yaml", 2, 7, "profile_err_kind"),
+    ("err-syntax.yaml", 5, 12, "profile_err_syntax"),
+    ("err-missing-provider.yaml", 4, 3, "profile_err_missing_provider"),
+    ("err-duplicate-key.yaml", 5, 3, "profile_err_duplicate_key"),
+    ("err-empty.yaml", 1, 1, "profile_err_empty"),
+    ("err-comments-only.yaml", 1, 1, "profile_err_comments_only"),
+    ("err-not-mapping.yaml", 1, 1, "profile_err_not_mapping"),
+    ("err-two-docs.yaml", 6, 1, "profile_err_two_documents"),
+];
+
+#[test]
+fn errors_are_located_and_snapshotted() {
+    for &(file, line, column, snap) in ERRORS {
+        let e = err(file);
+        assert_eq!(
+            (e.line, e.column),
+            (line, column),
+            "{file}: wrong place for\n{e}"
+        );
+        assert!(e.is_located());
+        assert_eq!(e.path, format!("testdata/profile/{file}"));
+        // The byte range agrees with line/column.
+        let before = &e.source_text[..e.offset];
+        assert_eq!(before.matches('\n').count() + 1, line, "{file}: offset line");
+        snapshot!(snap, e.to_string());
+    }
+}
+
+#[test]
+fn every_error_fixture_is_covered() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/profile");
+    let mut listed: BTreeSet<&str> = ERRORS.iter().map(|e| e.0).collect();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.starts_with("err-") {
+            assert!(listed.remove(name.as_str()), "{name} has no ERRORS entry");
+        } else {
+            ok(&name);
+        }
+    }
+    assert!(listed.is_empty(), "missing fixtures: {listed:?}");
+}
+
+#[test]
+fn error_spans_cover_the_offending_text() {
+    let span = |file| {
+        let e = err(file);
+        e.source_text[e.offset..e.offset + e.len].to_owned()
+    };
+    assert_eq!(span("err-unknown-field.yaml"), "mod");
+    assert_eq!(span("err-bad-enum.yaml"), "ipvss");
+    assert_eq!(span("err-bool-maybe.yaml"), "\"maybe\"");
+    assert_eq!(span("err-object-kind.yaml"), "Servce/istio-system/istio-ingressgateway");
+    assert_eq!(span("err-api-version.yaml"), "lblint.dev/v1");
+}
+
+#[test]
+fn miette_rendering() {
+    let e = err("err-unknown-field.yaml");
+    let mut out = String::new();
+    miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .with_width(100)
+        .render_report(&mut out, &e.diagnostic())
+        .unwrap();
+    snapshot!("profile_err_unknown_field_miette", out);
+}
+
+#[test]
+fn unreadable_file_is_an_error() {
+    let e = load_profile(std::path::Path::new("testdata/profile/no-such-file.yaml")).unwrap_err();
+    assert!(!e.is_located());
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with("testdata/profile/no-such-file.yaml: cannot read profile: "),
+        "{shown}"
+    );
+    let dir = load_profile(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_err();
+    assert!(dir.message.starts_with("cannot read profile"), "{dir}");
+}
+
+#[test]
+fn load_profile_reads_files() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/profile/vke.yaml");
+    let p = load_profile(&path).unwrap();
+    assert_eq!(p.spec.provider, Provider::Vke);
+    assert_eq!(p.path, Some(path.display().to_string()));
+}
+
+#[test]
+fn hostile_profiles_are_refused_cheaply() {
+    let head = "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nspec:\n  provider: tke\n";
+    // Billion laughs: nine levels of ten aliases each.
+    let mut bomb = String::from(head);
+    bomb.push_str("  network:\n    cni: &a0 x\n");
+    for i in 1..10 {
+        let prev = format!("*a{}", i - 1);
+        let refs = vec![prev.as_str(); 10].join(", ");
+        bomb.push_str(&format!("x{i}: &a{i} [{refs}]\n"));
+    }
+    bomb.push_str("y: [*a9, *a9, *a9]\n");
+    let started = std::time::Instant::now();
+    assert!(parse_profile(&bomb, "bomb.yaml").is_err());
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+
+    let deep = format!("{head}  labels: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    let e = parse_profile(&deep, "deep.yaml").unwrap_err();
+    assert!(e.is_located(), "{e}");
+
+    let huge = format!("{head}#{}\n", "x".repeat(MAX_PROFILE_BYTES));
+    let e = parse_profile(&huge, "huge.yaml").unwrap_err();
+    assert!(e.message.contains("too large"), "{e}");
+}
+
+// ---- template -------------------------------------------------------------------------
+
+fn combinations() -> Vec<(Option<Provider>, Option<ProxyMode>)> {
+    let providers = std::iter::once(None).chain(Provider::ALL.map(Some));
+    providers
+        .flat_map(|p| {
+            std::iter::once(None)
+                .chain(ProxyMode::ALL.map(Some))
+                .map(move |m| (p, m))
+        })
+        .collect()
+}
+
+#[test]
+fn template_parses_for_every_combination() {
+    let combos = combinations();
+    assert_eq!(combos.len(), 25);
+    for (provider, mode) in combos {
+        let text = init_template(provider, mode);
+        let p = parse_profile(&text, "template.yaml")
+            .unwrap_or_else(|e| panic!("{provider:?}/{mode:?}:\n{e}\n---\n{text}"));
+        assert_eq!(p.spec.provider, provider.unwrap_or(Provider::Generic));
+        assert_eq!(p.spec.kube_proxy.and_then(|k| k.mode), mode);
+        // Nothing else is claimed: every other fact stays unknown.
+        assert_eq!(p.spec.kubernetes_version, None);
+        assert_eq!(p.spec.network, None);
+        assert_eq!(p.spec.node_pools, None);
+        assert_eq!(p.spec.allowlists, None);
+        assert_eq!(p.spec.load_balancers, None);
+        assert!(text.lines().all(|l| l.len() <= 100), "{provider:?}/{mode:?}: long line");
+        check_schema(&yaml_to_json(&text), &json_schema(), "$")
+            .unwrap_or_else(|e| panic!("{provider:?}/{mode:?}: {e}"));
+    }
+}
+
+#[test]
+fn template_with_every_line_uncommented_is_valid() {
+    // Uncommenting the commented-out facts (not the prose) must give a valid, full profile.
+    let text = init_template(Some(Provider::Tke), Some(ProxyMode::Ipvs));
+    let uncommented: String = text
+        .lines()
+        .map(|l| {
+            let trimmed = l.trim_start();
+            let indent = l.len() - trimmed.len();
+            match trimmed.strip_prefix("# ") {
+                Some(rest) if looks_like_yaml(rest) => format!("{}{rest}\n", " ".repeat(indent)),
+                _ => format!("{l}\n"),
+            }
+        })
+        .collect();
+    let p = parse_profile(&uncommented, "full.yaml").unwrap_or_else(|e| panic!("{e}\n{uncommented}"));
+    let s = p.spec;
+    assert!(s.kubernetes_version.is_some());
+    assert_eq!(s.kube_proxy.unwrap().lb_address_binding, Some(true));
+    assert_eq!(s.network.unwrap().eni_direct, Some(true));
+    assert_eq!(s.node_pools.unwrap().len(), 2);
+    assert_eq!(s.addons.unwrap().cloud_controller_manager.as_deref(), Some("v1.43.0"));
+    assert_eq!(s.allowlists.unwrap().clb_l4_snat, Some(true));
+    assert_eq!(s.load_balancers.unwrap().len(), 1);
+}
+
+/// The template's convention: commented-out YAML starts with a lowercase key or `- `.
+fn looks_like_yaml(rest: &str) -> bool {
+    let item = rest.trim_start().trim_start_matches("- ");
+    item.starts_with(|c: char| c.is_ascii_lowercase())
+        && item.split_once(':').is_some_and(|(k, _)| k.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+#[test]
+fn template_snapshot() {
+    snapshot!(
+        "profile_init_template_tke_ipvs",
+        init_template(Some(Provider::Tke), Some(ProxyMode::Ipvs))
+    );
+}
+
+// ---- schema ---------------------------------------------------------------------------
+
+fn yaml_to_json(text: &str) -> Value {
+    serde_saphyr::from_str(text).expect("valid YAML")
+}
+
+/// Checks the subset of draft-07 that `json_schema` uses. Enough to catch a schema that
+/// disagrees with the loader about names, required keys, enums and basic types.
+fn check_schema(v: &Value, schema: &Value, at: &str) -> Result<(), String> {
+    if let Some(c) = schema.get("const") {
+        if v != c {
+            return Err(format!("{at}: {v} != const {c}"));
+        }
+    }
+    if let Some(e) = schema.get("enum").and_then(Value::as_array) {
+        if !e.contains(v) {
+            return Err(format!("{at}: {v} not in enum"));
+        }
+    }
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    };
+    let kind = match v {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::Null => "null",
+    };
+    if !types.is_empty() && !types.contains(&kind) {
+        return Err(format!("{at}: {kind}, expected {types:?}"));
+    }
+    if let Value::Object(map) = v {
+        let props = schema.get("properties").and_then(Value::as_object);
+        for req in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+            if !map.contains_key(req.as_str().unwrap()) {
+                return Err(format!("{at}: missing required {req}"));
+            }
+        }
+        for (k, child) in map {
+            let path = format!("{at}.{k}");
+            match (props.and_then(|p| p.get(k)), schema.get("additionalProperties")) {
+                (Some(s), _) => check_schema(child, s, &path)?,
+                (None, Some(Value::Bool(false))) => return Err(format!("{path}: not allowed")),
+                (None, Some(s @ Value::Object(_))) => check_schema(child, s, &path)?,
+                (None, _) => {}
+            }
+        }
+    }
+    if let (Value::Array(items), Some(s)) = (v, schema.get("items")) {
+        for (i, item) in items.iter().enumerate() {
+            check_schema(item, s, &format!("{at}[{i}]"))?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn fixtures_match_the_schema() {
+    let schema = json_schema();
+    assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+    for name in ["tke-ipvs.yaml", "vke.yaml", "ack.yaml", "minimal.yaml"] {
+        let v = yaml_to_json(&fixture(name).0);
+        check_schema(&v, &schema, "$").unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    // And the schema rejects what the loader rejects.
+    for name in ["err-unknown-field.yaml", "err-bad-enum.yaml", "err-api-version.yaml", "err-node-pools-map.yaml"] {
+        let v = yaml_to_json(&fixture(name).0);
+        assert!(check_schema(&v, &schema, "$").is_err(), "{name} should violate the schema");
+    }
+}
+
+/// Schema property names equal serde's field names, section by section: serde's own
+/// "expected one of" list is read back from an unknown-field error in each section.
+#[test]
+fn schema_fields_match_serde_fields() {
+    let schema = json_schema();
+    let head = "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\n";
+    let sections: &[(&str, &[&str])] = &[
+        ("zzz: 1\nspec: {provider: tke}\n", &[]),
+        ("metadata: {zzz: 1}\nspec: {provider: tke}\n", &["metadata"]),
+        ("spec: {provider: tke, zzz: 1}\n", &["spec"]),
+        ("spec: {provider: tke, kubeProxy: {zzz: 1}}\n", &["spec", "kubeProxy"]),
+        ("spec: {provider: tke, network: {zzz: 1}}\n", &["spec", "network"]),
+        ("spec: {provider: tke, nodePools: [{zzz: 1}]}\n", &["spec", "nodePools", "[]"]),
+        (
+            "spec: {provider: tke, nodePools: [{taints: [{zzz: 1}]}]}\n",
+            &["spec", "nodePools", "[]", "taints", "[]"],
+        ),
+        ("spec: {provider: tke, addons: {zzz: 1}}\n", &["spec", "addons"]),
+        ("spec: {provider: tke, allowlists: {zzz: 1}}\n", &["spec", "allowlists"]),
+        ("spec: {provider: tke, loadBalancers: [{zzz: 1}]}\n", &["spec", "loadBalancers", "[]"]),
+    ];
+    for (body, path) in sections {
+        let e = parse_profile(&format!("{head}{body}"), "p.yaml").unwrap_err();
+        let help = e.help.clone().unwrap();
+        let serde_fields: BTreeSet<String> = help
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect();
+        let mut s = &schema;
+        for step in *path {
+            s = if *step == "[]" { &s["items"] } else { &s["properties"][step] };
+        }
+        let schema_fields: BTreeSet<String> =
+            s["properties"].as_object().unwrap().keys().cloned().collect();
+        assert_eq!(serde_fields, schema_fields, "{path:?}: {help}");
+    }
+}
