@@ -44,7 +44,10 @@ impl CheckOutcome {
 #[derive(Debug)]
 pub enum CheckError {
     Walk(WalkError),
-    UnknownRule { key: String, suggestion: Option<String> },
+    UnknownRule {
+        key: String,
+        suggestion: Option<String>,
+    },
     Stdin(std::io::Error),
 }
 
@@ -74,12 +77,18 @@ fn resolve_rules(keys: &[String]) -> Result<Vec<&'static RuleMeta>, CheckError> 
         .map(|key| {
             rules::lookup(key).ok_or_else(|| CheckError::UnknownRule {
                 key: key.to_string(),
-                suggestion: crate::profile::suggest::did_you_mean(
-                    key,
-                    rules::all_meta().iter().flat_map(|m| [m.id, m.name]),
-                ),
+                suggestion: crate::profile::suggest::did_you_mean(key, &rule_keys())
+                    .map(str::to_string),
             })
         })
+        .collect()
+}
+
+/// Every id and name a rule can be selected by.
+pub fn rule_keys() -> Vec<&'static str> {
+    rules::all_meta()
+        .iter()
+        .flat_map(|m| [m.id, m.name])
         .collect()
 }
 
@@ -92,7 +101,8 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
     } else {
         options.paths.clone()
     };
-    let walked = walk::walk(&paths, options.stdin_filename.as_deref(), &options.walk).map_err(CheckError::Walk)?;
+    let walked = walk::walk(&paths, options.stdin_filename.as_deref(), &options.walk)
+        .map_err(CheckError::Walk)?;
 
     let mut diagnostics = Vec::new();
     for skipped in &walked.skipped {
@@ -101,14 +111,23 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
 
     let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
         let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map_err(CheckError::Stdin)?;
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(CheckError::Stdin)?;
         Some(bytes)
     } else {
         None
     };
     let loaded = load_all(&walked.files, stdin_text.as_deref(), options.threads);
     let order: Vec<&str> = walked.files.iter().map(|f| f.display.as_str()).collect();
-    Ok(lint_loaded(loaded, diagnostics, &order, profile, &selected, &ignored))
+    Ok(lint_loaded(
+        loaded,
+        diagnostics,
+        &order,
+        profile,
+        &selected,
+        &ignored,
+    ))
 }
 
 /// Lint in-memory files (display path, bytes) with every rule: the whole flow minus the walk.
@@ -153,7 +172,8 @@ fn lint_loaded(
     }
 
     diagnostics.retain(|d| {
-        (selected.is_empty() || selected.iter().any(|m| m.id == d.rule)) && !ignored.iter().any(|m| m.id == d.rule)
+        (selected.is_empty() || selected.iter().any(|m| m.id == d.rule))
+            && !ignored.iter().any(|m| m.id == d.rule)
     });
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();
     diagnostics.sort_by(|a, b| {
@@ -210,7 +230,10 @@ fn load_all(inputs: &[InputFile], stdin: Option<&[u8]>, threads: usize) -> Vec<L
                 })
             })
             .collect();
-        workers.into_iter().map(|w| w.join().unwrap_or_default()).collect()
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_default())
+            .collect()
     });
     for (i, loaded) in chunks.into_iter().flatten() {
         results[i] = Some(loaded);
@@ -228,7 +251,10 @@ fn file_skipped(path: &str, reason: &str, pos: Option<Pos>) -> Diagnostic {
         Severity::Warning,
         Location {
             file: Arc::from(path),
-            span: Span { start: pos, end: pos },
+            span: Span {
+                start: pos,
+                end: pos,
+            },
         },
         format!("File not linted: {reason}."),
     )

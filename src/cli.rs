@@ -159,7 +159,11 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            let code = if err.use_stderr() { EXIT_FAILURE } else { EXIT_OK };
+            let code = if err.use_stderr() {
+                EXIT_FAILURE
+            } else {
+                EXIT_OK
+            };
             let _ = err.print();
             return code;
         }
@@ -168,7 +172,10 @@ pub fn main() -> i32 {
         Command::Check(args) => run_check(args),
         Command::Rules { format } => run_rules(format),
         Command::Explain { rule } => run_explain(&rule),
-        Command::Profile(ProfileCommand::Init { provider, proxy_mode }) => run_profile_init(provider, proxy_mode),
+        Command::Profile(ProfileCommand::Init {
+            provider,
+            proxy_mode,
+        }) => run_profile_init(provider, proxy_mode),
         Command::Profile(ProfileCommand::Check { file }) => run_profile_check(&file),
     }
 }
@@ -238,7 +245,9 @@ fn run_check(args: CheckArgs) -> i32 {
         ColorArg::Always => true,
         ColorArg::Never => false,
         ColorArg::Auto => {
-            args.output.is_none() && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+            args.output.is_none()
+                && std::env::var_os("NO_COLOR").is_none()
+                && std::io::stdout().is_terminal()
         }
     };
     let report_options = ReportOptions {
@@ -257,10 +266,14 @@ fn run_check(args: CheckArgs) -> i32 {
         return fail(format!("cannot write the report: {err}"));
     }
     let written = match &args.output {
-        Some(path) => std::fs::write(path, &buffer).map_err(|e| format!("cannot write {}: {e}", path.display())),
+        Some(path) => std::fs::write(path, &buffer)
+            .map_err(|e| format!("cannot write {}: {e}", path.display())),
         None => {
             let mut stdout = std::io::stdout().lock();
-            stdout.write_all(&buffer).and_then(|_| stdout.flush()).map_err(|e| e.to_string())
+            stdout
+                .write_all(&buffer)
+                .and_then(|_| stdout.flush())
+                .map_err(|e| e.to_string())
         }
     };
     if let Err(err) = written {
@@ -307,7 +320,10 @@ fn run_rules(format: RulesFormat) -> i32 {
         }
         RulesFormat::Table => {
             let width = metas.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
-            let mut out = format!("{:<7} {:<width$} {:<8} {:<9} SUMMARY\n", "ID", "NAME", "SEVERITY", "PROVIDERS");
+            let mut out = format!(
+                "{:<7} {:<width$} {:<8} {:<9} SUMMARY\n",
+                "ID", "NAME", "SEVERITY", "PROVIDERS"
+            );
             for m in &metas {
                 out.push_str(&format!(
                     "{:<7} {:<width$} {:<8} {:<9} {}\n",
@@ -332,11 +348,12 @@ fn run_explain(key: &str) -> i32 {
             EXIT_OK
         }
         None => {
-            let names = rules::all_meta();
-            let suggestion =
-                profile::suggest::did_you_mean(key, names.iter().flat_map(|m| [m.id, m.name]));
+            let keys = crate::check::rule_keys();
+            let suggestion = profile::suggest::did_you_mean(key, &keys);
             match suggestion {
-                Some(s) => fail(format!("unknown rule `{key}`; did you mean `{s}`? (see `lblint rules`)")),
+                Some(s) => fail(format!(
+                    "unknown rule `{key}`; did you mean `{s}`? (see `lblint rules`)"
+                )),
                 None => fail(format!("unknown rule `{key}` (see `lblint rules`)")),
             }
         }
@@ -363,7 +380,11 @@ fn run_profile_init(provider: Option<ProviderArg>, proxy_mode: Option<ProxyModeA
 fn run_profile_check(file: &std::path::Path) -> i32 {
     match profile::load_profile(file) {
         Ok(p) => {
-            println!("{}: valid ClusterProfile (provider {})", file.display(), p.provider().as_str());
+            println!(
+                "{}: valid ClusterProfile (provider {})",
+                file.display(),
+                p.provider().as_str()
+            );
             EXIT_OK
         }
         Err(err) => {

@@ -148,9 +148,14 @@ fn collect_document(file: usize, doc_index: usize, doc: &Document, out: &mut Vec
     let Some(root) = doc.root() else { return };
     let Some(id) = identity(root) else { return };
     let helm = helm_source(doc);
-    let is_list = id.kind == "List" || (id.kind.ends_with("List") && root.get("items").is_some_and(|i| i.is_sequence()));
+    let is_list = id.kind == "List"
+        || (id.kind.ends_with("List") && root.get("items").is_some_and(|i| i.is_sequence()));
     if is_list {
-        for item in root.get("items").into_iter().flat_map(|items| items.items()) {
+        for item in root
+            .get("items")
+            .into_iter()
+            .flat_map(|items| items.items())
+        {
             let item = item.resolved();
             if let Some(item_id) = identity(item) {
                 out.push(Object {
@@ -218,7 +223,9 @@ impl<'w> PodTemplate<'w> {
 /// Does every `key: value` of the selector mapping appear in the labels mapping?
 /// An empty or missing selector selects nothing (a Service without selector has manual endpoints).
 pub fn selector_matches(selector: Option<NodeRef<'_>>, labels: Option<NodeRef<'_>>) -> bool {
-    let Some(selector) = selector else { return false };
+    let Some(selector) = selector else {
+        return false;
+    };
     let mut any = false;
     for (key, value) in selector.entries() {
         let (Some(key), Some(value)) = (key.as_str(), value.as_str()) else {

@@ -101,11 +101,14 @@ struct Filter {
 
 impl Filter {
     fn excluded(&self, display: &str) -> bool {
-        let path = Path::new(display);
-        path.ancestors()
+        Path::new(display)
+            .ancestors()
             .filter(|p| !p.as_os_str().is_empty())
-            .any(|p| self.exclude.is_match(p))
-            || path.file_name().is_some_and(|name| self.exclude.is_match(name))
+            .any(|p| {
+                self.exclude.is_match(p)
+                    || p.file_name()
+                        .is_some_and(|name| self.exclude.is_match(name))
+            })
     }
 
     fn included(&self, display: &str) -> bool {
@@ -151,7 +154,11 @@ fn is_skipped_dir(name: &str) -> bool {
 
 /// Expand the command-line paths into the files to lint, in a deterministic order:
 /// paths in the order given, each directory's entries sorted by name.
-pub fn walk(paths: &[String], stdin_name: Option<&str>, options: &WalkOptions) -> Result<Walked, WalkError> {
+pub fn walk(
+    paths: &[String],
+    stdin_name: Option<&str>,
+    options: &WalkOptions,
+) -> Result<Walked, WalkError> {
     let filter = Filter {
         include: if options.include.is_empty() {
             None
@@ -217,7 +224,8 @@ pub fn walk(paths: &[String], stdin_name: Option<&str>, options: &WalkOptions) -
             .filter_entry(|entry| {
                 entry.depth() == 0
                     || !entry.file_type().is_dir()
-                    || !entry.file_name().to_str().is_some_and(is_skipped_dir)
+                    || !(entry.file_name().to_str().is_some_and(is_skipped_dir)
+                        || filter.excluded(&display_path(entry.path(), cwd.as_deref())))
             });
         for entry in walker {
             let entry = match entry {
@@ -230,7 +238,10 @@ pub fn walk(paths: &[String], stdin_name: Option<&str>, options: &WalkOptions) -
                     let reason = if err.loop_ancestor().is_some() {
                         "symbolic link loop, not followed".to_string()
                     } else {
-                        format!("cannot read: {}", err.io_error().map_or(err.to_string(), |e| e.to_string()))
+                        format!(
+                            "cannot read: {}",
+                            err.io_error().map_or(err.to_string(), |e| e.to_string())
+                        )
                     };
                     walked.skipped.push(Skipped { display, reason });
                     continue;
@@ -271,7 +282,9 @@ pub fn walk(paths: &[String], stdin_name: Option<&str>, options: &WalkOptions) -
 }
 
 fn too_large(len: u64, limit: u64) -> String {
-    format!("file is {len} bytes, over the size limit of {limit} bytes (raise it with --max-file-size)")
+    format!(
+        "file is {len} bytes, over the size limit of {limit} bytes (raise it with --max-file-size)"
+    )
 }
 
 #[cfg(test)]

@@ -58,7 +58,10 @@ impl Model {
                         let workload = &ws.objects[w];
                         workload.namespace() == object.namespace()
                             && pod_template(ws, workload).is_some_and(|t| {
-                                selector_matches(ws.spec(object).and_then(|s| s.get("selector")), t.labels)
+                                selector_matches(
+                                    ws.spec(object).and_then(|s| s.get("selector")),
+                                    t.labels,
+                                )
                             })
                     })
                     .collect();
@@ -119,7 +122,10 @@ fn service_addresses(ws: &Workspace, object: &Object, profile: &Profile) -> Vec<
             }
         }
     }
-    if let Some(ip) = root.path(&["spec", "loadBalancerIP"]).and_then(|v| v.as_str()) {
+    if let Some(ip) = root
+        .path(&["spec", "loadBalancerIP"])
+        .and_then(|v| v.as_str())
+    {
         push(ip);
     }
     for ip in root
@@ -137,8 +143,12 @@ fn service_addresses(ws: &Workspace, object: &Object, profile: &Profile) -> Vec<
         }
     }
     for lb in profile.load_balancers() {
-        if lb.object.kind == object.kind() && lb.object.namespace == object.namespace() && lb.object.name == object.name() {
-            for address in &lb.addresses {
+        let Some(key) = &lb.object else { continue };
+        if key.kind == object.kind()
+            && key.namespace == object.namespace()
+            && key.name == object.name()
+        {
+            for address in lb.addresses.iter().flatten() {
                 push(address);
             }
         }
@@ -151,7 +161,10 @@ fn service_addresses(ws: &Workspace, object: &Object, profile: &Profile) -> Vec<
 fn host_tokens(value: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut start = None;
     let mut tokens = Vec::new();
-    for (i, c) in value.char_indices().chain(std::iter::once((value.len(), ' '))) {
+    for (i, c) in value
+        .char_indices()
+        .chain(std::iter::once((value.len(), ' ')))
+    {
         let host_char = c.is_ascii_alphanumeric() || c == '.' || c == '-';
         match (host_char, start) {
             (true, None) => start = Some(i),
@@ -178,7 +191,9 @@ fn find_callers(ws: &Workspace, model: &Model) -> Vec<Caller> {
     }
     for &workload in &model.workloads {
         let object = &ws.objects[workload];
-        let Some(template) = pod_template(ws, object) else { continue };
+        let Some(template) = pod_template(ws, object) else {
+            continue;
+        };
         let mut values: Vec<NodeRef<'_>> = Vec::new();
         for list in ["containers", "initContainers"] {
             for container in template.spec.get(list).into_iter().flat_map(NodeRef::items) {
@@ -190,7 +205,12 @@ fn find_callers(ws: &Workspace, model: &Model) -> Vec<Caller> {
                 }
             }
         }
-        for alias in template.spec.get("hostAliases").into_iter().flat_map(NodeRef::items) {
+        for alias in template
+            .spec
+            .get("hostAliases")
+            .into_iter()
+            .flat_map(NodeRef::items)
+        {
             values.extend(alias.get("ip"));
             values.extend(alias.get("hostnames").into_iter().flat_map(NodeRef::items));
         }
@@ -223,6 +243,9 @@ mod tests {
         let tokens: Vec<&str> = host_tokens("-Dapi=http://10.0.1.25:8080/x gw.example.com.")
             .map(|(_, t)| t)
             .collect();
-        assert_eq!(tokens, vec!["-Dapi", "http", "10.0.1.25", "8080", "x", "gw.example.com"]);
+        assert_eq!(
+            tokens,
+            vec!["-Dapi", "http", "10.0.1.25", "8080", "x", "gw.example.com"]
+        );
     }
 }

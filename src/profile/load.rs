@@ -122,9 +122,8 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
 /// Read and parse a profile file; an unreadable file is an (unlocated) error too.
 pub fn load_profile(path: &std::path::Path) -> Result<Profile, ProfileError> {
     let shown = path.display().to_string();
-    let unreadable = |message: String| {
-        ProfileError::new(&shown, Arc::from(""), Place::NOWHERE, message, None)
-    };
+    let unreadable =
+        |message: String| ProfileError::new(&shown, Arc::from(""), Place::NOWHERE, message, None);
     // Check the size before reading so a huge or endless file (e.g. /dev/zero) is not slurped.
     if let Ok(meta) = std::fs::metadata(path) {
         if meta.is_file() && meta.len() > MAX_PROFILE_BYTES as u64 {
@@ -270,9 +269,19 @@ fn shape_of(key: &str) -> Option<Shape> {
         "metadata" | "spec" | "kubeProxy" | "network" | "addons" | "allowlists" | "labels" => {
             Shape::Mapping
         }
-        "apiVersion" | "kind" | "name" | "kubernetesVersion" | "version" | "cni"
-        | "podInterface" | "serviceForwarding" | "ingressController"
-        | "cloudControllerManager" | "key" | "value" | "object" => Shape::Text,
+        "apiVersion"
+        | "kind"
+        | "name"
+        | "kubernetesVersion"
+        | "version"
+        | "cni"
+        | "podInterface"
+        | "serviceForwarding"
+        | "ingressController"
+        | "cloudControllerManager"
+        | "key"
+        | "value"
+        | "object" => Shape::Text,
         "provider" => Shape::Choice(PROVIDERS),
         "mode" => Shape::Choice(PROXY_MODES),
         "type" => Shape::Choice(NODE_TYPES),

@@ -2,6 +2,7 @@
 //! node pools, account allowlists, own load-balancer addresses). Facts left out are unknown.
 
 mod error;
+mod facts;
 mod load;
 mod model;
 pub mod schema;

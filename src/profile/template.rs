@@ -55,7 +55,10 @@ pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) 
          Selects the provider's load-balancer rules and annotations. The only required field.",
     );
     if provider.is_none() {
-        o.comment(2, "Provider not given: generic runs only the provider-neutral rules.");
+        o.comment(
+            2,
+            "Provider not given: generic runs only the provider-neutral rules.",
+        );
     }
     o.fact(2, true, &format!("provider: {p}"));
     o.blank();

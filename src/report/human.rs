@@ -45,6 +45,10 @@ fn handler(options: &ReportOptions) -> GraphicalReportHandler {
         .with_width(options.width)
         // No OSC 8 hyperlinks: we set no url, and escape codes must never leak when colour is off.
         .with_links(false)
+        // Wrap at spaces only: URLs and versions such as v1.20.6-tke.12 must stay whole.
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .with_break_words(false)
         .without_syntax_highlighting()
         // miette counts the header column in bytes; our source names carry the
         // char-based `line:col` instead (see `NamedText`).

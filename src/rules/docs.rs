@@ -51,7 +51,9 @@ pub fn front_matter(doc: &str) -> Option<FrontMatter> {
             continue;
         }
         in_references = false;
-        let Some((key, value)) = line.split_once(':') else { continue };
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
         let value = value.trim();
         match key.trim() {
             "id" => out.id = value.to_string(),
@@ -78,7 +80,9 @@ pub fn examples(doc: &str) -> Vec<Example> {
     let mut profile: Option<String> = None;
     let mut lines = doc.lines().enumerate();
     while let Some((number, line)) = lines.next() {
-        let Some(info) = line.strip_prefix("```yaml ") else { continue };
+        let Some(info) = line.strip_prefix("```yaml ") else {
+            continue;
+        };
         let mut block = String::new();
         for (_, body_line) in lines.by_ref() {
             if body_line.starts_with("```") {

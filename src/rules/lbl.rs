@@ -27,7 +27,8 @@ pub static FILE_SKIPPED: RuleMeta = RuleMeta {
     name: "file-skipped",
     default_severity: Severity::Warning,
     providers: &["any"],
-    summary: "A file could not be linted: unreadable, not UTF-8, over the size limit, or a link loop.",
+    summary:
+        "A file could not be linted: unreadable, not UTF-8, over the size limit, or a link loop.",
     doc: include_str!("../../rules/LBL003.md"),
 };
 

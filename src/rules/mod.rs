@@ -24,13 +24,21 @@ pub struct RuleMeta {
 }
 
 impl RuleMeta {
-    pub fn diagnostic(&'static self, severity: Severity, location: crate::diagnostic::Location, message: impl Into<String>) -> Diagnostic {
+    pub fn diagnostic(
+        &'static self,
+        severity: Severity,
+        location: crate::diagnostic::Location,
+        message: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic::new(self.id, self.name, severity, location, message)
     }
 
     /// Where the rule's documentation is published.
     pub fn url(&self) -> String {
-        format!("https://github.com/lblint/lblint/blob/main/rules/{}.md", self.id)
+        format!(
+            "https://github.com/lblint/lblint/blob/main/rules/{}.md",
+            self.id
+        )
     }
 }
 

@@ -8,12 +8,17 @@ use lblint::rules::{self, docs};
 #[test]
 fn front_matter_matches_the_registry() {
     for meta in rules::all_meta() {
-        let fm = docs::front_matter(meta.doc).unwrap_or_else(|| panic!("{}: no front matter", meta.id));
+        let fm =
+            docs::front_matter(meta.doc).unwrap_or_else(|| panic!("{}: no front matter", meta.id));
         assert_eq!(fm.id, meta.id);
         assert_eq!(fm.name, meta.name);
         assert_eq!(fm.severity, meta.default_severity.as_str(), "{}", meta.id);
         assert_eq!(fm.providers, meta.providers, "{}", meta.id);
-        assert!(!fm.references.is_empty(), "{}: no vendor reference", meta.id);
+        assert!(
+            !fm.references.is_empty(),
+            "{}: no vendor reference",
+            meta.id
+        );
         assert!(
             fm.references.iter().all(|r| r.contains("https://")),
             "{}: every reference needs a link",
@@ -36,7 +41,9 @@ fn every_rule_document_has_examples_and_they_hold() {
             continue;
         }
         assert!(
-            examples.iter().any(|e| matches!(e.expect, docs::Expect::Fails(_))),
+            examples
+                .iter()
+                .any(|e| matches!(e.expect, docs::Expect::Fails(_))),
             "{}: no failing example",
             meta.id
         );
@@ -47,12 +54,20 @@ fn every_rule_document_has_examples_and_they_hold() {
         );
         for example in examples {
             let profile = match &example.profile {
-                Some(text) => profile::parse_profile(text, "profile.yaml")
-                    .unwrap_or_else(|e| panic!("{} line {}: bad profile: {e}", meta.id, example.line)),
+                Some(text) => profile::parse_profile(text, "profile.yaml").unwrap_or_else(|e| {
+                    panic!("{} line {}: bad profile: {e}", meta.id, example.line)
+                }),
                 None => profile::generic(),
             };
-            let outcome = check_sources(&[("example.yaml".into(), example.manifest.clone().into_bytes())], &profile);
-            let hits: Vec<_> = outcome.diagnostics.iter().filter(|d| d.rule == meta.id).collect();
+            let outcome = check_sources(
+                &[("example.yaml".into(), example.manifest.clone().into_bytes())],
+                &profile,
+            );
+            let hits: Vec<_> = outcome
+                .diagnostics
+                .iter()
+                .filter(|d| d.rule == meta.id)
+                .collect();
             match &example.expect {
                 docs::Expect::Passes => assert!(
                     outcome.diagnostics.is_empty(),
@@ -62,7 +77,12 @@ fn every_rule_document_has_examples_and_they_hold() {
                     outcome.diagnostics
                 ),
                 docs::Expect::Fails(severity) => {
-                    assert!(!hits.is_empty(), "{} example at line {} should fail", meta.id, example.line);
+                    assert!(
+                        !hits.is_empty(),
+                        "{} example at line {} should fail",
+                        meta.id,
+                        example.line
+                    );
                     if let Some(severity) = severity {
                         assert!(
                             hits.iter().all(|d| d.severity.as_str() == severity),

@@ -26,7 +26,10 @@ fn second_and_third_document_positions_are_exact() {
 #[test]
 fn list_items_are_objects() {
     let (_, report) = check_json(&["testdata/load/list.yaml"]);
-    assert_eq!(findings(&report), vec![f("TKE001", "warning", "testdata/load/list.yaml", 21, 9)]);
+    assert_eq!(
+        findings(&report),
+        vec![f("TKE001", "warning", "testdata/load/list.yaml", 21, 9)]
+    );
     let d = &report["diagnostics"][0];
     assert_eq!(d["object"]["name"], "listed-b");
     assert_eq!(d["object"]["namespace"], "apps");
@@ -39,9 +42,18 @@ fn helm_source_comment_is_the_origin() {
     let (_, report) = check_json(&["testdata/load/helm-rendered.yaml"]);
     assert_eq!(
         findings(&report),
-        vec![f("TKE001", "warning", "testdata/load/helm-rendered.yaml", 18, 5)]
+        vec![f(
+            "TKE001",
+            "warning",
+            "testdata/load/helm-rendered.yaml",
+            18,
+            5
+        )]
     );
-    assert_eq!(report["diagnostics"][0]["origin"], "shop/templates/service.yaml");
+    assert_eq!(
+        report["diagnostics"][0]["origin"],
+        "shop/templates/service.yaml"
+    );
 }
 
 #[test]
@@ -49,7 +61,13 @@ fn kustomize_origin_annotation_is_the_origin() {
     let (_, report) = check_json(&["testdata/load/kustomize-origin.yaml"]);
     assert_eq!(
         findings(&report),
-        vec![f("TKE001", "warning", "testdata/load/kustomize-origin.yaml", 8, 5)]
+        vec![f(
+            "TKE001",
+            "warning",
+            "testdata/load/kustomize-origin.yaml",
+            8,
+            5
+        )]
     );
     assert_eq!(report["diagnostics"][0]["origin"], "base/service.yaml");
 }
@@ -57,16 +75,34 @@ fn kustomize_origin_annotation_is_the_origin() {
 #[test]
 fn json_manifest_positions() {
     let (_, report) = check_json(&["testdata/load/service-tke.json"]);
-    assert_eq!(findings(&report), vec![f("TKE001", "warning", "testdata/load/service-tke.json", 7, 7)]);
+    assert_eq!(
+        findings(&report),
+        vec![f(
+            "TKE001",
+            "warning",
+            "testdata/load/service-tke.json",
+            7,
+            7
+        )]
+    );
     // The key's span includes its quotes.
-    assert_eq!(report["diagnostics"][0]["end_column"], 7 + SUBNET_KEY.len() as u64 + 2);
+    assert_eq!(
+        report["diagnostics"][0]["end_column"],
+        7 + SUBNET_KEY.len() as u64 + 2
+    );
 }
 
 #[test]
 fn bom_and_crlf_do_not_shift_positions() {
     let (_, report) = check_json(&["testdata/load/bom-crlf.yaml"]);
-    assert_eq!(findings(&report), vec![f("TKE001", "warning", "testdata/load/bom-crlf.yaml", 6, 5)]);
-    assert_eq!(report["diagnostics"][0]["end_column"], 5 + SUBNET_KEY.len() as u64);
+    assert_eq!(
+        findings(&report),
+        vec![f("TKE001", "warning", "testdata/load/bom-crlf.yaml", 6, 5)]
+    );
+    assert_eq!(
+        report["diagnostics"][0]["end_column"],
+        5 + SUBNET_KEY.len() as u64
+    );
     // The fix keeps the file's CRLF line ends.
     let fix = &report["diagnostics"][0]["fix"];
     assert_eq!(fix["edits"][0]["line"], 7);
@@ -83,18 +119,36 @@ fn syntax_error_is_located_and_the_run_goes_on() {
     assert_eq!(code, 1);
     let found = findings(&report);
     assert_eq!(found.len(), 2, "{report:#}");
-    assert_eq!((found[0].0.as_str(), found[0].1.as_str(), found[0].3), ("LBL001", "error", 10));
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str(), found[0].3),
+        ("LBL001", "error", 10)
+    );
     assert_eq!(report["diagnostics"][0]["name"], "yaml-syntax");
     // The document after the broken one is still linted.
-    assert_eq!(found[1], f("TKE001", "warning", "testdata/load/syntax-error.yaml", 17, 5));
+    assert_eq!(
+        found[1],
+        f(
+            "TKE001",
+            "warning",
+            "testdata/load/syntax-error.yaml",
+            17,
+            5
+        )
+    );
     assert_eq!(report["summary"]["objects"], 2);
 }
 
 #[test]
 fn unrendered_template_gets_a_note_and_is_skipped() {
     let (code, report) = check_json(&["testdata/load/template.yaml"]);
-    assert_eq!(findings(&report), vec![f("LBL002", "note", "testdata/load/template.yaml", 1, 1)]);
-    assert_eq!(code, 0, "a note does not fail the default --fail-on warning");
+    assert_eq!(
+        findings(&report),
+        vec![f("LBL002", "note", "testdata/load/template.yaml", 1, 1)]
+    );
+    assert_eq!(
+        code, 0,
+        "a note does not fail the default --fail-on warning"
+    );
 }
 
 #[test]
@@ -110,7 +164,13 @@ fn non_kubernetes_yaml_is_skipped_silently() {
 fn latin1_file_is_reported_not_guessed() {
     let (code, report) = check_json(&["testdata/load/latin1.yaml"]);
     assert_eq!(code, 1);
-    assert_eq!(findings(&report), vec![f("LBL003", "warning", "testdata/load/latin1.yaml", 1, 1)]);
+    assert_eq!(
+        findings(&report),
+        vec![f("LBL003", "warning", "testdata/load/latin1.yaml", 1, 1)]
+    );
     let message = report["diagnostics"][0]["message"].as_str().unwrap();
-    assert!(message.contains("not valid UTF-8") && message.contains("line 4"), "{message}");
+    assert!(
+        message.contains("not valid UTF-8") && message.contains("line 4"),
+        "{message}"
+    );
 }

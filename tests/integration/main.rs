@@ -27,7 +27,11 @@ pub fn lblint_stdin(args: &[&str], stdin: Option<&[u8]>) -> Run {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("NO_COLOR", "1")
         .env("COLUMNS", "100")
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -71,7 +75,13 @@ pub fn findings(report: &serde_json::Value) -> Vec<(String, String, String, u64,
         .collect()
 }
 
-pub fn f(rule: &str, severity: &str, file: &str, line: u64, column: u64) -> (String, String, String, u64, u64) {
+pub fn f(
+    rule: &str,
+    severity: &str,
+    file: &str,
+    line: u64,
+    column: u64,
+) -> (String, String, String, u64, u64) {
     (rule.into(), severity.into(), file.into(), line, column)
 }
 

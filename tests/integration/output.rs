@@ -2,7 +2,12 @@
 
 use crate::{lblint, snapshot};
 
-const EXAMPLES: [&str; 4] = ["check", "examples/manifests", "--profile", "examples/profiles/tke-ipvs.yaml"];
+const EXAMPLES: [&str; 4] = [
+    "check",
+    "examples/manifests",
+    "--profile",
+    "examples/profiles/tke-ipvs.yaml",
+];
 
 #[test]
 fn human_output() {
@@ -26,13 +31,17 @@ fn json_output() {
 
 #[test]
 fn human_output_for_loader_problems() {
-    let run = lblint(&["check", "testdata/load/syntax-error.yaml", "testdata/load/template.yaml"]);
+    let run = lblint(&[
+        "check",
+        "testdata/load/syntax-error.yaml",
+        "testdata/load/template.yaml",
+    ]);
     snapshot!("cli_human_loader", run.stdout);
 }
 
 #[test]
 fn profile_errors() {
-    let run = lblint(&["profile", "check", "testdata/profile/bad-enum.yaml"]);
+    let run = lblint(&["profile", "check", "testdata/profile/err-bad-enum.yaml"]);
     assert_eq!(run.code, 2);
     snapshot!("cli_profile_bad_enum", run.stderr);
 }

