@@ -195,9 +195,7 @@ impl miette::Diagnostic for Report<'_> {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        if self.source.is_none() {
-            return None;
-        }
+        self.source.as_ref()?;
         Some(Box::new(self.labels.iter().cloned()))
     }
 }
