@@ -122,9 +122,8 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
 /// Read and parse a profile file; an unreadable file is an (unlocated) error too.
 pub fn load_profile(path: &std::path::Path) -> Result<Profile, ProfileError> {
     let shown = path.display().to_string();
-    let unreadable = |message: String| {
-        ProfileError::new(&shown, Arc::from(""), Place::NOWHERE, message, None)
-    };
+    let unreadable =
+        |message: String| ProfileError::new(&shown, Arc::from(""), Place::NOWHERE, message, None);
     // Check the size before reading so a huge or endless file (e.g. /dev/zero) is not slurped.
     if let Ok(meta) = std::fs::metadata(path) {
         if meta.is_file() && meta.len() > MAX_PROFILE_BYTES as u64 {
@@ -173,6 +172,13 @@ fn check_header(
     if api.value != API_VERSION {
         let help = if did_you_mean(&api.value, &[API_VERSION]).is_some() {
             format!("did you mean `{API_VERSION}`?")
+        } else if api.value.starts_with("lblint.dev/") {
+            format!("this lblint reads only `{API_VERSION}` profiles")
+        } else if let Some(kind) = header.kind.as_ref().filter(|k| k.value != KIND) {
+            format!(
+                "this looks like a Kubernetes `{}`, not a cluster profile; {STARTER_HELP}",
+                kind.value
+            )
         } else {
             format!("is this a cluster profile? {STARTER_HELP}")
         };
@@ -270,9 +276,19 @@ fn shape_of(key: &str) -> Option<Shape> {
         "metadata" | "spec" | "kubeProxy" | "network" | "addons" | "allowlists" | "labels" => {
             Shape::Mapping
         }
-        "apiVersion" | "kind" | "name" | "kubernetesVersion" | "version" | "cni"
-        | "podInterface" | "serviceForwarding" | "ingressController"
-        | "cloudControllerManager" | "key" | "value" | "object" => Shape::Text,
+        "apiVersion"
+        | "kind"
+        | "name"
+        | "kubernetesVersion"
+        | "version"
+        | "cni"
+        | "podInterface"
+        | "serviceForwarding"
+        | "ingressController"
+        | "cloudControllerManager"
+        | "key"
+        | "value"
+        | "object" => Shape::Text,
         "provider" => Shape::Choice(PROVIDERS),
         "mode" => Shape::Choice(PROXY_MODES),
         "type" => Shape::Choice(NODE_TYPES),
@@ -348,9 +364,16 @@ fn describe_value(text: &str, place: &Place) -> String {
 
 fn convert(err: &YamlError, text: &str, path: &str, source: &Arc<str>, pass: Pass) -> ProfileError {
     let err = err.without_snippet();
-    let at = err
-        .location()
-        .map_or(Place::at_offset(text, 0, 0), |l| place_of(&l, text));
+    let at = match err {
+        // serde-saphyr puts a missing field at the mapping's last key; a missing top-level
+        // field belongs to the document as a whole.
+        YamlError::SerdeMissingField { field: "spec", .. } => {
+            Place::at_offset(text, first_content_offset(text), 0)
+        }
+        _ => err
+            .location()
+            .map_or(Place::at_offset(text, 0, 0), |l| place_of(&l, text)),
+    };
     let fallback = serde_saphyr::UserMessageFormatter
         .format_message(err)
         .into_owned();
@@ -400,7 +423,10 @@ fn describe(
             ))
         }
         YamlError::SerdeMissingField { field, .. } => Some((
-            format!("missing field `{field}`"),
+            match *field {
+                "provider" => "missing field `provider` in `spec`".to_owned(),
+                _ => format!("missing field `{field}`"),
+            },
             match *field {
                 "provider" => Some(format!(
                     "`spec.provider` is required: one of {}",

@@ -271,7 +271,10 @@ impl ObjectKey {
             });
         }
         if !OBJECT_KINDS.contains(&kind) {
-            let mut help = format!("Kind must be one of {}", super::suggest::list(&OBJECT_KINDS));
+            let mut help = format!(
+                "Kind must be one of {}",
+                super::suggest::list(&OBJECT_KINDS)
+            );
             if let Some(s) = super::suggest::did_you_mean(kind, &OBJECT_KINDS) {
                 help = format!("did you mean `{s}`? {help}");
             }

@@ -13,29 +13,29 @@ pub fn json_schema() -> Value {
     let boolean = |description: &str| json!({"type": "boolean", "description": description});
     // Split up: one big `json!` exceeds the macro recursion limit.
     let node_pool = json!({
-                            "type": "object",
-                            "additionalProperties": false,
-                            "properties": {
-                                "name": string("Node pool name."),
-                                "type": {"enum": ["regular", "native", "super"]},
-                                "labels": {
-                                    "type": "object",
-                                    "additionalProperties": {"type": ["string", "number", "boolean"]}
-                                },
-                                "taints": {
-                                    "type": "array",
-                                    "items": {
-                                        "type": "object",
-                                        "additionalProperties": false,
-                                        "properties": {
-                                            "key": {"type": "string"},
-                                            "value": {"type": "string"},
-                                            "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute"]}
-                                        }
-                                    }
-                                }
-                            }
-                        });
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "name": string("Node pool name."),
+            "type": {"enum": ["regular", "native", "super"]},
+            "labels": {
+                "type": "object",
+                "additionalProperties": {"type": ["string", "number", "boolean"]}
+            },
+            "taints": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {
+                        "key": {"type": "string"},
+                        "value": {"type": "string"},
+                        "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute"]}
+                    }
+                }
+            }
+        }
+    });
     json!({
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": "https://lblint.dev/schemas/cluster-profile-v1alpha1.json",

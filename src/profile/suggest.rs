@@ -63,9 +63,17 @@ mod tests {
         assert_eq!(edit_distance("abc", ""), 3);
         assert_eq!(edit_distance("mod", "mode"), 1);
         assert_eq!(edit_distance("ipvss", "ipvs"), 1);
-        assert_eq!(edit_distance("ipsv", "ipvs"), 1, "transposition counts once");
+        assert_eq!(
+            edit_distance("ipsv", "ipvs"),
+            1,
+            "transposition counts once"
+        );
         assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("ümlaut", "umlaut"), 1, "counts chars, not bytes");
+        assert_eq!(
+            edit_distance("ümlaut", "umlaut"),
+            1,
+            "counts chars, not bytes"
+        );
     }
 
     #[test]

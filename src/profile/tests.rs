@@ -63,7 +63,10 @@ fn tke_ipvs_profile() {
         "eklet"
     );
     let taint = &pools[1].taints.as_ref().unwrap()[0];
-    assert_eq!(taint.key.as_deref(), Some("eks.tke.cloud.tencent.com/eklet"));
+    assert_eq!(
+        taint.key.as_deref(),
+        Some("eks.tke.cloud.tencent.com/eklet")
+    );
     assert_eq!(taint.value, None);
     assert_eq!(taint.effect, Some(TaintEffect::NoSchedule));
     let al = s.allowlists.as_ref().unwrap();
@@ -152,7 +155,8 @@ fn yaml_11_booleans_are_accepted() {
 
 #[test]
 fn unquoted_versions_and_null_sections() {
-    let text = "\u{FEFF}apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nspec:\n  provider: tke\n  \
+    let text =
+        "\u{FEFF}apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nspec:\n  provider: tke\n  \
                 kubernetesVersion: 1.30\n  addons:\n";
     let s = parse_profile(text, "p.yaml").unwrap().spec;
     // Kept as written, not as the float 1.3.
@@ -165,11 +169,21 @@ fn unquoted_versions_and_null_sections() {
 /// (fixture, line, column, snapshot name)
 const ERRORS: &[(&str, usize, usize, &str)] = &[
     ("err-unknown-field.yaml", 5, 15, "profile_err_unknown_field"),
-    ("err-unknown-top.yaml", 3, 1, "profile_err_unknown_top_field"),
+    (
+        "err-unknown-top.yaml",
+        3,
+        1,
+        "profile_err_unknown_top_field",
+    ),
     ("err-bad-enum.yaml", 6, 11, "profile_err_bad_enum"),
     ("err-bad-provider.yaml", 4, 13, "profile_err_bad_provider"),
     ("err-taint-effect.yaml", 8, 63, "profile_err_taint_effect"),
-    ("err-node-pools-map.yaml", 5, 14, "profile_err_wrong_type_list"),
+    (
+        "err-node-pools-map.yaml",
+        5,
+        14,
+        "profile_err_wrong_type_list",
+    ),
     ("err-bool-maybe.yaml", 7, 23, "profile_err_wrong_type_bool"),
     ("err-object-format.yaml", 6, 15, "profile_err_object_format"),
     ("err-object-kind.yaml", 6, 15, "profile_err_object_kind"),
@@ -177,7 +191,13 @@ const ERRORS: &[(&str, usize, usize, &str)] = &[
     ("err-not-a-profile.yaml", 1, 13, "profile_err_not_a_profile"),
     ("err-kind.yaml", 2, 7, "profile_err_kind"),
     ("err-syntax.yaml", 5, 12, "profile_err_syntax"),
-    ("err-missing-provider.yaml", 4, 3, "profile_err_missing_provider"),
+    (
+        "err-missing-provider.yaml",
+        4,
+        3,
+        "profile_err_missing_provider",
+    ),
+    ("err-missing-spec.yaml", 1, 1, "profile_err_missing_spec"),
     ("err-duplicate-key.yaml", 5, 3, "profile_err_duplicate_key"),
     ("err-empty.yaml", 1, 1, "profile_err_empty"),
     ("err-comments-only.yaml", 1, 1, "profile_err_comments_only"),
@@ -198,7 +218,11 @@ fn errors_are_located_and_snapshotted() {
         assert_eq!(e.path, format!("testdata/profile/{file}"));
         // The byte range agrees with line/column.
         let before = &e.source_text[..e.offset];
-        assert_eq!(before.matches('\n').count() + 1, line, "{file}: offset line");
+        assert_eq!(
+            before.matches('\n').count() + 1,
+            line,
+            "{file}: offset line"
+        );
         snapshot!(snap, e.to_string());
     }
 }
@@ -227,7 +251,10 @@ fn error_spans_cover_the_offending_text() {
     assert_eq!(span("err-unknown-field.yaml"), "mod");
     assert_eq!(span("err-bad-enum.yaml"), "ipvss");
     assert_eq!(span("err-bool-maybe.yaml"), "\"maybe\"");
-    assert_eq!(span("err-object-kind.yaml"), "Servce/istio-system/istio-ingressgateway");
+    assert_eq!(
+        span("err-object-kind.yaml"),
+        "Servce/istio-system/istio-ingressgateway"
+    );
     assert_eq!(span("err-api-version.yaml"), "lblint.dev/v1");
 }
 
@@ -279,7 +306,11 @@ fn hostile_profiles_are_refused_cheaply() {
     assert!(parse_profile(&bomb, "bomb.yaml").is_err());
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
 
-    let deep = format!("{head}  labels: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    let deep = format!(
+        "{head}  labels: {}{}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
     let e = parse_profile(&deep, "deep.yaml").unwrap_err();
     assert!(e.is_located(), "{e}");
 
@@ -317,7 +348,10 @@ fn template_parses_for_every_combination() {
         assert_eq!(p.spec.node_pools, None);
         assert_eq!(p.spec.allowlists, None);
         assert_eq!(p.spec.load_balancers, None);
-        assert!(text.lines().all(|l| l.len() <= 100), "{provider:?}/{mode:?}: long line");
+        assert!(
+            text.lines().all(|l| l.len() <= 100),
+            "{provider:?}/{mode:?}: long line"
+        );
         check_schema(&yaml_to_json(&text), &json_schema(), "$")
             .unwrap_or_else(|e| panic!("{provider:?}/{mode:?}: {e}"));
     }
@@ -338,13 +372,17 @@ fn template_with_every_line_uncommented_is_valid() {
             }
         })
         .collect();
-    let p = parse_profile(&uncommented, "full.yaml").unwrap_or_else(|e| panic!("{e}\n{uncommented}"));
+    let p =
+        parse_profile(&uncommented, "full.yaml").unwrap_or_else(|e| panic!("{e}\n{uncommented}"));
     let s = p.spec;
     assert!(s.kubernetes_version.is_some());
     assert_eq!(s.kube_proxy.unwrap().lb_address_binding, Some(true));
     assert_eq!(s.network.unwrap().eni_direct, Some(true));
     assert_eq!(s.node_pools.unwrap().len(), 2);
-    assert_eq!(s.addons.unwrap().cloud_controller_manager.as_deref(), Some("v1.43.0"));
+    assert_eq!(
+        s.addons.unwrap().cloud_controller_manager.as_deref(),
+        Some("v1.43.0")
+    );
     assert_eq!(s.allowlists.unwrap().clb_l4_snat, Some(true));
     assert_eq!(s.load_balancers.unwrap().len(), 1);
 }
@@ -353,7 +391,9 @@ fn template_with_every_line_uncommented_is_valid() {
 fn looks_like_yaml(rest: &str) -> bool {
     let item = rest.trim_start().trim_start_matches("- ");
     item.starts_with(|c: char| c.is_ascii_lowercase())
-        && item.split_once(':').is_some_and(|(k, _)| k.chars().all(|c| c.is_ascii_alphanumeric()))
+        && item
+            .split_once(':')
+            .is_some_and(|(k, _)| k.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
 #[test]
@@ -401,14 +441,22 @@ fn check_schema(v: &Value, schema: &Value, at: &str) -> Result<(), String> {
     }
     if let Value::Object(map) = v {
         let props = schema.get("properties").and_then(Value::as_object);
-        for req in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+        for req in schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if !map.contains_key(req.as_str().unwrap()) {
                 return Err(format!("{at}: missing required {req}"));
             }
         }
         for (k, child) in map {
             let path = format!("{at}.{k}");
-            match (props.and_then(|p| p.get(k)), schema.get("additionalProperties")) {
+            match (
+                props.and_then(|p| p.get(k)),
+                schema.get("additionalProperties"),
+            ) {
                 (Some(s), _) => check_schema(child, s, &path)?,
                 (None, Some(Value::Bool(false))) => return Err(format!("{path}: not allowed")),
                 (None, Some(s @ Value::Object(_))) => check_schema(child, s, &path)?,
@@ -433,9 +481,17 @@ fn fixtures_match_the_schema() {
         check_schema(&v, &schema, "$").unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     // And the schema rejects what the loader rejects.
-    for name in ["err-unknown-field.yaml", "err-bad-enum.yaml", "err-api-version.yaml", "err-node-pools-map.yaml"] {
+    for name in [
+        "err-unknown-field.yaml",
+        "err-bad-enum.yaml",
+        "err-api-version.yaml",
+        "err-node-pools-map.yaml",
+    ] {
         let v = yaml_to_json(&fixture(name).0);
-        assert!(check_schema(&v, &schema, "$").is_err(), "{name} should violate the schema");
+        assert!(
+            check_schema(&v, &schema, "$").is_err(),
+            "{name} should violate the schema"
+        );
     }
 }
 
@@ -449,16 +505,34 @@ fn schema_fields_match_serde_fields() {
         ("zzz: 1\nspec: {provider: tke}\n", &[]),
         ("metadata: {zzz: 1}\nspec: {provider: tke}\n", &["metadata"]),
         ("spec: {provider: tke, zzz: 1}\n", &["spec"]),
-        ("spec: {provider: tke, kubeProxy: {zzz: 1}}\n", &["spec", "kubeProxy"]),
-        ("spec: {provider: tke, network: {zzz: 1}}\n", &["spec", "network"]),
-        ("spec: {provider: tke, nodePools: [{zzz: 1}]}\n", &["spec", "nodePools", "[]"]),
+        (
+            "spec: {provider: tke, kubeProxy: {zzz: 1}}\n",
+            &["spec", "kubeProxy"],
+        ),
+        (
+            "spec: {provider: tke, network: {zzz: 1}}\n",
+            &["spec", "network"],
+        ),
+        (
+            "spec: {provider: tke, nodePools: [{zzz: 1}]}\n",
+            &["spec", "nodePools", "[]"],
+        ),
         (
             "spec: {provider: tke, nodePools: [{taints: [{zzz: 1}]}]}\n",
             &["spec", "nodePools", "[]", "taints", "[]"],
         ),
-        ("spec: {provider: tke, addons: {zzz: 1}}\n", &["spec", "addons"]),
-        ("spec: {provider: tke, allowlists: {zzz: 1}}\n", &["spec", "allowlists"]),
-        ("spec: {provider: tke, loadBalancers: [{zzz: 1}]}\n", &["spec", "loadBalancers", "[]"]),
+        (
+            "spec: {provider: tke, addons: {zzz: 1}}\n",
+            &["spec", "addons"],
+        ),
+        (
+            "spec: {provider: tke, allowlists: {zzz: 1}}\n",
+            &["spec", "allowlists"],
+        ),
+        (
+            "spec: {provider: tke, loadBalancers: [{zzz: 1}]}\n",
+            &["spec", "loadBalancers", "[]"],
+        ),
     ];
     for (body, path) in sections {
         let e = parse_profile(&format!("{head}{body}"), "p.yaml").unwrap_err();
@@ -471,10 +545,18 @@ fn schema_fields_match_serde_fields() {
             .collect();
         let mut s = &schema;
         for step in *path {
-            s = if *step == "[]" { &s["items"] } else { &s["properties"][step] };
+            s = if *step == "[]" {
+                &s["items"]
+            } else {
+                &s["properties"][step]
+            };
         }
-        let schema_fields: BTreeSet<String> =
-            s["properties"].as_object().unwrap().keys().cloned().collect();
+        let schema_fields: BTreeSet<String> = s["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
         assert_eq!(serde_fields, schema_fields, "{path:?}: {help}");
     }
 }
