@@ -303,7 +303,8 @@ fn hostile_profiles_are_refused_cheaply() {
     }
     bomb.push_str("y: [*a9, *a9, *a9]\n");
     let started = std::time::Instant::now();
-    assert!(parse_profile(&bomb, "bomb.yaml").is_err());
+    let e = parse_profile(&bomb, "bomb.yaml").unwrap_err();
+    assert!(e.message.contains("safety limits"), "{e}");
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
 
     let deep = format!(
@@ -313,6 +314,7 @@ fn hostile_profiles_are_refused_cheaply() {
     );
     let e = parse_profile(&deep, "deep.yaml").unwrap_err();
     assert!(e.is_located(), "{e}");
+    assert_eq!(e.message, "profile is nested too deeply");
 
     let huge = format!("{head}#{}\n", "x".repeat(MAX_PROFILE_BYTES));
     let e = parse_profile(&huge, "huge.yaml").unwrap_err();
@@ -558,5 +560,46 @@ fn schema_fields_match_serde_fields() {
             .cloned()
             .collect();
         assert_eq!(serde_fields, schema_fields, "{path:?}: {help}");
+    }
+}
+
+#[test]
+fn more_located_type_errors() {
+    let head = "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\n";
+    let cases: &[(&str, usize, usize, &str)] = &[
+        // A missing field is reported where its mapping starts, not at its last key.
+        (
+            "spec:\n  kubernetesVersion: \"1\"\n  addons: {}\n",
+            4,
+            3,
+            "missing field `provider` in `spec`",
+        ),
+        (
+            "spec:\n  provider: tke\n  network:\n    cni: [a]\n",
+            6,
+            10,
+            "`cni` must be a string, found a list",
+        ),
+        (
+            "spec:\n  provider: tke\n  kubeProxy: ipvs\n",
+            5,
+            14,
+            "`kubeProxy` must be a mapping, found `ipvs`",
+        ),
+        ("spec: tke\n", 3, 7, "`spec` must be a mapping, found `tke`"),
+        (
+            "spec:\n  provider: tke\n  loadBalancers:\n  - object: 5\n",
+            6,
+            13,
+            "invalid object `5`: expected `Kind/namespace/name` (1 part found)",
+        ),
+    ];
+    for &(body, line, column, message) in cases {
+        let e = parse_profile(&format!("{head}{body}"), "p.yaml").unwrap_err();
+        assert_eq!(
+            (e.line, e.column, e.message.as_str()),
+            (line, column, message),
+            "{body}"
+        );
     }
 }
