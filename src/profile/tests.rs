@@ -217,7 +217,7 @@ fn errors_are_located_and_snapshotted() {
         assert!(e.is_located());
         assert_eq!(e.path, format!("testdata/profile/{file}"));
         // The byte range agrees with line/column.
-        let before = &e.source_text[..e.offset];
+        let before = &e.source_text()[..e.offset];
         assert_eq!(
             before.matches('\n').count() + 1,
             line,
@@ -246,7 +246,7 @@ fn every_error_fixture_is_covered() {
 fn error_spans_cover_the_offending_text() {
     let span = |file| {
         let e = err(file);
-        e.source_text[e.offset..e.offset + e.len].to_owned()
+        e.source_text()[e.offset..e.offset + e.len].to_owned()
     };
     assert_eq!(span("err-unknown-field.yaml"), "mod");
     assert_eq!(span("err-bad-enum.yaml"), "ipvss");
@@ -298,7 +298,7 @@ fn hostile_profiles_are_refused_cheaply() {
     bomb.push_str("  network:\n    cni: &a0 x\n");
     for i in 1..10 {
         let prev = format!("*a{}", i - 1);
-        let refs = vec![prev.as_str(); 10].join(", ");
+        let refs = [prev.as_str(); 10].join(", ");
         bomb.push_str(&format!("x{i}: &a{i} [{refs}]\n"));
     }
     bomb.push_str("y: [*a9, *a9, *a9]\n");
