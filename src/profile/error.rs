@@ -9,7 +9,7 @@ use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 ///
 /// `line`/`column` are 1-based (column in chars, like the rest of lblint); both are 0 when
 /// the error has no place in the file (the file could not be read). `offset`/`len` are the
-/// byte range of the offending key or value in `source_text`, for graphical rendering.
+/// byte range of the offending key or value in [`ProfileError::source_text`].
 #[derive(Clone, Debug)]
 pub struct ProfileError {
     pub path: String,
@@ -19,9 +19,8 @@ pub struct ProfileError {
     pub len: usize,
     pub message: String,
     pub help: Option<String>,
-    /// The profile text as parsed (BOM stripped); empty when the file could not be read.
-    pub source_text: Arc<str>,
-    named: NamedSource<Arc<str>>,
+    /// Path and text for miette; boxed to keep `Result<_, ProfileError>` small.
+    named: Box<NamedSource<Arc<str>>>,
 }
 
 impl ProfileError {
@@ -40,9 +39,13 @@ impl ProfileError {
             len: at.len,
             message: message.into(),
             help,
-            named: NamedSource::new(path, source_text.clone()).with_language("yaml"),
-            source_text,
+            named: Box::new(NamedSource::new(path, source_text).with_language("yaml")),
         }
+    }
+
+    /// The profile text as parsed (BOM stripped); empty when the file could not be read.
+    pub fn source_text(&self) -> &str {
+        self.named.inner()
     }
 
     /// Whether the error points into the file (false for unreadable files).
@@ -140,7 +143,7 @@ impl Diagnostic for ProfileError {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.is_located().then_some(&self.named as &dyn SourceCode)
+        self.is_located().then_some(&*self.named as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {

@@ -33,6 +33,10 @@ struct Header {
     api_version: Option<Spanned<String>>,
     #[serde(default)]
     kind: Option<Spanned<String>>,
+    /// Where `spec` starts: serde-saphyr puts a missing field at the mapping's *last* key,
+    /// so a missing `spec.provider` is reported here instead.
+    #[serde(default)]
+    spec: Option<Spanned<serde::de::IgnoredAny>>,
 }
 
 #[derive(Deserialize)]
@@ -110,8 +114,20 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
         .map_err(|e| convert(&e, text, path, &source, Pass::Header))?;
     check_header(&header, text, &fail)?;
 
-    let doc: Document = serde_saphyr::from_str_with_options(text, options())
-        .map_err(|e| convert(&e, text, path, &source, Pass::Typed))?;
+    let spec_at = header.spec.as_ref().map(|s| place_of(&s.referenced, text));
+    let doc: Document = serde_saphyr::from_str_with_options(text, options()).map_err(|e| {
+        let mut err = convert(&e, text, path, &source, Pass::Typed);
+        if let (
+            YamlError::SerdeMissingField {
+                field: "provider", ..
+            },
+            Some(at),
+        ) = (e.without_snippet(), spec_at)
+        {
+            err = ProfileError::new(path, source.clone(), at, err.message, err.help);
+        }
+        err
+    })?;
     Ok(Profile {
         name: doc.metadata.and_then(|m| m.name),
         spec: doc.spec,
@@ -172,6 +188,13 @@ fn check_header(
     if api.value != API_VERSION {
         let help = if did_you_mean(&api.value, &[API_VERSION]).is_some() {
             format!("did you mean `{API_VERSION}`?")
+        } else if api.value.starts_with("lblint.dev/") {
+            format!("this lblint reads only `{API_VERSION}` profiles")
+        } else if let Some(kind) = header.kind.as_ref().filter(|k| k.value != KIND) {
+            format!(
+                "this looks like a Kubernetes `{}`, not a cluster profile; {STARTER_HELP}",
+                kind.value
+            )
         } else {
             format!("is this a cluster profile? {STARTER_HELP}")
         };
@@ -357,13 +380,28 @@ fn describe_value(text: &str, place: &Place) -> String {
 
 fn convert(err: &YamlError, text: &str, path: &str, source: &Arc<str>, pass: Pass) -> ProfileError {
     let err = err.without_snippet();
-    let at = err
-        .location()
-        .map_or(Place::at_offset(text, 0, 0), |l| place_of(&l, text));
+    let at = match err {
+        // serde-saphyr puts a missing field at the mapping's last key; a missing top-level
+        // field belongs to the document as a whole.
+        YamlError::SerdeMissingField { field: "spec", .. } => {
+            Place::at_offset(text, first_content_offset(text), 0)
+        }
+        _ => err
+            .location()
+            .map_or(Place::at_offset(text, 0, 0), |l| place_of(&l, text)),
+    };
     let fallback = serde_saphyr::UserMessageFormatter
         .format_message(err)
         .into_owned();
-    let (message, help) = describe(err, text, &at, pass).unwrap_or((fallback, None));
+    let (message, help) = if fallback.contains("recursion limit") {
+        // The parser's own depth guard (not a Budget breach): say what it means for a profile.
+        (
+            "profile is nested too deeply".to_owned(),
+            Some("profiles are small hand-written files; check for runaway `[` or `{`".to_owned()),
+        )
+    } else {
+        describe(err, text, &at, pass).unwrap_or((fallback, None))
+    };
     ProfileError::new(path, source.clone(), at, message, help)
 }
 
@@ -386,6 +424,8 @@ fn describe(
     pass: Pass,
 ) -> Option<(String, Option<String>)> {
     match err {
+        // An error met while replaying an alias: describe the original error.
+        YamlError::AliasError { error, .. } => describe(error, text, at, pass),
         YamlError::SerdeUnknownField {
             field, expected, ..
         } => {
@@ -409,7 +449,10 @@ fn describe(
             ))
         }
         YamlError::SerdeMissingField { field, .. } => Some((
-            format!("missing field `{field}`"),
+            match *field {
+                "provider" => "missing field `provider` in `spec`".to_owned(),
+                _ => format!("missing field `{field}`"),
+            },
             match *field {
                 "provider" => Some(format!(
                     "`spec.provider` is required: one of {}",
@@ -431,7 +474,7 @@ fn describe(
             Some("remove the `---` separator and everything after it, or split the file".into()),
         )),
         YamlError::Budget { breach, .. } => Some((
-            format!("profile exceeds parser limits: {breach:?}"),
+            format!("profile exceeds the parser's safety limits ({breach:?})"),
             Some("profiles are small hand-written files; check for alias bombs or runaway nesting".into()),
         )),
         YamlError::Message { msg, .. } => {
@@ -449,10 +492,19 @@ fn describe(
             ))
         }
         YamlError::Eof { .. } => Some(("unexpected end of file".into(), Some(STARTER_HELP.into()))),
-        _ if pass == Pass::Header => Some((
+        YamlError::AliasReplayCounterOverflow { .. }
+        | YamlError::AliasReplayLimitExceeded { .. }
+        | YamlError::AliasExpansionLimitExceeded { .. }
+        | YamlError::AliasReplayStackDepthExceeded { .. } => Some((
+            "profile expands too many YAML aliases".into(),
+            Some("profiles are small hand-written files; write the values out instead of `*alias`".into()),
+        )),
+        // The header pass only fails on shape when the document root is not a mapping.
+        _ if pass == Pass::Header && at.offset == first_content_offset(text) => Some((
             format!("a profile must be a YAML mapping, found {}", describe_value(text, at)),
             Some(STARTER_HELP.into()),
         )),
+        _ if pass == Pass::Header => None,
         // Everything else on the typed pass is a value of the wrong shape.
         _ => type_error(text, at),
     }

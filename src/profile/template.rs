@@ -87,11 +87,15 @@ pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) 
         4,
         "The kube-proxy build as the cluster shows it, e.g. \"v1.30.2-tke.3\" (version-gated rules).",
     );
-    o.fact(4, false, "version: \"v1.30.2\"");
+    let proxy_version = match p {
+        Provider::Tke => "v1.30.2-tke.3",
+        _ => "v1.30.2",
+    };
+    o.fact(4, false, &format!("version: \"{proxy_version}\""));
     o.comment(
         4,
-        "True when LB addresses are bound to the IPVS NIC (kube-proxy binds them unless told\n\
-         not to). Needed by prevent-loopback to know whether the trap is armed.",
+        "True when LB addresses are bound to the IPVS NIC. Needed by prevent-loopback to know\n\
+         whether the trap is armed.",
     );
     o.fact(4, false, "lbAddressBinding: true");
     o.blank();
@@ -125,8 +129,8 @@ pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) 
 
     o.comment(
         2,
-        "Node pools. Used by rules about where LB backends and gateways can be scheduled\n\
-         (TKE super nodes have no kube-proxy, so they are never looped back to).\n\
+        "Node pools. Used by rules that depend on where pods run (e.g. TKE super nodes versus\n\
+         regular nodes), matched through labels and taints.\n\
          Pool type: regular | native | super; taint effect: NoSchedule | PreferNoSchedule | NoExecute",
     );
     o.comment(2, "nodePools:");
@@ -158,8 +162,8 @@ pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) 
 
     o.comment(
         2,
-        "Account features enabled by support ticket (TKE CLB). Used by the SNAT and\n\
-         keep-alive rules: with SNAT on, the LB does not loop traffic back to its source.",
+        "Account features enabled by support ticket (TKE CLB). Used by rules whose fix\n\
+         needs one of these features, so they do not suggest one you cannot use.",
     );
     o.comment(2, "allowlists:");
     o.comment(4, "clbL4Snat: true");

@@ -197,6 +197,7 @@ const ERRORS: &[(&str, usize, usize, &str)] = &[
         3,
         "profile_err_missing_provider",
     ),
+    ("err-missing-spec.yaml", 1, 1, "profile_err_missing_spec"),
     ("err-duplicate-key.yaml", 5, 3, "profile_err_duplicate_key"),
     ("err-empty.yaml", 1, 1, "profile_err_empty"),
     ("err-comments-only.yaml", 1, 1, "profile_err_comments_only"),
@@ -216,7 +217,7 @@ fn errors_are_located_and_snapshotted() {
         assert!(e.is_located());
         assert_eq!(e.path, format!("testdata/profile/{file}"));
         // The byte range agrees with line/column.
-        let before = &e.source_text[..e.offset];
+        let before = &e.source_text()[..e.offset];
         assert_eq!(
             before.matches('\n').count() + 1,
             line,
@@ -245,7 +246,7 @@ fn every_error_fixture_is_covered() {
 fn error_spans_cover_the_offending_text() {
     let span = |file| {
         let e = err(file);
-        e.source_text[e.offset..e.offset + e.len].to_owned()
+        e.source_text()[e.offset..e.offset + e.len].to_owned()
     };
     assert_eq!(span("err-unknown-field.yaml"), "mod");
     assert_eq!(span("err-bad-enum.yaml"), "ipvss");
@@ -297,12 +298,13 @@ fn hostile_profiles_are_refused_cheaply() {
     bomb.push_str("  network:\n    cni: &a0 x\n");
     for i in 1..10 {
         let prev = format!("*a{}", i - 1);
-        let refs = vec![prev.as_str(); 10].join(", ");
+        let refs = [prev.as_str(); 10].join(", ");
         bomb.push_str(&format!("x{i}: &a{i} [{refs}]\n"));
     }
     bomb.push_str("y: [*a9, *a9, *a9]\n");
     let started = std::time::Instant::now();
-    assert!(parse_profile(&bomb, "bomb.yaml").is_err());
+    let e = parse_profile(&bomb, "bomb.yaml").unwrap_err();
+    assert!(e.message.contains("safety limits"), "{e}");
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
 
     let deep = format!(
@@ -312,6 +314,7 @@ fn hostile_profiles_are_refused_cheaply() {
     );
     let e = parse_profile(&deep, "deep.yaml").unwrap_err();
     assert!(e.is_located(), "{e}");
+    assert_eq!(e.message, "profile is nested too deeply");
 
     let huge = format!("{head}#{}\n", "x".repeat(MAX_PROFILE_BYTES));
     let e = parse_profile(&huge, "huge.yaml").unwrap_err();
@@ -557,5 +560,46 @@ fn schema_fields_match_serde_fields() {
             .cloned()
             .collect();
         assert_eq!(serde_fields, schema_fields, "{path:?}: {help}");
+    }
+}
+
+#[test]
+fn more_located_type_errors() {
+    let head = "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\n";
+    let cases: &[(&str, usize, usize, &str)] = &[
+        // A missing field is reported where its mapping starts, not at its last key.
+        (
+            "spec:\n  kubernetesVersion: \"1\"\n  addons: {}\n",
+            4,
+            3,
+            "missing field `provider` in `spec`",
+        ),
+        (
+            "spec:\n  provider: tke\n  network:\n    cni: [a]\n",
+            6,
+            10,
+            "`cni` must be a string, found a list",
+        ),
+        (
+            "spec:\n  provider: tke\n  kubeProxy: ipvs\n",
+            5,
+            14,
+            "`kubeProxy` must be a mapping, found `ipvs`",
+        ),
+        ("spec: tke\n", 3, 7, "`spec` must be a mapping, found `tke`"),
+        (
+            "spec:\n  provider: tke\n  loadBalancers:\n  - object: 5\n",
+            6,
+            13,
+            "invalid object `5`: expected `Kind/namespace/name` (1 part found)",
+        ),
+    ];
+    for &(body, line, column, message) in cases {
+        let e = parse_profile(&format!("{head}{body}"), "p.yaml").unwrap_err();
+        assert_eq!(
+            (e.line, e.column, e.message.as_str()),
+            (line, column, message),
+            "{body}"
+        );
     }
 }
