@@ -273,11 +273,12 @@ impl Builder<'_, '_> {
                     .map_or(self.source.len(), |next| next.span.start.offset),
             };
             let floor = self.comment_floors[i].max(claimed);
-            let leading = self
-                .out
-                .comments
+            // Comments are sorted: binary search keeps many-document files linear-ish.
+            let comments = &self.out.comments;
+            let first = comments.partition_point(|c| c.span.start.offset < floor);
+            let leading = comments[first..]
                 .iter()
-                .filter(|c| c.span.start.offset >= floor && c.span.end.offset <= ceiling)
+                .take_while(|c| c.span.end.offset <= ceiling)
                 .cloned()
                 .collect();
             self.out.documents[i].leading_comments = leading;
