@@ -215,6 +215,9 @@ impl Builder<'_, '_> {
         let mut o = Options::default();
         o.emit_comments = true;
         o.emit_anchor_events = true;
+        // The default (96) turns a long commented-out block between entries into a syntax
+        // error. Buffered comments are bounded by the input itself, so don't cap them.
+        o.max_buffered_comment_events = usize::MAX;
         // One more than our own limit so our clearer "nesting too deep" error fires first.
         let granit_limit = self.limits.max_depth.saturating_add(1);
         o.block_nesting_limit = granit_limit;

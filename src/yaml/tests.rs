@@ -522,3 +522,16 @@ fn perf_probe() {
         f.documents[0].nodes.len()
     );
 }
+
+#[test]
+fn long_comment_blocks_are_fine() {
+    let block = "# line\n".repeat(500);
+    let src = format!(
+        "{block}a: 1\n{block}b:\n{block}  - x\n{block}---\n{block}c: [1,\n{block} 2]\n{block}"
+    );
+    let file = ok(&src);
+    assert_eq!(file.documents.len(), 2);
+    assert_eq!(file.comments.len(), 3500);
+    assert_eq!(file.documents[0].leading_comments.len(), 500);
+    assert_eq!(file.documents[1].leading_comments.len(), 1000);
+}
