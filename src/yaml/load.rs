@@ -215,6 +215,9 @@ impl Builder<'_, '_> {
         let mut o = Options::default();
         o.emit_comments = true;
         o.emit_anchor_events = true;
+        // The default (96) turns a long commented-out block between entries into a syntax
+        // error. Buffered comments are bounded by the input itself, so don't cap them.
+        o.max_buffered_comment_events = usize::MAX;
         // One more than our own limit so our clearer "nesting too deep" error fires first.
         let granit_limit = self.limits.max_depth.saturating_add(1);
         o.block_nesting_limit = granit_limit;
@@ -273,11 +276,12 @@ impl Builder<'_, '_> {
                     .map_or(self.source.len(), |next| next.span.start.offset),
             };
             let floor = self.comment_floors[i].max(claimed);
-            let leading = self
-                .out
-                .comments
+            // Comments are sorted: binary search keeps many-document files linear-ish.
+            let comments = &self.out.comments;
+            let first = comments.partition_point(|c| c.span.start.offset < floor);
+            let leading = comments[first..]
                 .iter()
-                .filter(|c| c.span.start.offset >= floor && c.span.end.offset <= ceiling)
+                .take_while(|c| c.span.end.offset <= ceiling)
                 .cloned()
                 .collect();
             self.out.documents[i].leading_comments = leading;

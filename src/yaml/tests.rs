@@ -447,3 +447,91 @@ fn never_panics_on_truncations_and_oddities() {
         let _ = load(src, &Limits::default());
     }
 }
+
+#[test]
+fn helm_empty_template_keeps_its_source_comment() {
+    let src = "---\n# Source: chart/templates/empty.yaml\n---\n# Source: chart/templates/svc.yaml\nkind: Service\n";
+    let file = ok(src);
+    assert_eq!(file.documents.len(), 2);
+    assert!(file.documents[0].root.is_none());
+    let texts: Vec<Vec<&str>> = file
+        .documents
+        .iter()
+        .map(|d| d.leading_comments.iter().map(|c| c.text.as_str()).collect())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            vec![" Source: chart/templates/empty.yaml"],
+            vec![" Source: chart/templates/svc.yaml"]
+        ]
+    );
+}
+
+#[test]
+fn tags_anchors_on_keys_and_collections_and_root_block_scalar() {
+    let src = "? &k !!str key\n: !!map &m {a: 1}\nother: !!seq [x]\n*k : again\n";
+    let file = ok(src);
+    let r = root(&file.documents[0]);
+    let (k, v) = r.entries().next().unwrap();
+    assert_eq!(k.node().anchor.as_deref(), Some("k"));
+    assert_eq!(k.node().tag.as_deref(), Some("!!str"));
+    assert_eq!(lco(k.span().start), (1, 12, 11));
+    assert_eq!(v.node().tag.as_deref(), Some("!!map"));
+    assert_eq!(v.node().anchor.as_deref(), Some("m"));
+    assert_eq!(v.span().slice(src), "{a: 1}");
+    assert!(r.get("other").unwrap().is_sequence());
+    // An alias key is found through `get` by its target's text.
+    assert_eq!(r.get("key").and_then(|n| n.as_str()), Some("again"));
+
+    let src = "--- |\n  text\n";
+    let file = ok(src);
+    let r = root(&file.documents[0]);
+    assert_eq!(r.as_str(), Some("text\n"));
+    assert_eq!(r.span().slice(src), "|\n  text");
+}
+
+#[test]
+#[ignore]
+fn perf_probe() {
+    let mut big = String::new();
+    for i in 0..50_000 {
+        big.push_str(&format!("---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s{i}\n  labels: {{a: \"名前\", b: c}}\nspec:\n  ports:\n  - port: 80\n"));
+    }
+    let t = Instant::now();
+    let n = granit_parser::Parser::new_from_str(&big).count();
+    eprintln!("granit alone: {:?} {n}", t.elapsed());
+    let t = Instant::now();
+    let f = load(&big, &Limits::default());
+    eprintln!(
+        "multi-doc {} bytes: {:?}, {} docs",
+        big.len(),
+        t.elapsed(),
+        f.documents.len()
+    );
+    let line = format!(
+        "[{}]",
+        vec!["{\"名前\": \"値\", \"x\": [1, 2]}"; 100_000].join(",")
+    );
+    let t = Instant::now();
+    let f = load(&line, &Limits::default());
+    eprintln!(
+        "one line {} bytes: {:?}, {} nodes",
+        line.len(),
+        t.elapsed(),
+        f.documents[0].nodes.len()
+    );
+}
+
+#[test]
+fn long_comment_blocks_are_fine() {
+    let block = "# line\n".repeat(500);
+    let src = format!(
+        "{block}a: 1\n{block}b:\n{block}  - x\n{block}---\n{block}c: [1,\n{block} 2]\n{block}"
+    );
+    let file = ok(&src);
+    assert_eq!(file.documents.len(), 2);
+    assert_eq!(file.comments.len(), 3500);
+    assert_eq!(file.documents[0].leading_comments.len(), 500);
+    assert_eq!(file.documents[1].leading_comments.len(), 1000);
+}
