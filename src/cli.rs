@@ -196,7 +196,10 @@ fn print_profile_error(err: &profile::ProfileError) {
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
     };
     let mut rendered = String::new();
-    if handler.render_report(&mut rendered, err).is_err() {
+    if handler
+        .render_report(&mut rendered, &err.diagnostic())
+        .is_err()
+    {
         rendered = err.to_string();
     }
     eprintln!("lblint: error: invalid cluster profile\n{rendered}");
