@@ -32,4 +32,18 @@ pub static FILE_SKIPPED: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/LBL003.md"),
 };
 
-pub static ALL: [&RuleMeta; 3] = [&YAML_SYNTAX, &UNRENDERED_TEMPLATE, &FILE_SKIPPED];
+pub static DUPLICATE_KEY: RuleMeta = RuleMeta {
+    id: "LBL005",
+    name: "duplicate-key",
+    default_severity: Severity::Warning,
+    providers: &["any"],
+    summary: "A mapping key is written twice; Kubernetes silently keeps only the last value.",
+    doc: include_str!("../../rules/LBL005.md"),
+};
+
+pub static ALL: [&RuleMeta; 4] = [
+    &YAML_SYNTAX,
+    &UNRENDERED_TEMPLATE,
+    &FILE_SKIPPED,
+    &DUPLICATE_KEY,
+];
