@@ -7,6 +7,7 @@ mod load;
 mod output;
 mod robust;
 mod tke;
+mod yaml_suite;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
