@@ -476,17 +476,47 @@ fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) ->
 
 /// A Helm template, not rendered output: a line that starts with a `{{` action (control
 /// structures, includes), or `{{` in a file that does not parse. `{{` inside values of a
-/// file that parses is data (Prometheus alert templates, Go templates in ConfigMaps).
+/// file that parses is data (Prometheus alert templates, Go templates in ConfigMaps), and
+/// so is a line inside a block or quoted scalar of such a file (Istio's sidecar-injector
+/// ConfigMap holds whole Go templates in `|` blocks).
 fn unrendered_template(text: &str, loaded: &LoadedFile) -> Option<usize> {
     let first = text.find("{{")?;
+    let parsed = loaded.errors.is_empty();
+    let mut in_value: Option<Vec<(usize, usize)>> = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with("{{") {
-            return Some(offset + (line.len() - line.trim_start().len()));
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("{{") {
+            let at = offset + (line.len() - trimmed.len());
+            if !parsed {
+                return Some(at);
+            }
+            let spans = in_value.get_or_insert_with(|| non_plain_scalar_spans(loaded));
+            let i = spans.partition_point(|&(start, _)| start <= at);
+            if !(i > 0 && at < spans[i - 1].1) {
+                return Some(at);
+            }
         }
         offset += line.len();
     }
-    (!loaded.errors.is_empty()).then_some(first)
+    (!parsed).then_some(first)
+}
+
+/// Byte ranges of the block and quoted scalars of every document, sorted, outermost first.
+fn non_plain_scalar_spans(loaded: &LoadedFile) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = loaded
+        .documents
+        .iter()
+        .flat_map(|d| &d.nodes)
+        .filter_map(|n| match &n.kind {
+            yaml::NodeKind::Scalar(s) if s.style != yaml::Style::Plain => {
+                Some((n.span.start.offset, n.span.end.offset))
+            }
+            _ => None,
+        })
+        .collect();
+    spans.sort_unstable();
+    spans
 }
 
 #[cfg(test)]

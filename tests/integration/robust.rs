@@ -324,3 +324,15 @@ fn huge_stream_with_raised_limit() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(stdout.lines().filter(|l| l.contains("TKE001")).count(), i);
 }
+
+#[test]
+fn go_templates_inside_block_scalars_of_rendered_output_are_data() {
+    let file = "testdata/robust/template-in-block-scalar.yaml";
+    let (code, report) = check_json(&[file]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&report),
+        vec![f("TKE001", "warning", file, 24, 5)],
+        "{report:#}"
+    );
+}

@@ -89,12 +89,19 @@ fn every_case_loads_as_the_suite_says() {
             )),
         }
     }
-    assert!(wrong.is_empty(), "disagreements not in allowlist.txt:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "disagreements not in allowlist.txt:\n{}",
+        wrong.join("\n")
+    );
     assert!(
         allowed_but_fine.is_empty(),
         "allowlisted but now agree (remove them): {allowed_but_fine:?}"
     );
     for id in allowed.keys() {
-        assert!(all.iter().any(|(i, _)| i == id), "allowlist: unknown case {id}");
+        assert!(
+            all.iter().any(|(i, _)| i == id),
+            "allowlist: unknown case {id}"
+        );
     }
 }
