@@ -378,6 +378,7 @@ impl Builder<'_, '_> {
             Event::DocumentEnd => {
                 if let Some(mut state) = self.doc.take() {
                     drop_implicit_empty_root(&mut state.doc);
+                    state.doc.nodes.shrink_to_fit();
                     state.doc.span.end = self.lines.pos(end);
                     self.comment_floors.push(state.comment_floor);
                     let document = self.out.documents.len();
@@ -398,7 +399,7 @@ impl Builder<'_, '_> {
             Event::Anchor(id, name) => {
                 if let Some(state) = &mut self.doc {
                     if let Some(&node) = state.anchors.get(&id) {
-                        state.doc.nodes[node.0 as usize].anchor = Some(name.into_owned());
+                        state.doc.nodes[node.0 as usize].anchor = Some(name.into());
                     }
                 }
             }
@@ -425,7 +426,7 @@ impl Builder<'_, '_> {
                 };
                 let style = map_style(style);
                 let resolved = resolve_scalar(&value, style, tag.as_deref());
-                let tag = tag.map(|t| t.original());
+                let tag = tag.map(|t| t.original().into_boxed_str());
                 let span = self.lines.span(start, end);
                 let kind = NodeKind::Scalar(Scalar {
                     value,
@@ -466,7 +467,7 @@ impl Builder<'_, '_> {
         let flow = style == granit_parser::StructureStyle::Flow;
         let is_seq = matches!(kind, NodeKind::Sequence(_));
         let span = self.lines.span(start, start);
-        let id = self.add_node(span, kind, tag.map(|t| t.original()), anchor)?;
+        let id = self.add_node(span, kind, tag.map(|t| t.original().into()), anchor)?;
         if let Some(state) = &mut self.doc {
             state.stack.push(Frame {
                 id,
@@ -493,6 +494,12 @@ impl Builder<'_, '_> {
             find_duplicates(&state.doc, frame.id, &mut state.duplicates);
         }
         let node = &mut state.doc.nodes[frame.id.0 as usize];
+        // Children lists are final now: drop the growth slack (big streams keep every tree).
+        match &mut node.kind {
+            NodeKind::Sequence(items) => items.shrink_to_fit(),
+            NodeKind::Mapping(entries) => entries.shrink_to_fit(),
+            _ => {}
+        }
         let start = node.span.start.offset;
         node.span.end = self.lines.pos(end.max(start));
         self.finish_node(end);
@@ -513,7 +520,7 @@ impl Builder<'_, '_> {
         &mut self,
         span: Span,
         kind: NodeKind,
-        tag: Option<String>,
+        tag: Option<Box<str>>,
         anchor: usize,
     ) -> Result<NodeId, Abort> {
         if self.total_nodes >= self.limits.max_nodes {
