@@ -87,7 +87,12 @@ impl Collector<'_> {
     }
 }
 
-pub fn collect(ws: &Workspace, object: &Object, kind: EntryKind, profile: &Profile) -> Vec<Address> {
+pub fn collect(
+    ws: &Workspace,
+    object: &Object,
+    kind: EntryKind,
+    profile: &Profile,
+) -> Vec<Address> {
     let root = ws.root(object);
     let spec = root.get("spec");
     let mut c = Collector {
@@ -105,25 +110,51 @@ pub fn collect(ws: &Workspace, object: &Object, kind: EntryKind, profile: &Profi
     }
     match kind {
         EntryKind::Service => {
-            c.push(spec.and_then(|s| s.get("loadBalancerIP")), AddressSource::LoadBalancerIp);
-            c.push_items(spec.and_then(|s| s.get("externalIPs")), AddressSource::ExternalIp);
+            c.push(
+                spec.and_then(|s| s.get("loadBalancerIP")),
+                AddressSource::LoadBalancerIp,
+            );
+            c.push_items(
+                spec.and_then(|s| s.get("externalIPs")),
+                AddressSource::ExternalIp,
+            );
         }
         EntryKind::Ingress => {
-            for rule in spec.and_then(|s| s.get("rules")).into_iter().flat_map(NodeRef::items) {
+            for rule in spec
+                .and_then(|s| s.get("rules"))
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
                 c.push(rule.get("host"), AddressSource::IngressHost);
             }
-            for tls in spec.and_then(|s| s.get("tls")).into_iter().flat_map(NodeRef::items) {
+            for tls in spec
+                .and_then(|s| s.get("tls"))
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
                 c.push_items(tls.get("hosts"), AddressSource::TlsHost);
             }
         }
         EntryKind::Gateway => {
-            for address in spec.and_then(|s| s.get("addresses")).into_iter().flat_map(NodeRef::items) {
+            for address in spec
+                .and_then(|s| s.get("addresses"))
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
                 c.push(address.get("value"), AddressSource::GatewayAddress);
             }
-            for listener in spec.and_then(|s| s.get("listeners")).into_iter().flat_map(NodeRef::items) {
+            for listener in spec
+                .and_then(|s| s.get("listeners"))
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
                 c.push(listener.get("hostname"), AddressSource::ListenerHostname);
             }
-            for address in root.path(&["status", "addresses"]).into_iter().flat_map(NodeRef::items) {
+            for address in root
+                .path(&["status", "addresses"])
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
                 c.push(address.get("value"), AddressSource::Status);
             }
         }
@@ -139,7 +170,10 @@ pub fn collect(ws: &Workspace, object: &Object, kind: EntryKind, profile: &Profi
     }
     for lb in profile.load_balancers() {
         let Some(key) = &lb.object else { continue };
-        if key.kind == object.kind() && key.namespace == object.namespace() && key.name == object.name() {
+        if key.kind == object.kind()
+            && key.namespace == object.namespace()
+            && key.name == object.name()
+        {
             for address in lb.addresses.iter().flatten() {
                 c.push_text(address, AddressSource::Profile, None);
             }
@@ -153,7 +187,10 @@ pub fn collect(ws: &Workspace, object: &Object, kind: EntryKind, profile: &Profi
 pub fn host_tokens(value: &str) -> Vec<(usize, &str)> {
     let mut tokens = Vec::new();
     let mut start = None;
-    for (i, c) in value.char_indices().chain(std::iter::once((value.len(), ' '))) {
+    for (i, c) in value
+        .char_indices()
+        .chain(std::iter::once((value.len(), ' ')))
+    {
         let host_char = c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_';
         match (host_char, start) {
             (true, None) => start = Some(i),
@@ -180,7 +217,10 @@ mod tests {
             .into_iter()
             .map(|(_, t)| t)
             .collect();
-        assert_eq!(tokens, vec!["-Dapi", "http", "10.0.1.25", "8080", "x", "gw.example.com"]);
+        assert_eq!(
+            tokens,
+            vec!["-Dapi", "http", "10.0.1.25", "8080", "x", "gw.example.com"]
+        );
         assert_eq!(host_tokens("a=10.0.0.1")[1], (2, "10.0.0.1"));
     }
 

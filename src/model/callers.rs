@@ -68,14 +68,23 @@ struct Value<'w> {
     via: Via,
 }
 
-fn container_values<'w>(ws: &'w Workspace, object: &'w Object, template: &PodTemplate<'w>, out: &mut Vec<Value<'w>>) {
+fn container_values<'w>(
+    ws: &'w Workspace,
+    object: &'w Object,
+    template: &PodTemplate<'w>,
+    out: &mut Vec<Value<'w>>,
+) {
     let _ = ws;
     let spec = template.spec;
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for container in spec.get(list).into_iter().flat_map(NodeRef::items) {
             for env in container.get("env").into_iter().flat_map(NodeRef::items) {
                 if let Some(value) = env.get("value") {
-                    let name = env.get("name").and_then(|n| n.as_str()).unwrap_or("").to_string();
+                    let name = env
+                        .get("name")
+                        .and_then(|n| n.as_str())
+                        .unwrap_or("")
+                        .to_string();
                     out.push(Value {
                         node: value,
                         object,
@@ -121,8 +130,15 @@ fn consumed_config_maps<'w>(template: &PodTemplate<'w>) -> Vec<(&'w str, Option<
     let mut out = Vec::new();
     for list in ["initContainers", "containers"] {
         for container in spec.get(list).into_iter().flat_map(NodeRef::items) {
-            for from in container.get("envFrom").into_iter().flat_map(NodeRef::items) {
-                if let Some(name) = from.path(&["configMapRef", "name"]).and_then(|n| n.as_str()) {
+            for from in container
+                .get("envFrom")
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
+                if let Some(name) = from
+                    .path(&["configMapRef", "name"])
+                    .and_then(|n| n.as_str())
+                {
                     out.push((name, None));
                 }
             }
@@ -141,7 +157,11 @@ fn consumed_config_maps<'w>(template: &PodTemplate<'w>) -> Vec<(&'w str, Option<
         if let Some(name) = volume.path(&["configMap", "name"]).and_then(|n| n.as_str()) {
             out.push((name, None));
         }
-        for source in volume.path(&["projected", "sources"]).into_iter().flat_map(NodeRef::items) {
+        for source in volume
+            .path(&["projected", "sources"])
+            .into_iter()
+            .flat_map(NodeRef::items)
+        {
             if let Some(name) = source.path(&["configMap", "name"]).and_then(|n| n.as_str()) {
                 out.push((name, None));
             }
@@ -152,7 +172,14 @@ fn consumed_config_maps<'w>(template: &PodTemplate<'w>) -> Vec<(&'w str, Option<
 
 /// The byte span of `token` inside a scalar whose source text holds its value verbatim
 /// (plain or quoted without escapes on one line), so a fix can replace just the address.
-fn token_span(ws: &Workspace, object: &Object, node: NodeRef<'_>, value: &str, at: usize, token: &str) -> Option<Span> {
+fn token_span(
+    ws: &Workspace,
+    object: &Object,
+    node: NodeRef<'_>,
+    value: &str,
+    at: usize,
+    token: &str,
+) -> Option<Span> {
     let source = ws.source(object);
     let span = node.span();
     let raw = span.slice(&source.text);
@@ -179,7 +206,11 @@ fn service_names(name: &str, namespace: &str) -> [String; 3] {
     ]
 }
 
-pub fn find(ws: &Workspace, entry_points: &[EntryPoint], workloads: &[usize]) -> (Vec<Caller>, Vec<SafeCall>) {
+pub fn find(
+    ws: &Workspace,
+    entry_points: &[EntryPoint],
+    workloads: &[usize],
+) -> (Vec<Caller>, Vec<SafeCall>) {
     let mut exact: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut wildcard: HashMap<&str, Vec<usize>> = HashMap::new();
     for (index, entry) in entry_points.iter().enumerate() {
@@ -202,7 +233,9 @@ pub fn find(ws: &Workspace, entry_points: &[EntryPoint], workloads: &[usize]) ->
             short_names.insert((object.namespace(), object.name()), index);
             let spec = ws.spec(object);
             let ips = spec.and_then(|s| s.get("clusterIP")).into_iter().chain(
-                spec.and_then(|s| s.get("clusterIPs")).into_iter().flat_map(NodeRef::items),
+                spec.and_then(|s| s.get("clusterIPs"))
+                    .into_iter()
+                    .flat_map(NodeRef::items),
             );
             for ip in ips.filter_map(|ip| ip.as_str()) {
                 if ip != "None" && !ip.is_empty() {
@@ -219,12 +252,21 @@ pub fn find(ws: &Workspace, entry_points: &[EntryPoint], workloads: &[usize]) ->
     let mut safe = Vec::new();
     for &workload in workloads {
         let object = &ws.objects[workload];
-        let Some(template) = pod_template(ws, object) else { continue };
+        let Some(template) = pod_template(ws, object) else {
+            continue;
+        };
         let mut values = Vec::new();
         container_values(ws, object, &template, &mut values);
         for (name, key) in consumed_config_maps(&template) {
-            let Some(config_map) = config_maps.get(&(object.namespace(), name)) else { continue };
-            for (k, v) in ws.root(config_map).get("data").into_iter().flat_map(NodeRef::entries) {
+            let Some(config_map) = config_maps.get(&(object.namespace(), name)) else {
+                continue;
+            };
+            for (k, v) in ws
+                .root(config_map)
+                .get("data")
+                .into_iter()
+                .flat_map(NodeRef::entries)
+            {
                 let Some(k) = k.as_str() else { continue };
                 if key.is_none_or(|wanted| wanted == k) {
                     values.push(Value {
@@ -239,7 +281,9 @@ pub fn find(ws: &Workspace, entry_points: &[EntryPoint], workloads: &[usize]) ->
             }
         }
         for value in values {
-            let Some(text) = value.node.as_str() else { continue };
+            let Some(text) = value.node.as_str() else {
+                continue;
+            };
             for (at, token) in host_tokens(text) {
                 let host = token.to_ascii_lowercase();
                 let mut targets: Vec<usize> = exact.get(host.as_str()).cloned().unwrap_or_default();
@@ -263,10 +307,15 @@ pub fn find(ws: &Workspace, entry_points: &[EntryPoint], workloads: &[usize]) ->
                     continue;
                 }
                 // A bare Service name counts only in host position (`http://web/`, `web:80`).
-                let url_host = text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
+                let url_host =
+                    text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
                 let service = in_cluster.get(host.as_str()).copied().or_else(|| {
                     url_host
-                        .then(|| short_names.get(&(object.namespace(), host.as_str())).copied())
+                        .then(|| {
+                            short_names
+                                .get(&(object.namespace(), host.as_str()))
+                                .copied()
+                        })
                         .flatten()
                 });
                 if let Some(service) = service {

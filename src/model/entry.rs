@@ -51,26 +51,51 @@ pub const TKE_EXISTED_LB: &str = "service.kubernetes.io/tke-existed-lbid";
 pub const TKE_INGRESS_SUBNET: &str = "kubernetes.io/ingress.subnetId";
 pub const TKE_INGRESS_EXISTED_LB: &str = "kubernetes.io/ingress.existLbId";
 pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
-pub const VKE_ADDRESS_TYPE: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-address-type";
+pub const VKE_ADDRESS_TYPE: &str =
+    "service.beta.kubernetes.io/volcengine-loadbalancer-address-type";
 pub const VKE_EXISTED_LB: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-id";
 
 /// Upstream's internal load-balancer annotation table (service.md, "Internal load balancer").
 const UPSTREAM_INTERNAL: &[(&str, &str)] = &[
     ("networking.gke.io/load-balancer-type", "Internal"),
-    ("service.beta.kubernetes.io/aws-load-balancer-internal", "true"),
-    ("service.beta.kubernetes.io/azure-load-balancer-internal", "true"),
-    ("service.kubernetes.io/ibm-load-balancer-cloud-provider-ip-type", "private"),
-    ("service.beta.kubernetes.io/openstack-internal-load-balancer", "true"),
-    ("service.beta.kubernetes.io/cce-load-balancer-internal-vpc", "true"),
-    ("service.beta.kubernetes.io/oci-load-balancer-internal", "true"),
+    (
+        "service.beta.kubernetes.io/aws-load-balancer-internal",
+        "true",
+    ),
+    (
+        "service.beta.kubernetes.io/azure-load-balancer-internal",
+        "true",
+    ),
+    (
+        "service.kubernetes.io/ibm-load-balancer-cloud-provider-ip-type",
+        "private",
+    ),
+    (
+        "service.beta.kubernetes.io/openstack-internal-load-balancer",
+        "true",
+    ),
+    (
+        "service.beta.kubernetes.io/cce-load-balancer-internal-vpc",
+        "true",
+    ),
+    (
+        "service.beta.kubernetes.io/oci-load-balancer-internal",
+        "true",
+    ),
 ];
 
 /// Read an ACK annotation under either prefix.
-pub fn ack_annotation<'a>(annotations: Option<NodeRef<'a>>, suffix: &str) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
+pub fn ack_annotation<'a>(
+    annotations: Option<NodeRef<'a>>,
+    suffix: &str,
+) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
     let annotations = annotations?;
-    ["service.beta.kubernetes.io/alibaba-cloud-", "service.beta.kubernetes.io/alicloud-"]
-        .iter()
-        .find_map(|prefix| annotations.get_entry(&format!("{prefix}{suffix}")))
+    [
+        "service.beta.kubernetes.io/alibaba-cloud-",
+        "service.beta.kubernetes.io/alicloud-",
+    ]
+    .iter()
+    .find_map(|prefix| annotations.get_entry(&format!("{prefix}{suffix}")))
 }
 
 fn has_prefix(annotations: Option<NodeRef<'_>>, prefixes: &[&str]) -> bool {
@@ -130,19 +155,25 @@ fn service_network(annotations: Option<NodeRef<'_>>, provider: Option<Provider>)
             None if get(VKE_EXISTED_LB).is_some() => Network::Unknown,
             None => Network::Public,
         },
-        Some(Provider::Ack) => match text(ack_annotation(annotations, "loadbalancer-address-type").map(|(_, v)| v)) {
-            Some("intranet") => Network::Private,
-            Some("internet") | None => Network::Public,
-            Some(_) => Network::Unknown,
-        },
+        Some(Provider::Ack) => {
+            match text(ack_annotation(annotations, "loadbalancer-address-type").map(|(_, v)| v)) {
+                Some("intranet") => Network::Private,
+                Some("internet") | None => Network::Public,
+                Some(_) => Network::Unknown,
+            }
+        }
         _ => Network::Unknown,
     }
 }
 
 /// The ingress class: `spec.ingressClassName`, else the legacy annotation.
 pub fn ingress_class<'w>(ws: &'w Workspace, object: &Object) -> Option<&'w str> {
-    text(ws.spec(object).and_then(|s| s.get("ingressClassName")))
-        .or_else(|| text(ws.annotation(object, INGRESS_CLASS_ANNOTATION).map(|(_, v)| v)))
+    text(ws.spec(object).and_then(|s| s.get("ingressClassName"))).or_else(|| {
+        text(
+            ws.annotation(object, INGRESS_CLASS_ANNOTATION)
+                .map(|(_, v)| v),
+        )
+    })
 }
 
 /// What an entry point is, before addresses and backends are attached.
@@ -180,7 +211,8 @@ pub fn classify(ws: &Workspace, object: &Object, profile: &Profile) -> Option<Cl
             }
             let get = |key: &str| text(annotations.and_then(|a| a.get(key)));
             // On TKE an Ingress without a class is a CLB Ingress (class `qcloud`).
-            let tke_clb = provider == Some(Provider::Tke) && matches!(class.as_deref(), None | Some("qcloud"));
+            let tke_clb = provider == Some(Provider::Tke)
+                && matches!(class.as_deref(), None | Some("qcloud"));
             let network = if tke_clb {
                 if get(TKE_INGRESS_SUBNET).is_some() {
                     Network::Private
@@ -223,7 +255,10 @@ pub fn classify(ws: &Workspace, object: &Object, profile: &Profile) -> Option<Cl
                 .collect();
             let http = !listeners.is_empty()
                 && listeners.iter().all(|l| {
-                    matches!(text(l.get("protocol")), Some("HTTP" | "HTTPS" | "GRPC" | "TLS"))
+                    matches!(
+                        text(l.get("protocol")),
+                        Some("HTTP" | "HTTPS" | "GRPC" | "TLS")
+                    )
                 });
             Some(Classified {
                 kind: EntryKind::Gateway,

@@ -61,7 +61,10 @@ impl Model {
             if let Some(template) = pod_template(ws, object) {
                 workloads.push(index);
                 placements.insert(index, scheduling::placement(&template, pools));
-                by_namespace.entry(object.namespace()).or_default().push(index);
+                by_namespace
+                    .entry(object.namespace())
+                    .or_default()
+                    .push(index);
             }
         }
         let service_backends = |service: usize| -> Vec<usize> {
@@ -72,7 +75,10 @@ impl Model {
                 .into_iter()
                 .flatten()
                 .copied()
-                .filter(|&w| pod_template(ws, &ws.objects[w]).is_some_and(|t| selector_matches(selector, t.labels)))
+                .filter(|&w| {
+                    pod_template(ws, &ws.objects[w])
+                        .is_some_and(|t| selector_matches(selector, t.labels))
+                })
                 .collect()
         };
         let mut services_by_name: HashMap<(&str, &str), usize> = HashMap::new();
@@ -84,21 +90,26 @@ impl Model {
 
         let mut entry_points = Vec::new();
         for (index, object) in ws.objects.iter().enumerate() {
-            let Some(class) = entry::classify(ws, object, profile) else { continue };
+            let Some(class) = entry::classify(ws, object, profile) else {
+                continue;
+            };
             let addresses = address::collect(ws, object, class.kind, profile);
             let (services, backends) = match class.kind {
                 EntryKind::Service => (Vec::new(), service_backends(index)),
                 EntryKind::Ingress => {
                     let services: Vec<usize> = ingress_service_names(ws.spec(object))
                         .into_iter()
-                        .filter_map(|name| services_by_name.get(&(object.namespace(), name)).copied())
+                        .filter_map(|name| {
+                            services_by_name.get(&(object.namespace(), name)).copied()
+                        })
                         .fold(Vec::new(), |mut acc, s| {
                             if !acc.contains(&s) {
                                 acc.push(s);
                             }
                             acc
                         });
-                    let mut backends: Vec<usize> = services.iter().flat_map(|&s| service_backends(s)).collect();
+                    let mut backends: Vec<usize> =
+                        services.iter().flat_map(|&s| service_backends(s)).collect();
                     backends.sort_unstable();
                     backends.dedup();
                     (services, backends)
@@ -130,7 +141,10 @@ impl Model {
     }
 
     pub fn entry_point(&self, object: usize) -> Option<(usize, &EntryPoint)> {
-        self.entry_points.iter().enumerate().find(|(_, e)| e.object == object)
+        self.entry_points
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.object == object)
     }
 
     pub fn callers_of(&self, entry_point: usize) -> impl Iterator<Item = &Caller> {
@@ -148,7 +162,13 @@ impl Model {
     /// Can a pod of `caller` run on the same node as a pod of `backend`, on a pool accepted
     /// by `filter`? No when required pod anti-affinity on `kubernetes.io/hostname` keeps
     /// them apart, or no accepted pool takes both.
-    pub fn can_share_node(&self, ws: &Workspace, caller: usize, backend: usize, filter: impl Fn(&NodePool) -> bool) -> Fit {
+    pub fn can_share_node(
+        &self,
+        ws: &Workspace,
+        caller: usize,
+        backend: usize,
+        filter: impl Fn(&NodePool) -> bool,
+    ) -> Fit {
         if caller == backend {
             // Replicas of one workload call each other through the LB too.
             return self.any_pool(caller, &filter);
@@ -157,7 +177,10 @@ impl Model {
         let (Some(ct), Some(bt)) = (pod_template(ws, c), pod_template(ws, b)) else {
             return Fit::Unknown;
         };
-        let (c_labels, b_labels) = (scheduling::template_labels(&ct), scheduling::template_labels(&bt));
+        let (c_labels, b_labels) = (
+            scheduling::template_labels(&ct),
+            scheduling::template_labels(&bt),
+        );
         if scheduling::repels(&ct, c.namespace(), &b_labels, b.namespace())
             || scheduling::repels(&bt, b.namespace(), &c_labels, c.namespace())
         {
@@ -225,11 +248,18 @@ fn ingress_service_names<'w>(spec: Option<NodeRef<'w>>) -> Vec<&'w str> {
     }
     let Some(spec) = spec else { return Vec::new() };
     let mut names: Vec<&str> = Vec::new();
-    for default in [spec.get("defaultBackend"), spec.get("backend")].into_iter().flatten() {
+    for default in [spec.get("defaultBackend"), spec.get("backend")]
+        .into_iter()
+        .flatten()
+    {
         names.extend(backend_name(default));
     }
     for rule in spec.get("rules").into_iter().flat_map(NodeRef::items) {
-        for path in rule.path(&["http", "paths"]).into_iter().flat_map(NodeRef::items) {
+        for path in rule
+            .path(&["http", "paths"])
+            .into_iter()
+            .flat_map(NodeRef::items)
+        {
             names.extend(path.get("backend").and_then(backend_name));
         }
     }
@@ -238,7 +268,11 @@ fn ingress_service_names<'w>(spec: Option<NodeRef<'w>>) -> Vec<&'w str> {
 
 /// The gateway pods of an ASM IstioGateway, when present in the set: workloads in its
 /// namespace whose pod labels include its `podLabels`, or that carry its name.
-fn gateway_pods(ws: &Workspace, gateway: usize, by_namespace: &HashMap<&str, Vec<usize>>) -> Vec<usize> {
+fn gateway_pods(
+    ws: &Workspace,
+    gateway: usize,
+    by_namespace: &HashMap<&str, Vec<usize>>,
+) -> Vec<usize> {
     let object = &ws.objects[gateway];
     let pod_labels = ws.spec(object).and_then(|s| s.get("podLabels"));
     by_namespace
@@ -249,7 +283,8 @@ fn gateway_pods(ws: &Workspace, gateway: usize, by_namespace: &HashMap<&str, Vec
         .filter(|&w| {
             let workload = &ws.objects[w];
             workload.name() == object.name()
-                || pod_template(ws, workload).is_some_and(|t| selector_matches(pod_labels, t.labels))
+                || pod_template(ws, workload)
+                    .is_some_and(|t| selector_matches(pod_labels, t.labels))
         })
         .collect()
 }

@@ -9,7 +9,10 @@ use crate::objects::Workspace;
 use super::{Fit, Model};
 
 fn at(location: &Location) -> String {
-    format!("{}:{}:{}", location.file, location.span.start.line, location.span.start.column)
+    format!(
+        "{}:{}:{}",
+        location.file, location.span.start.line, location.span.start.column
+    )
 }
 
 fn location_json(location: &Location) -> Value {
@@ -24,7 +27,12 @@ fn placement_json(ws: &Workspace, model: &Model, workload: usize) -> Value {
             fits.iter()
                 .zip(model.pools())
                 .enumerate()
-                .map(|(i, (fit, pool))| (pool.name.clone().unwrap_or_else(|| format!("pool-{i}")), json!(fit)))
+                .map(|(i, (fit, pool))| {
+                    (
+                        pool.name.clone().unwrap_or_else(|| format!("pool-{i}")),
+                        json!(fit),
+                    )
+                })
                 .collect(),
         ),
     }
@@ -104,7 +112,9 @@ pub fn to_json(ws: &Workspace, model: &Model) -> Value {
 pub fn to_human(ws: &Workspace, model: &Model) -> String {
     let mut out = String::new();
     if model.entry_points.is_empty() {
-        out.push_str("No load-balancer entry points (LoadBalancer Services, Ingresses, Gateways) found.\n");
+        out.push_str(
+            "No load-balancer entry points (LoadBalancer Services, Ingresses, Gateways) found.\n",
+        );
     }
     for (index, e) in model.entry_points.iter().enumerate() {
         let object = &ws.objects[e.object];
@@ -120,11 +130,16 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
                 super::Network::Public => "public",
                 super::Network::Unknown => "network unknown",
             },
-            e.class.as_ref().map(|c| format!(", class {c}")).unwrap_or_default(),
+            e.class
+                .as_ref()
+                .map(|c| format!(", class {c}"))
+                .unwrap_or_default(),
             at(&ws.location(object, root.span())),
         ));
         if e.addresses.is_empty() {
-            out.push_str("  addresses: none known (add status, or spec.loadBalancers in the profile)\n");
+            out.push_str(
+                "  addresses: none known (add status, or spec.loadBalancers in the profile)\n",
+            );
         }
         for a in &e.addresses {
             out.push_str(&format!("  address {} ({:?})\n", a.value, a.source));
@@ -136,7 +151,11 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
             out.push_str("  backends: none in these manifests\n");
         }
         for &b in &e.backends {
-            out.push_str(&format!("  backend {}  [{}]\n", ws.objects[b].id, placement_text(model, b)));
+            out.push_str(&format!(
+                "  backend {}  [{}]\n",
+                ws.objects[b].id,
+                placement_text(model, b)
+            ));
         }
         for c in model.callers_of(index) {
             out.push_str(&format!(

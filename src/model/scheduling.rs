@@ -103,7 +103,11 @@ fn instance_type_mismatch(pool: &NodePool, key: &str, wanted: &str) -> bool {
 
 fn node_selector_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
     let mut fit = Fit::Yes;
-    for (key, value) in spec.get("nodeSelector").into_iter().flat_map(NodeRef::entries) {
+    for (key, value) in spec
+        .get("nodeSelector")
+        .into_iter()
+        .flat_map(NodeRef::entries)
+    {
         let (Some(key), Some(value)) = (key.as_str(), value.as_str()) else {
             return Fit::Unknown;
         };
@@ -119,7 +123,10 @@ fn node_selector_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
 }
 
 fn strings(node: Option<NodeRef<'_>>) -> Vec<&str> {
-    node.into_iter().flat_map(NodeRef::items).filter_map(|v| v.as_str()).collect()
+    node.into_iter()
+        .flat_map(NodeRef::items)
+        .filter_map(|v| v.as_str())
+        .collect()
 }
 
 fn expression_fit(expr: NodeRef<'_>, pool: &NodePool) -> Fit {
@@ -147,7 +154,11 @@ fn expression_fit(expr: NodeRef<'_>, pool: &NodePool) -> Fit {
             ) else {
                 return Fit::No;
             };
-            Fit::from_bool(if operator == "Gt" { actual > bound } else { actual < bound })
+            Fit::from_bool(if operator == "Gt" {
+                actual > bound
+            } else {
+                actual < bound
+            })
         }
         _ => Fit::Unknown,
     }
@@ -168,10 +179,17 @@ fn node_affinity_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
     for term in terms.items() {
         any_term = true;
         let mut term_fit = Fit::Yes;
-        for expr in term.get("matchExpressions").into_iter().flat_map(NodeRef::items) {
+        for expr in term
+            .get("matchExpressions")
+            .into_iter()
+            .flat_map(NodeRef::items)
+        {
             term_fit = term_fit.and(expression_fit(expr, pool));
         }
-        if term.get("matchFields").is_some_and(|f| f.items().next().is_some()) {
+        if term
+            .get("matchFields")
+            .is_some_and(|f| f.items().next().is_some())
+        {
             term_fit = term_fit.and(Fit::Unknown);
         }
         fit = fit.or(term_fit);
@@ -184,16 +202,22 @@ fn node_affinity_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
 }
 
 fn tolerates(spec: NodeRef<'_>, key: Option<&str>, value: Option<&str>, effect: &str) -> bool {
-    spec.get("tolerations").into_iter().flat_map(NodeRef::items).any(|t| {
-        let t_key = t.get("key").and_then(|k| k.as_str()).unwrap_or("");
-        let operator = t.get("operator").and_then(|o| o.as_str()).unwrap_or("Equal");
-        let t_value = t.get("value").and_then(|v| v.as_str()).unwrap_or("");
-        let t_effect = t.get("effect").and_then(|e| e.as_str()).unwrap_or("");
-        let key_ok = (t_key.is_empty() && operator == "Exists") || Some(t_key) == key;
-        let value_ok = operator == "Exists" || Some(t_value) == value.or(Some(""));
-        let effect_ok = t_effect.is_empty() || t_effect == effect;
-        key_ok && value_ok && effect_ok
-    })
+    spec.get("tolerations")
+        .into_iter()
+        .flat_map(NodeRef::items)
+        .any(|t| {
+            let t_key = t.get("key").and_then(|k| k.as_str()).unwrap_or("");
+            let operator = t
+                .get("operator")
+                .and_then(|o| o.as_str())
+                .unwrap_or("Equal");
+            let t_value = t.get("value").and_then(|v| v.as_str()).unwrap_or("");
+            let t_effect = t.get("effect").and_then(|e| e.as_str()).unwrap_or("");
+            let key_ok = (t_key.is_empty() && operator == "Exists") || Some(t_key) == key;
+            let value_ok = operator == "Exists" || Some(t_value) == value.or(Some(""));
+            let effect_ok = t_effect.is_empty() || t_effect == effect;
+            key_ok && value_ok && effect_ok
+        })
 }
 
 fn taints_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
@@ -243,13 +267,21 @@ pub fn placement(template: &PodTemplate<'_>, pools: Option<&[NodePool]>) -> Plac
 /// Does a Kubernetes label selector (`matchLabels` + `matchExpressions`) select these labels?
 pub fn label_selector_matches(selector: NodeRef<'_>, labels: &BTreeMap<&str, &str>) -> bool {
     let mut any = false;
-    for (key, value) in selector.get("matchLabels").into_iter().flat_map(NodeRef::entries) {
+    for (key, value) in selector
+        .get("matchLabels")
+        .into_iter()
+        .flat_map(NodeRef::entries)
+    {
         any = true;
         if labels.get(key.as_str().unwrap_or("")).copied() != value.as_str() {
             return false;
         }
     }
-    for expr in selector.get("matchExpressions").into_iter().flat_map(NodeRef::items) {
+    for expr in selector
+        .get("matchExpressions")
+        .into_iter()
+        .flat_map(NodeRef::items)
+    {
         any = true;
         let key = expr.get("key").and_then(|k| k.as_str()).unwrap_or("");
         let values = strings(expr.get("values"));
@@ -280,10 +312,19 @@ pub fn template_labels<'w>(template: &PodTemplate<'w>) -> BTreeMap<&'w str, &'w 
 
 /// Does `template` (in `namespace`) require, per node, not to run beside pods with `other_labels`
 /// (in `other_namespace`)? That is, required pod anti-affinity on `kubernetes.io/hostname`.
-pub fn repels(template: &PodTemplate<'_>, namespace: &str, other_labels: &BTreeMap<&str, &str>, other_namespace: &str) -> bool {
+pub fn repels(
+    template: &PodTemplate<'_>,
+    namespace: &str,
+    other_labels: &BTreeMap<&str, &str>,
+    other_namespace: &str,
+) -> bool {
     template
         .spec
-        .path(&["affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"])
+        .path(&[
+            "affinity",
+            "podAntiAffinity",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+        ])
         .into_iter()
         .flat_map(NodeRef::items)
         .any(|term| {

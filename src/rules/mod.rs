@@ -2,6 +2,7 @@
 //! cluster model; they never parse YAML or print.
 
 pub mod docs;
+pub mod k8s;
 pub mod lbl;
 pub mod tke;
 
@@ -55,7 +56,10 @@ pub trait Rule: Sync {
 
 /// Rules that run over objects, in a fixed order so output is deterministic.
 pub fn registry() -> Vec<&'static dyn Rule> {
-    vec![&tke::l4_loopback::L4Loopback]
+    vec![
+        &tke::l4_loopback::L4Loopback,
+        &k8s::lb_address_in_cluster::LbAddressInCluster,
+    ]
 }
 
 /// Every rule's metadata, including the loader's own (yaml-syntax and friends).

@@ -5,7 +5,7 @@ use crate::{check_json, f, findings};
 fn lint(profile: &str, manifest: &str) -> (i32, serde_json::Value) {
     let profile = format!("testdata/tke/{profile}.yaml");
     let manifest = format!("testdata/tke/{manifest}.yaml");
-    check_json(&["--profile", &profile, &manifest])
+    check_json(&["--select", "TKE001", "--profile", &profile, &manifest])
 }
 
 fn rules_of(report: &serde_json::Value) -> Vec<(String, String)> {
@@ -81,7 +81,11 @@ fn unknown_proxy_mode_is_a_warning_naming_the_field() {
 
 #[test]
 fn no_profile_at_all_still_warns_about_a_tke_private_clb() {
-    let (code, report) = check_json(&["testdata/tke/private-with-caller.yaml"]);
+    let (code, report) = check_json(&[
+        "--select",
+        "TKE001",
+        "testdata/tke/private-with-caller.yaml",
+    ]);
     assert_eq!(code, 1);
     assert_eq!(rules_of(&report), vec![("TKE001".into(), "warning".into())]);
 }

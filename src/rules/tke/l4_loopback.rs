@@ -52,7 +52,10 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
     let ws = cx.ws;
     let service = &ws.objects[entry.object];
     // Only a private-network CLB loops back: a public CLB sees the node's public egress IP.
-    if entry.kind != EntryKind::Service || entry.network != Network::Private || entry.provider != Some(Provider::Tke) {
+    if entry.kind != EntryKind::Service
+        || entry.network != Network::Private
+        || entry.provider != Some(Provider::Tke)
+    {
         return None;
     }
     let (subnet_key, subnet_value) = ws.annotation(service, INTERNAL_SUBNET)?;
@@ -88,7 +91,13 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
     let sharing = callers
         .iter()
         .flat_map(|c| entry.backends.iter().map(move |&b| (c, b)))
-        .map(|(c, b)| (c, cx.model.can_share_node(ws, c.workload, b, regular_or_native)))
+        .map(|(c, b)| {
+            (
+                c,
+                cx.model
+                    .can_share_node(ws, c.workload, b, regular_or_native),
+            )
+        })
         .fold((None, Fit::No), |(first, acc), (c, fit)| match (acc, fit) {
             (Fit::Yes, _) => (first, Fit::Yes),
             (_, Fit::Yes) => (Some(*c), Fit::Yes),
