@@ -288,3 +288,6 @@ fn gateway_pods(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
