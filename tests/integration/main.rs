@@ -4,6 +4,7 @@
 mod cli;
 mod docs;
 mod load;
+mod model;
 mod output;
 mod tke;
 

@@ -140,3 +140,30 @@ fn snat_on_some_listeners_does_not() {
         )]
     );
 }
+
+#[test]
+fn caller_kept_apart_by_anti_affinity_is_a_warning() {
+    let (_, report) = lint("profile-ipvs-regular", "anti-affinity");
+    assert_eq!(
+        findings(&report),
+        vec![f(
+            "TKE001",
+            "warning",
+            "testdata/tke/anti-affinity.yaml",
+            9,
+            5
+        )]
+    );
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("never shares a node with a backend pod"),
+        "{message}"
+    );
+}
+
+#[test]
+fn caller_on_super_nodes_only_cannot_share_with_regular_backends() {
+    // With only a super pool, nothing runs on regular or native nodes: no finding.
+    let (code, report) = lint("profile-ipvs-super", "anti-affinity");
+    assert_eq!((code, rules_of(&report)), (0, vec![]));
+}
