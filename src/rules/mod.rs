@@ -58,7 +58,13 @@ pub trait Rule: Sync {
 pub fn registry() -> Vec<&'static dyn Rule> {
     vec![
         &tke::l4_loopback::L4Loopback,
+        &tke::l7_loopback::L7Loopback,
+        &tke::prevent_loopback::PreventLoopbackL7,
+        &tke::prevent_loopback::PreventLoopbackKubeProxy,
+        &tke::snat::SnatAllowlist,
+        &tke::snat::L7SnatFieldVersion,
         &k8s::lb_address_in_cluster::LbAddressInCluster,
+        &k8s::annotation_value_not_string::AnnotationValueNotString,
     ]
 }
 
