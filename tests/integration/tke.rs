@@ -1,6 +1,6 @@
 //! TKE001 verdicts for the rows of seed 000's tables (testdata/tke/).
 
-use crate::{check_json, f, findings};
+use crate::{check_json, f, findings, Finding};
 
 fn lint(profile: &str, manifest: &str) -> (i32, serde_json::Value) {
     let profile = format!("testdata/tke/{profile}.yaml");
@@ -169,7 +169,7 @@ fn caller_on_super_nodes_only_cannot_share_with_regular_backends() {
 }
 
 /// All findings (any rule) for a profile and a fixture.
-fn lint_all(profile: &str, manifest: &str) -> (i32, Vec<(String, String, String, u64, u64)>) {
+fn lint_all(profile: &str, manifest: &str) -> (i32, Vec<Finding>) {
     let profile = format!("testdata/tke/{profile}.yaml");
     let manifest = format!("testdata/tke/{manifest}.yaml");
     let (code, report) = check_json(&["--profile", &profile, &manifest]);
