@@ -136,9 +136,20 @@ struct Fingerprints {
 #[serde(rename_all = "camelCase")]
 struct ResultProperties<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    object: Option<&'a crate::diagnostic::ObjectRef>,
+    object: Option<Object<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     origin: Option<&'a str>,
+}
+
+/// The object a finding is about (`namespace` left out for cluster-scoped or unset).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Object<'a> {
+    api_version: &'a str,
+    kind: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    namespace: Option<&'a str>,
+    name: &'a str,
 }
 
 #[derive(Serialize)]
@@ -307,7 +318,12 @@ pub(super) fn write(
             .collect();
 
         let properties = (d.object.is_some() || d.origin.is_some()).then(|| ResultProperties {
-            object: d.object.as_ref(),
+            object: d.object.as_ref().map(|o| Object {
+                api_version: &o.api_version,
+                kind: &o.kind,
+                namespace: o.namespace.as_deref(),
+                name: &o.name,
+            }),
             origin: d.origin.as_deref(),
         });
 

@@ -5,6 +5,7 @@ mod cli;
 mod docs;
 mod load;
 mod output;
+mod sarif;
 mod tke;
 
 use std::io::Write;
