@@ -609,7 +609,9 @@ pub fn encode_path(path: &str) -> String {
 /// the primary span's text (CRLF folded so a line-ending change keeps it).
 fn fingerprint_key(d: &Diagnostic, uri: &str, text: Option<&str>) -> String {
     let object = d.object.as_ref().map(|o| o.to_string()).unwrap_or_default();
-    let span = text.map_or("", |t| d.location.span.slice(t)).replace("\r\n", "\n");
+    let span = text
+        .map_or("", |t| d.location.span.slice(t))
+        .replace("\r\n", "\n");
     format!("{}\0{uri}\0{object}\0{span}", d.rule)
 }
 

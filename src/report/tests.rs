@@ -561,7 +561,9 @@ fn sarif_basic() {
         text = text.replace(&json, "\"[rules/TKE001.md body + link]\"");
     }
     let results = value["runs"][0]["results"].as_array().unwrap();
-    let rules = value["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    let rules = value["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
     assert_eq!(rules.len(), 3, "one descriptor per rule that fired");
     for result in results {
         assert_eq!(
@@ -687,7 +689,10 @@ fn sarif_full_description() {
     );
     let long = format!("## What it finds\n\n{}\n", "word ".repeat(400));
     let text = sarif::full_description(&long).unwrap();
-    assert!(text.chars().count() <= 1024 && text.ends_with('…'), "{text}");
+    assert!(
+        text.chars().count() <= 1024 && text.ends_with('…'),
+        "{text}"
+    );
     assert_eq!(sarif::full_description("# no section\n"), None);
 }
 

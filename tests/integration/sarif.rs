@@ -98,11 +98,18 @@ fn redact(text: &str) -> String {
         let url = meta.url();
         let help = [
             (format!("{body}\n\nDocumentation: {url}\n"), "text"),
-            (format!("{body}\n\nDocumentation: [{}]({url})\n", meta.id), "markdown"),
+            (
+                format!("{body}\n\nDocumentation: [{}]({url})\n", meta.id),
+                "markdown",
+            ),
         ];
         for (expected, kind) in help {
             let json = serde_json::to_string(&expected).unwrap();
-            assert!(text.contains(&json), "{} help.{kind} is the rule document", meta.id);
+            assert!(
+                text.contains(&json),
+                "{} help.{kind} is the rule document",
+                meta.id
+            );
             text = text.replace(&json, &format!("\"[rules/{}.md body + link]\"", meta.id));
         }
     }
@@ -161,7 +168,10 @@ fn sarif_examples_snapshot() {
     snapshot!("sarif_examples", redact(&run.stdout));
 
     let run0 = &value["runs"][0];
-    assert_eq!(value["$schema"], "https://json.schemastore.org/sarif-2.1.0.json");
+    assert_eq!(
+        value["$schema"],
+        "https://json.schemastore.org/sarif-2.1.0.json"
+    );
     assert_eq!(value["version"], "2.1.0");
     assert_eq!(value["runs"].as_array().unwrap().len(), 1);
     assert_eq!(run0["columnKind"], "utf16CodeUnits");
@@ -233,7 +243,12 @@ fn sarif_examples_snapshot() {
         "shop/templates/service.yaml"
     );
     // Related locations are numbered.
-    for (i, related) in helm["relatedLocations"].as_array().unwrap().iter().enumerate() {
+    for (i, related) in helm["relatedLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
         assert_eq!(related["id"], i + 1);
     }
 
@@ -296,9 +311,27 @@ fn github_clean_run_prints_nothing() {
 fn exit_codes_match_other_formats() {
     let cases: &[&[&str]] = &[
         &["examples/manifests", "--profile", PROFILE],
-        &["examples/manifests", "--profile", PROFILE, "--fail-on", "error"],
-        &["examples/manifests/reports.yaml", "--profile", PROFILE, "--fail-on", "error"],
-        &["examples/manifests", "--profile", PROFILE, "--fail-on", "never"],
+        &[
+            "examples/manifests",
+            "--profile",
+            PROFILE,
+            "--fail-on",
+            "error",
+        ],
+        &[
+            "examples/manifests/reports.yaml",
+            "--profile",
+            PROFILE,
+            "--fail-on",
+            "error",
+        ],
+        &[
+            "examples/manifests",
+            "--profile",
+            PROFILE,
+            "--fail-on",
+            "never",
+        ],
         &["examples/manifests/fixed.yaml", "--profile", PROFILE],
     ];
     for case in cases {
@@ -307,7 +340,11 @@ fn exit_codes_match_other_formats() {
         let mut github = vec!["check", "--format", "github"];
         github.extend_from_slice(case);
         let github_code = lblint(&github).code;
-        assert_eq!((sarif_code, github_code), (json_code, json_code), "{case:?}");
+        assert_eq!(
+            (sarif_code, github_code),
+            (json_code, json_code),
+            "{case:?}"
+        );
     }
     // A run failure is still exit 2 with nothing on stdout.
     let run = lblint(&["check", "--format", "sarif", "no/such/path.yaml"]);
@@ -369,7 +406,10 @@ fn uris_relative_to_working_directory() {
         }
         uris.push(uri.to_string());
     }
-    assert!(uris.contains(&"load/helm-rendered.yaml".to_string()), "{uris:?}");
+    assert!(
+        uris.contains(&"load/helm-rendered.yaml".to_string()),
+        "{uris:?}"
+    );
     assert!(uris.iter().any(|u| u.starts_with("file:///")), "{uris:?}");
 
     // `..` that stays inside the working directory folds away.
@@ -389,7 +429,10 @@ fn uris_are_percent_encoded() {
     let (code, value) = sarif(&["testdata/report/web svc #1.yaml", "--profile", PROFILE]);
     assert_eq!(code, 1);
     let result = &results(&value)[0];
-    assert_eq!(artifact(result)["uri"], "testdata/report/web%20svc%20%231.yaml");
+    assert_eq!(
+        artifact(result)["uri"],
+        "testdata/report/web%20svc%20%231.yaml"
+    );
     // The github format keeps the path as is (`,`/`:` would be escaped).
     let run = lblint(&[
         "check",
@@ -415,12 +458,20 @@ fn utf16_columns_after_non_bmp_character() {
     let (_, value) = sarif(&args);
     let d = &json["diagnostics"][0];
     let r = region(&results(&value)[0]);
-    assert_eq!((d["line"].as_u64(), d["column"].as_u64()), (Some(8), Some(35)));
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(8), Some(35))
+    );
     assert_eq!(r["startLine"], 8);
     assert_eq!(r["startColumn"], 36, "one more than the char column");
     assert_eq!(r["endColumn"], d["end_column"].as_u64().unwrap() + 1);
     let run = lblint(&["check", "--format", "github", args[0], args[1], args[2]]);
-    assert!(run.stdout.contains(",line=8,col=36,endLine=8,endColumn=95,"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains(",line=8,col=36,endLine=8,endColumn=95,"),
+        "{}",
+        run.stdout
+    );
 }
 
 /// Fingerprints ignore line numbers: three blank lines on top move every finding
@@ -462,7 +513,10 @@ fn fingerprints_survive_line_moves() {
         assert!(b.get("primaryLocationLineHash").is_none());
     }
     // And distinct findings get distinct fingerprints.
-    let all = lint(&format!("{text}---\n{}", text.replace("shop-api", "shop-web")));
+    let all = lint(&format!(
+        "{text}---\n{}",
+        text.replace("shop-api", "shop-web")
+    ));
     let mut prints: Vec<&str> = results(&all)
         .iter()
         .map(|r| r["partialFingerprints"][FP].as_str().unwrap())
