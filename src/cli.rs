@@ -271,6 +271,8 @@ fn run_check(args: CheckArgs) -> i32 {
     let report_options = ReportOptions {
         color,
         width: terminal_width(),
+        rules: rules::all_meta(),
+        cwd: std::env::current_dir().ok(),
     };
     let mut buffer = Vec::new();
     if let Err(err) = report::write_report(

@@ -6,6 +6,7 @@ mod docs;
 mod load;
 mod model;
 mod output;
+mod sarif;
 mod tke;
 
 use std::io::Write;
