@@ -132,6 +132,7 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
         name: doc.metadata.and_then(|m| m.name),
         spec: doc.spec,
         path: Some(path.to_owned()),
+        text: Some(Arc::from(text)),
     })
 }
 
@@ -161,6 +162,7 @@ pub fn generic() -> Profile {
         name: None,
         spec: Spec::unknown(super::model::Provider::Generic),
         path: None,
+        text: None,
     }
 }
 

@@ -43,7 +43,11 @@ fn private_clb_ipvs_regular_nodes_with_caller_is_an_error() {
         .iter()
         .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap()))
         .collect();
-    assert_eq!(related, vec![(11, 9), (53, 38)]);
+    assert_eq!(related, vec![(11, 9), (9, 11), (53, 38)]);
+    assert_eq!(
+        d["related"][1]["file"],
+        "testdata/tke/profile-ipvs-regular.yaml"
+    );
     assert!(d["help"]
         .as_str()
         .unwrap()

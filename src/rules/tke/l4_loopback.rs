@@ -137,7 +137,8 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
         };
         format!(
             "Private-network CLB Service `{name}` will loop back in-cluster calls to its own address: \
-             in IPVS mode the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}"
+             in IPVS mode{} the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}",
+            cx.profile.fact_at(&["spec", "kubeProxy", "mode"])
         )
     };
 
@@ -155,6 +156,12 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
         diagnostic = diagnostic.with_related(
             ws.location(service, type_node.span()),
             "the Service gets a cloud load balancer here",
+        );
+    }
+    if let Some(mode) = cx.profile.fact_location(&["spec", "kubeProxy", "mode"]) {
+        diagnostic = diagnostic.with_related(
+            mode,
+            "the cluster profile's kube-proxy mode decides the verdict",
         );
     }
     for caller in callers {

@@ -176,8 +176,12 @@ fn binding(cx: &Context<'_>) -> Binding {
                 Binding::Supported
             } else {
                 Binding::Unsupported(format!(
-                    "kube-proxy {text} (profile `spec.kubeProxy.version`) is older than {build}, the first {}.{} build \
-                     that binds LB addresses to the IPVS NIC",
+                    "kube-proxy {text} (profile `spec.kubeProxy.version`{}) is older than {build}, the first {}.{} \
+                     build that binds LB addresses to the IPVS NIC",
+                    cx.profile
+                        .fact_line(&["spec", "kubeProxy", "version"])
+                        .map(|at| format!(" at {at}"))
+                        .unwrap_or_default(),
                     minimum.parts[0],
                     minimum.parts.get(1).copied().unwrap_or(0)
                 ))
