@@ -160,6 +160,15 @@ fn lint_loaded(
         }
     }
 
+    // Findings may point into the profile (the fact that decided them): show its snippet too.
+    if let (Some(path), Some(text)) = (&profile.path, &profile.text) {
+        if sources.get(path).is_none() {
+            sources.insert(Arc::new(SourceFile {
+                path: Arc::from(path.as_str()),
+                text: text.to_string(),
+            }));
+        }
+    }
     let ws = Workspace::new(files);
     let model = Model::build(&ws, profile);
     let cx = Context {
