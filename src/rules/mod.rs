@@ -58,6 +58,14 @@ pub trait Rule: Sync {
 pub fn registry() -> Vec<&'static dyn Rule> {
     vec![
         &tke::l4_loopback::L4Loopback,
+        &tke::service_config::MissingConfig,
+        &tke::service_config::ManualAndAuto,
+        &tke::service_config::ReservedName,
+        &tke::service_config::UnmatchedListener,
+        &tke::service_config::UnusedConfig,
+        &tke::tradeoffs::UdpSnat,
+        &tke::tradeoffs::L7Snat,
+        &tke::tradeoffs::PreventLoopbackBypass,
         &k8s::lb_address_in_cluster::LbAddressInCluster,
     ]
 }

@@ -2,6 +2,8 @@
 //! Source: Tencent Cloud, "Guide to CLB Loopback" (seed 000) and provider-facts §1.
 
 pub mod l4_loopback;
+pub mod service_config;
+pub mod tradeoffs;
 
 /// Creates a private-network CLB in the given subnet (Service).
 pub const INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
