@@ -262,7 +262,13 @@ fn rules_and_explain() {
         .iter()
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, vec!["LBL001", "LBL002", "LBL003", "TKE001", "K8S001"]);
+    assert_eq!(
+        ids,
+        vec![
+            "LBL001", "LBL002", "LBL003", "TKE001", "TKE007", "TKE008", "TKE009", "TKE010",
+            "TKE011", "TKE012", "TKE013", "TKE014", "K8S001"
+        ]
+    );
     let table = lblint(&["rules"]);
     assert!(
         table
