@@ -7,6 +7,7 @@ mod load;
 mod model;
 mod output;
 mod tke;
+mod tke_config;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

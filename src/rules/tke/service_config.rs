@@ -232,6 +232,31 @@ pub fn config_of(ws: &Workspace, reference: &Reference<'_>) -> Option<usize> {
     found
 }
 
+/// Related locations for the objects that use a config: the manual annotation's value,
+/// or the auto annotation's key.
+pub fn user_locations(ws: &Workspace, config: usize) -> Vec<(crate::diagnostic::Location, String)> {
+    references(ws)
+        .iter()
+        .filter(|r| config_of(ws, r) == Some(config))
+        .filter_map(|r| {
+            let object = &ws.objects[r.object];
+            let node = match (r.manual_name(), r.manual, r.auto) {
+                (Some(_), Some((_, value)), _) => value,
+                (_, _, Some((key, _))) => key,
+                _ => return None,
+            };
+            Some((
+                ws.location(object, node.span()),
+                format!(
+                    "{} `{}` uses this TkeServiceConfig",
+                    r.owner.label(),
+                    object.name()
+                ),
+            ))
+        })
+        .collect()
+}
+
 /// The TkeServiceConfig an Ingress uses: named by `ingress.cloud.tencent.com/tke-service-config`,
 /// or `<ingress>-auto-ingress-config` with the auto annotation. Same namespace only.
 pub fn ingress_config<'w>(ws: &'w Workspace, ingress: &Object) -> Option<&'w Object> {
@@ -639,6 +664,19 @@ fn unmatched(
             ),
         };
         d = d.with_related(ws.location(object, span), message);
+        if let Some((key, value)) = user.manual.or(user.auto) {
+            let node = if user.manual.is_some() { value } else { key };
+            if node.span() != span {
+                d = d.with_related(
+                    ws.location(object, node.span()),
+                    format!(
+                        "{} `{}` uses this TkeServiceConfig",
+                        kind.label(),
+                        object.name()
+                    ),
+                );
+            }
+        }
     }
     with_object(d, config)
 }

@@ -16,7 +16,9 @@ use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
 use super::l4_loopback::service_config;
-use super::service_config::{is_config, sections, INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC};
+use super::service_config::{
+    is_config, sections, user_locations, INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC,
+};
 use super::{INTERNAL_SUBNET, PREVENT_LOOPBACK, SEED_DOC};
 
 pub static UDP_SNAT_META: RuleMeta = RuleMeta {
@@ -78,7 +80,7 @@ impl Rule for UdpSnat {
             return;
         }
         let ws = cx.ws;
-        for config in ws.objects.iter().filter(|o| is_config(o)) {
+        for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
             for listener in sections(ws, config, "l4Listeners") {
                 let udp = listener
                     .get("protocol")
@@ -93,7 +95,7 @@ impl Rule for UdpSnat {
                 if !udp {
                     continue;
                 }
-                let d = UDP_SNAT_META
+                let mut d = UDP_SNAT_META
                     .diagnostic(
                         Severity::Note,
                         ws.location(config, key.span()),
@@ -110,6 +112,9 @@ impl Rule for UdpSnat {
                          in-cluster clients call the Service by name; only TCP listeners can carry the client IP \
                          through Proxy Protocol. See {SEED_DOC}"
                     ));
+                for (location, message) in user_locations(ws, index) {
+                    d = d.with_related(location, message);
+                }
                 out.push(with_object(d, config));
             }
         }
@@ -128,7 +133,7 @@ impl Rule for L7Snat {
             return;
         }
         let ws = cx.ws;
-        for config in ws.objects.iter().filter(|o| is_config(o)) {
+        for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
             for listener in sections(ws, config, "l7Listeners") {
                 let field = listener
                     .get_entry("snatEnable")
@@ -146,7 +151,7 @@ impl Rule for L7Snat {
                     key.as_str().unwrap_or_default(),
                     value.as_str().unwrap_or_default()
                 );
-                let d = L7_SNAT_META
+                let mut d = L7_SNAT_META
                     .diagnostic(
                         Severity::Note,
                         ws.location(config, key.span()),
@@ -164,6 +169,9 @@ impl Rule for L7Snat {
                          guide names 100.127.0.0/16, or \"allow by default\" on the CLB security group). See \
                          {SEED_DOC} and {INGRESS_CONFIG_DOC}"
                     ));
+                for (location, message) in user_locations(ws, index) {
+                    d = d.with_related(location, message);
+                }
                 out.push(with_object(d, config));
             }
         }
