@@ -11,11 +11,14 @@
 //! - the auto config `<name>-auto-service-config` / `<name>-auto-ingress-config` is created
 //!   (and deleted) by the controller.
 //!
-//! This file also holds the Ingress helpers the model lacks: [`ingress_config`] (the
-//! Ingress equivalent of [`super::l4_loopback::service_config`]) and [`ingress_listeners`]
-//! (an Ingress gets an HTTP:80 listener, plus HTTPS:443 when `spec.tls` is set).
+//! This file also holds the helpers the model lacks: [`Index`] finds the config a Service
+//! *or* Ingress uses (manual or auto name, same namespace; the Ingress counterpart of
+//! [`super::l4_loopback::service_config`]) and [`ingress_listeners`] decides an Ingress's
+//! CLB listeners (HTTP:80, plus HTTPS:443 when `spec.tls` is set).
 
-use crate::diagnostic::{Diagnostic, Severity};
+use std::collections::{HashMap, HashSet};
+
+use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::objects::{Object, Workspace};
 use crate::profile::Provider;
 use crate::rules::{Context, Rule, RuleMeta};
@@ -208,63 +211,94 @@ pub fn same_namespace(a: &Object, b: &Object) -> bool {
     a.id.namespace.is_none() || b.id.namespace.is_none() || a.namespace() == b.namespace()
 }
 
-/// Configs named `name` in the set, as (index, object).
-fn configs_named<'w, 'n>(
+/// References and configs of a run, indexed once per rule (a rule never scans all
+/// objects per reference).
+pub struct Index<'w> {
     ws: &'w Workspace,
-    name: &'n str,
-) -> impl Iterator<Item = (usize, &'w Object)> + use<'w, 'n> {
-    ws.objects
-        .iter()
-        .enumerate()
-        .filter(move |(_, o)| is_config(o) && o.name() == name)
+    /// Every Service and Ingress with a TkeServiceConfig annotation, in object order.
+    pub references: Vec<Reference<'w>>,
+    /// Config indices by `metadata.name`, in object order.
+    configs: HashMap<&'w str, Vec<usize>>,
+    /// Positions in `references` by the config each uses.
+    users: HashMap<usize, Vec<usize>>,
 }
 
-/// The config a reference uses (manual name, else auto name), in its namespace.
-pub fn config_of(ws: &Workspace, reference: &Reference<'_>) -> Option<usize> {
-    let owner = &ws.objects[reference.object];
-    let name = reference
-        .manual_name()
-        .map(str::to_string)
-        .or_else(|| reference.auto_name(ws))?;
-    let found = configs_named(ws, &name)
-        .find(|(_, c)| same_namespace(owner, c))
-        .map(|(i, _)| i);
-    found
-}
+impl<'w> Index<'w> {
+    pub fn new(ws: &'w Workspace) -> Index<'w> {
+        let mut configs: HashMap<&'w str, Vec<usize>> = HashMap::new();
+        for (index, object) in ws.objects.iter().enumerate() {
+            if is_config(object) {
+                configs.entry(object.name()).or_default().push(index);
+            }
+        }
+        let mut index = Index {
+            ws,
+            references: references(ws),
+            configs,
+            users: HashMap::new(),
+        };
+        for position in 0..index.references.len() {
+            if let Some(config) = index.config_of(&index.references[position]) {
+                index.users.entry(config).or_default().push(position);
+            }
+        }
+        index
+    }
 
-/// Related locations for the objects that use a config: the manual annotation's value,
-/// or the auto annotation's key.
-pub fn user_locations(ws: &Workspace, config: usize) -> Vec<(crate::diagnostic::Location, String)> {
-    references(ws)
-        .iter()
-        .filter(|r| config_of(ws, r) == Some(config))
-        .filter_map(|r| {
-            let object = &ws.objects[r.object];
-            let node = match (r.manual_name(), r.manual, r.auto) {
-                (Some(_), Some((_, value)), _) => value,
-                (_, _, Some((key, _))) => key,
-                _ => return None,
-            };
-            Some((
-                ws.location(object, node.span()),
-                format!(
-                    "{} `{}` uses this TkeServiceConfig",
-                    r.owner.label(),
-                    object.name()
-                ),
-            ))
-        })
-        .collect()
-}
+    /// Configs named `name`, as (index, object).
+    pub fn named<'s>(&'s self, name: &str) -> impl Iterator<Item = (usize, &'w Object)> + 's {
+        let ws = self.ws;
+        self.configs
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(move |&i| (i, &ws.objects[i]))
+    }
 
-/// The TkeServiceConfig an Ingress uses: named by `ingress.cloud.tencent.com/tke-service-config`,
-/// or `<ingress>-auto-ingress-config` with the auto annotation. Same namespace only.
-pub fn ingress_config<'w>(ws: &'w Workspace, ingress: &Object) -> Option<&'w Object> {
-    let index = ws.objects.iter().position(|o| std::ptr::eq(o, ingress))?;
-    let reference = references(ws)
-        .into_iter()
-        .find(|r| r.object == index && r.owner == Owner::Ingress)?;
-    config_of(ws, &reference).map(|i| &ws.objects[i])
+    /// The config a reference uses (manual name, else auto name), in its namespace.
+    pub fn config_of(&self, reference: &Reference<'_>) -> Option<usize> {
+        let owner = &self.ws.objects[reference.object];
+        let name = reference
+            .manual_name()
+            .map(str::to_string)
+            .or_else(|| reference.auto_name(self.ws))?;
+        self.named(&name)
+            .find(|(_, c)| same_namespace(owner, c))
+            .map(|(i, _)| i)
+    }
+
+    /// The references that use a config.
+    pub fn users(&self, config: usize) -> impl Iterator<Item = &Reference<'w>> + '_ {
+        self.users
+            .get(&config)
+            .into_iter()
+            .flatten()
+            .map(|&p| &self.references[p])
+    }
+
+    /// Related locations for the objects that use a config: the manual annotation's
+    /// value, or the auto annotation's key.
+    pub fn user_locations(&self, config: usize) -> Vec<(Location, String)> {
+        let ws = self.ws;
+        self.users(config)
+            .filter_map(|r| {
+                let object = &ws.objects[r.object];
+                let node = match (r.manual_name(), r.manual, r.auto) {
+                    (Some(_), Some((_, value)), _) => value,
+                    (_, _, Some((key, _))) => key,
+                    _ => return None,
+                };
+                Some((
+                    ws.location(object, node.span()),
+                    format!(
+                        "{} `{}` uses this TkeServiceConfig",
+                        r.owner.label(),
+                        object.name()
+                    ),
+                ))
+            })
+            .collect()
+    }
 }
 
 /// The CLB listeners a TKE CLB Ingress gets: HTTP:80, plus HTTPS:443 when `spec.tls`
@@ -350,7 +384,8 @@ impl Rule for MissingConfig {
             return;
         }
         let ws = cx.ws;
-        for reference in references(ws) {
+        let index = Index::new(ws);
+        for reference in &index.references {
             // The controller creates auto configs: a missing one is expected.
             let Some(name) = reference.manual_name() else {
                 continue;
@@ -360,7 +395,7 @@ impl Rule for MissingConfig {
             };
             let owner = &ws.objects[reference.object];
             let kind = reference.owner.label();
-            let all: Vec<(usize, &Object)> = configs_named(ws, name).collect();
+            let all: Vec<(usize, &Object)> = index.named(name).collect();
             if all.iter().any(|(_, c)| same_namespace(owner, c)) {
                 continue;
             }
@@ -477,7 +512,8 @@ impl Rule for ReservedName {
             return;
         }
         let ws = cx.ws;
-        for reference in references(ws) {
+        let index = Index::new(ws);
+        for reference in &index.references {
             let (Some(name), Some((_, value))) = (reference.manual_name(), reference.manual) else {
                 continue;
             };
@@ -510,7 +546,7 @@ impl Rule for ReservedName {
                     reference.owner.auto_suffix(),
                     reference.owner.doc()
                 ));
-            for (_, config) in configs_named(ws, name).filter(|(_, c)| same_namespace(owner, c)) {
+            for (_, config) in index.named(name).filter(|(_, c)| same_namespace(owner, c)) {
                 if let Some(n) = name_value(ws, config) {
                     d = d.with_related(
                         ws.location(config, n.span()),
@@ -535,15 +571,15 @@ impl Rule for UnmatchedListener {
             return;
         }
         let ws = cx.ws;
-        let references = references(ws);
+        let index = Index::new(ws);
         for (config_index, config) in ws.objects.iter().enumerate() {
             if !is_config(config) {
                 continue;
             }
             for kind in [Owner::Service, Owner::Ingress] {
-                let users: Vec<&Reference<'_>> = references
-                    .iter()
-                    .filter(|r| r.owner == kind && config_of(ws, r) == Some(config_index))
+                let users: Vec<&Reference<'_>> = index
+                    .users(config_index)
+                    .filter(|r| r.owner == kind)
                     .collect();
                 if users.is_empty() {
                     continue;
@@ -693,13 +729,11 @@ impl Rule for UnusedConfig {
             return;
         }
         let ws = cx.ws;
-        let references = references(ws);
+        // Names used from any namespace: a reference from another namespace is TKE007's
+        // error, not an unused config.
+        let used: HashSet<String> = references(ws).iter().flat_map(|r| r.names(ws)).collect();
         for config in ws.objects.iter().filter(|o| is_config(o)) {
-            // A reference from another namespace is TKE007's error, not an unused config.
-            if references
-                .iter()
-                .any(|r| r.names(ws).iter().any(|n| n == config.name()))
-            {
+            if used.contains(config.name()) {
                 continue;
             }
             let Some(name) = name_value(ws, config) else {

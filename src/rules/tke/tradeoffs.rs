@@ -16,9 +16,7 @@ use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
 use super::l4_loopback::service_config;
-use super::service_config::{
-    is_config, sections, user_locations, INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC,
-};
+use super::service_config::{is_config, sections, Index, INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC};
 use super::{INTERNAL_SUBNET, PREVENT_LOOPBACK, SEED_DOC};
 
 pub static UDP_SNAT_META: RuleMeta = RuleMeta {
@@ -80,6 +78,7 @@ impl Rule for UdpSnat {
             return;
         }
         let ws = cx.ws;
+        let configs = Index::new(ws);
         for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
             for listener in sections(ws, config, "l4Listeners") {
                 let udp = listener
@@ -112,7 +111,7 @@ impl Rule for UdpSnat {
                          in-cluster clients call the Service by name; only TCP listeners can carry the client IP \
                          through Proxy Protocol. See {SEED_DOC}"
                     ));
-                for (location, message) in user_locations(ws, index) {
+                for (location, message) in configs.user_locations(index) {
                     d = d.with_related(location, message);
                 }
                 out.push(with_object(d, config));
@@ -133,6 +132,7 @@ impl Rule for L7Snat {
             return;
         }
         let ws = cx.ws;
+        let configs = Index::new(ws);
         for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
             for listener in sections(ws, config, "l7Listeners") {
                 let field = listener
@@ -169,7 +169,7 @@ impl Rule for L7Snat {
                          guide names 100.127.0.0/16, or \"allow by default\" on the CLB security group). See \
                          {SEED_DOC} and {INGRESS_CONFIG_DOC}"
                     ));
-                for (location, message) in user_locations(ws, index) {
+                for (location, message) in configs.user_locations(index) {
                     d = d.with_related(location, message);
                 }
                 out.push(with_object(d, config));
