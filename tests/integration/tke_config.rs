@@ -269,3 +269,9 @@ fn rules_stay_quiet_for_another_provider() {
     );
     assert_eq!((code, findings(&report)), (0, vec![]));
 }
+
+#[test]
+fn unset_namespace_false_auto_and_other_ingress_classes_are_not_reported() {
+    let (code, report) = lint("config-edge", &["--fail-on", "note"]);
+    assert_eq!((code, findings(&report)), (0, vec![]));
+}
