@@ -8,6 +8,7 @@ mod model;
 mod output;
 mod sarif;
 mod tke;
+mod tke_config;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

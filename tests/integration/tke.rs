@@ -219,8 +219,10 @@ fn l7_snat_on_every_listener_resolves_it() {
         vec![
             f("TKE005", "note", file, 28, 9),
             f("TKE006", "warning", file, 28, 9),
+            f("TKE013", "note", file, 28, 9),
             f("TKE005", "note", file, 31, 9),
             f("TKE006", "warning", file, 31, 9),
+            f("TKE013", "note", file, 31, 9),
             f("K8S001", "note", file, 50, 30),
         ]
     );
@@ -251,8 +253,10 @@ fn l7_snat_field_and_allowlist_checked_against_the_profile() {
         vec![
             f("TKE005", "error", file, 27, 9),
             f("TKE006", "error", file, 27, 9),
+            f("TKE013", "note", file, 27, 9),
             f("TKE005", "error", file, 30, 9),
             f("TKE006", "error", file, 30, 9),
+            f("TKE013", "note", file, 30, 9),
             f("K8S001", "note", file, 49, 30),
         ]
     );

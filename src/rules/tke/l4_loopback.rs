@@ -183,34 +183,10 @@ fn prevent_loopback_enabled(ws: &Workspace, service: &Object) -> bool {
         .is_some_and(|v| v == "true")
 }
 
-/// The TkeServiceConfig a Service uses: named by the manual annotation, or
-/// `<service>-auto-service-config` with the auto annotation. Same namespace only.
-pub fn service_config<'w>(ws: &'w Workspace, service: &Object) -> Option<&'w Object> {
-    let name = match ws
-        .annotation(service, SERVICE_CONFIG)
-        .and_then(|(_, v)| v.as_str())
-    {
-        Some(name) => name.to_string(),
-        None => {
-            let auto = ws.annotation(service, SERVICE_CONFIG_AUTO)?.1.as_str()?;
-            if auto != "true" {
-                return None;
-            }
-            format!("{}-auto-service-config", service.name())
-        }
-    };
-    ws.objects.iter().find(|o| {
-        o.kind() == "TkeServiceConfig"
-            && o.group() == "cloud.tencent.com"
-            && o.namespace() == service.namespace()
-            && o.name() == name
-    })
-}
-
 /// SNAT fixes the loopback only for listeners that enable it: every Service port needs
 /// an `l4Listeners` entry (same port and protocol) with `snatEnable: true`.
 fn l4_snat_on_every_port(ws: &Workspace, service: &Object) -> bool {
-    let Some(config) = service_config(ws, service) else {
+    let Some(config) = tke_service_config(ws, service) else {
         return false;
     };
     let listeners: Vec<NodeRef<'_>> = ws

@@ -2,6 +2,8 @@
 //! Source: Tencent Cloud, "Guide to CLB Loopback" (seed 000) and provider-facts §1.
 
 pub mod l4_loopback;
+pub mod service_config;
+pub mod tradeoffs;
 
 /// Creates a private-network CLB in the given subnet (Service).
 pub const INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
@@ -48,9 +50,17 @@ pub fn tke_service_config<'w>(ws: &'w Workspace, object: &Object) -> Option<&'w 
     ws.objects.iter().find(|o| {
         o.kind() == "TkeServiceConfig"
             && o.group() == "cloud.tencent.com"
-            && o.namespace() == object.namespace()
+            && same_namespace(o, object)
             && o.name() == name
     })
+}
+
+/// Objects without a namespace land wherever they are applied, so they match any.
+pub fn same_namespace(a: &Object, b: &Object) -> bool {
+    match (&a.id.namespace, &b.id.namespace) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
 }
 
 /// `spec.loadBalancer.<section>[]` of a TkeServiceConfig.
