@@ -19,6 +19,8 @@ pub struct ProfileError {
     pub len: usize,
     pub message: String,
     pub help: Option<String>,
+    /// miette code: `lblint::profile`, or `lblint::config` for config-file errors.
+    code: &'static str,
     /// Path and text for miette; boxed to keep `Result<_, ProfileError>` small.
     named: Box<NamedSource<Arc<str>>>,
 }
@@ -39,8 +41,15 @@ impl ProfileError {
             len: at.len,
             message: message.into(),
             help,
+            code: "lblint::profile",
             named: Box::new(NamedSource::new(path, source_text).with_language("yaml")),
         }
+    }
+
+    /// The same error, shown with another miette code (`lblint::config`).
+    pub(crate) fn with_code(mut self, code: &'static str) -> ProfileError {
+        self.code = code;
+        self
     }
 
     /// The profile text as parsed (BOM stripped); empty when the file could not be read.
@@ -133,7 +142,7 @@ impl std::error::Error for ProfileError {}
 /// (with location and help) as the heading. Prefer [`ProfileError::diagnostic`] for reports.
 impl Diagnostic for ProfileError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new("lblint::profile"))
+        Some(Box::new(self.code))
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
@@ -183,7 +192,7 @@ impl std::error::Error for ProfileDiagnostic<'_> {}
 
 impl Diagnostic for ProfileDiagnostic<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new("lblint::profile"))
+        Some(Box::new(self.0.code))
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {

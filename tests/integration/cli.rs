@@ -260,7 +260,7 @@ fn rules_and_explain() {
         .iter()
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, vec!["LBL001", "LBL002", "LBL003", "TKE001"]);
+    assert_eq!(ids, vec!["LBL001", "LBL002", "LBL003", "LBL004", "TKE001"]);
     let table = lblint(&["rules"]);
     assert!(
         table
