@@ -442,8 +442,60 @@ fn convert(err: &YamlError, text: &str) -> (Place, String, Option<String>) {
     let fallback = serde_saphyr::UserMessageFormatter
         .format_message(err)
         .into_owned();
-    let (message, help) = describe(err).unwrap_or((fallback, None));
+    let mut at = at;
+    if let YamlError::SerdeMissingField { .. } = err {
+        // serde-saphyr puts a missing field at the mapping's last key: point at the entry.
+        at = entry_start(text, at.offset).map_or(at, |o| Place::at_offset(text, o, 1));
+    }
+    let (message, help) = describe(err)
+        .or_else(|| shape_error(text, &at))
+        .unwrap_or((fallback, None));
     (at, message, help)
+}
+
+/// The `-` of the list item holding `offset` (block style), if any.
+fn entry_start(text: &str, offset: usize) -> Option<usize> {
+    let mut end = offset.min(text.len());
+    loop {
+        let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let line = &text[start..];
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("- ") {
+            return Some(start + (line.len() - trimmed.len()));
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start - 1;
+    }
+}
+
+/// A value of the wrong shape, named by the key in front of it.
+fn shape_error(text: &str, at: &Place) -> Option<(String, Option<String>)> {
+    let line_start = text[..at.offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = text[line_start..at.offset].trim_end().strip_suffix(':')?;
+    let key = before
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .next()?;
+    let (expected, help) = match key {
+        "include" | "exclude" => (
+            "a list of globs",
+            format!("write `{key}: [\"charts/**\"]` or `{key}:` followed by `- ` items"),
+        ),
+        "ignore" => (
+            "a list of entries",
+            "write `ignore:` followed by `- rule: ...` items with `path` and `reason`".into(),
+        ),
+        "rules" => (
+            "a mapping",
+            "write `rules:` followed by indented `RULE: off|error|warning|note` lines".into(),
+        ),
+        "profile" | "failOn" | "rule" | "path" | "object" | "reason" => {
+            ("a string", "quote the value".into())
+        }
+        _ => return None,
+    };
+    Some((format!("`{key}` must be {expected}"), Some(help)))
 }
 
 fn describe(err: &YamlError) -> Option<(String, Option<String>)> {
