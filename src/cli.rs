@@ -32,6 +32,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per run: the size of `Check` does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Lint manifests (files, directories, or `-` for stdin).

@@ -19,10 +19,16 @@ pub struct ProfileError {
     pub len: usize,
     pub message: String,
     pub help: Option<String>,
-    /// miette code: `lblint::profile`, or `lblint::config` for config-file errors.
+    /// Path and text for miette, and the miette code; boxed to keep
+    /// `Result<_, ProfileError>` small.
+    named: Box<Named>,
+}
+
+#[derive(Clone, Debug)]
+struct Named {
+    source: NamedSource<Arc<str>>,
+    /// `lblint::profile`, or `lblint::config` for config-file errors.
     code: &'static str,
-    /// Path and text for miette; boxed to keep `Result<_, ProfileError>` small.
-    named: Box<NamedSource<Arc<str>>>,
 }
 
 impl ProfileError {
@@ -41,20 +47,22 @@ impl ProfileError {
             len: at.len,
             message: message.into(),
             help,
-            code: "lblint::profile",
-            named: Box::new(NamedSource::new(path, source_text).with_language("yaml")),
+            named: Box::new(Named {
+                source: NamedSource::new(path, source_text).with_language("yaml"),
+                code: "lblint::profile",
+            }),
         }
     }
 
     /// The same error, shown with another miette code (`lblint::config`).
     pub(crate) fn with_code(mut self, code: &'static str) -> ProfileError {
-        self.code = code;
+        self.named.code = code;
         self
     }
 
     /// The profile text as parsed (BOM stripped); empty when the file could not be read.
     pub fn source_text(&self) -> &str {
-        self.named.inner()
+        self.named.source.inner()
     }
 
     /// Whether the error points into the file (false for unreadable files).
@@ -142,7 +150,7 @@ impl std::error::Error for ProfileError {}
 /// (with location and help) as the heading. Prefer [`ProfileError::diagnostic`] for reports.
 impl Diagnostic for ProfileError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(self.code))
+        Some(Box::new(self.named.code))
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
@@ -152,7 +160,8 @@ impl Diagnostic for ProfileError {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.is_located().then_some(&*self.named as &dyn SourceCode)
+        self.is_located()
+            .then_some(&self.named.source as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
@@ -192,7 +201,7 @@ impl std::error::Error for ProfileDiagnostic<'_> {}
 
 impl Diagnostic for ProfileDiagnostic<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(self.0.code))
+        Some(Box::new(self.0.named.code))
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {

@@ -55,6 +55,13 @@ fn discovered_from_a_subdirectory_with_paths_relative_to_the_config() {
             f("LBL004", "note", "../lblint.yaml", 14, 5),
         ]
     );
+    let run = lblint_in(&dir, &["check", "--format", "compact"]);
+    assert!(
+        run.stdout
+            .contains("\n../lblint.yaml:14:5: note[LBL004] Unused suppression: no `TKE001` diagnostic in the files matching `apps/*.yaml` for `Service/shop/gone` to ignore.\n"),
+        "{}",
+        run.stdout
+    );
     // A file named explicitly is excluded too (pre-commit passes files one by one).
     let (code, report) = check_json_in(&dir, &["../vendor/chart.yaml"]);
     assert_eq!((code, findings(&report)), (0, vec![]));
