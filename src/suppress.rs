@@ -167,6 +167,8 @@ struct CommentSite<'w> {
     line: u32,
     /// Known rules, with "used" flags; unknown keys are reported at once.
     rules: Vec<(&'static RuleMeta, bool)>,
+    /// The comment lists LBL004 itself: never reported as unused.
+    keep: bool,
 }
 
 struct AnnotationSite {
@@ -174,6 +176,8 @@ struct AnnotationSite {
     rule: &'static RuleMeta,
     location: Location,
     used: bool,
+    /// The object also carries an LBL004 suppression: never reported as unused.
+    keep: bool,
 }
 
 /// Remove suppressed diagnostics. `enabled` says whether a rule ran in this run (a
@@ -272,7 +276,7 @@ pub fn apply(
         .map(|f| &*f.source.path)
         .collect();
     for site in &comments {
-        if broken.contains(&&*site.file) {
+        if site.keep || broken.contains(&&*site.file) {
             continue;
         }
         for (rule, used) in &site.rules {
@@ -293,7 +297,7 @@ pub fn apply(
         }
     }
     for a in &annotations {
-        if !a.used && enabled(a.rule) && !broken.contains(&&*a.location.file) {
+        if !a.used && !a.keep && enabled(a.rule) && !broken.contains(&&*a.location.file) {
             let object = &ws.objects[a.object];
             let mut note = unused(
                 a.location.clone(),
@@ -318,7 +322,11 @@ pub fn apply(
             .filter_map(|f| config.relative(&f.source.path))
             .collect();
         for (entry, used) in config.entries.iter().zip(&config_used) {
-            if !used && enabled(entry.rule) && relatives.iter().any(|p| entry.matcher.is_match(p)) {
+            if !used
+                && enabled(entry.rule)
+                && !is_lbl004(Some(entry.rule))
+                && relatives.iter().any(|p| entry.matcher.is_match(p))
+            {
                 notes.push(unused(
                     entry.location.clone(),
                     format!(
@@ -335,11 +343,32 @@ pub fn apply(
             }
         }
     }
+    // Config entries for LBL004 itself hide the notes of the files (and objects) they match.
+    if let Some(config) = config.filter(|_| enabled(&lbl::UNUSED_SUPPRESSION)) {
+        notes.retain(|n| {
+            let relative = config.relative(&n.location.file);
+            let hidden = config.entries.iter().any(|e| {
+                is_lbl004(Some(e.rule))
+                    && relative.as_deref().is_some_and(|p| e.matcher.is_match(p))
+                    && match (&e.object, &n.object) {
+                        (None, _) => true,
+                        (Some(pattern), Some(id)) => pattern.matches(id),
+                        (Some(_), None) => false,
+                    }
+            });
+            suppressed += usize::from(hidden);
+            !hidden
+        });
+    }
     Filtered {
         kept,
         suppressed,
         notes,
     }
+}
+
+fn is_lbl004(rule: Option<&'static RuleMeta>) -> bool {
+    rule.is_some_and(|r| r.id == lbl::UNUSED_SUPPRESSION.id)
 }
 
 fn object_text(o: &ObjectPattern) -> String {
@@ -422,10 +451,12 @@ fn collect_comments<'w>(ws: &'w Workspace, notes: &mut Vec<Diagnostic>) -> Vec<C
             let own_line = text[line_start..comment.span.start.offset]
                 .trim()
                 .is_empty();
+            let keep = parsed.rules.iter().any(|k| is_lbl004(rules::lookup(k)));
             let mut known = Vec::new();
             for key in &parsed.rules {
                 match rules::lookup(key) {
                     Some(meta) => known.push((meta, false)),
+                    None if keep => {}
                     None => {
                         notes.push(unknown_rule(location.clone(), key, "a suppression comment"))
                     }
@@ -436,6 +467,7 @@ fn collect_comments<'w>(ws: &'w Workspace, notes: &mut Vec<Diagnostic>) -> Vec<C
                 comment,
                 line: if own_line { line + 1 } else { line },
                 rules: known,
+                keep,
             });
         }
     }
@@ -448,6 +480,11 @@ fn collect_annotations(ws: &Workspace, notes: &mut Vec<Diagnostic>) -> Vec<Annot
         let Some(annotations) = ws.root(object).path(&["metadata", "annotations"]) else {
             continue;
         };
+        let keep = annotations.entries().any(|(key, _)| {
+            key.as_str()
+                .and_then(|k| k.strip_prefix(ANNOTATION_PREFIX))
+                .is_some_and(|k| is_lbl004(rules::lookup(k)))
+        });
         for (key, _value) in annotations.entries() {
             let Some(rule_key) = key.as_str().and_then(|k| k.strip_prefix(ANNOTATION_PREFIX))
             else {
@@ -460,7 +497,9 @@ fn collect_annotations(ws: &Workspace, notes: &mut Vec<Diagnostic>) -> Vec<Annot
                     rule,
                     location,
                     used: false,
+                    keep,
                 }),
+                None if keep => {}
                 None => {
                     let mut note = unknown_rule(location, rule_key, "a suppression annotation");
                     note.object = Some(object.id.clone());

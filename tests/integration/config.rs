@@ -192,6 +192,7 @@ fn rule_levels_override_severity_or_switch_rules_off() {
     let (code, report) = check_json(&[
         "--config",
         "testdata/config/off.yaml",
+        "testdata/config/lbl004.yaml",
         "testdata/tke/private-no-caller.yaml",
         "testdata/suppress/comment-line.yaml",
     ]);
@@ -199,6 +200,27 @@ fn rule_levels_override_severity_or_switch_rules_off() {
     // Off: not reported, not counted as suppressed, and its suppressions are not "unused".
     assert_eq!(findings(&report), vec![]);
     assert_eq!(report["summary"]["suppressed"], 0);
+}
+
+#[test]
+fn an_lbl004_entry_hides_unused_suppression_notes() {
+    let (code, report) = check_json(&[
+        "--config",
+        "testdata/config/lbl004.yaml",
+        "testdata/config/project/apps",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&report),
+        vec![f(
+            "TKE001",
+            "warning",
+            "testdata/config/project/apps/web.yaml",
+            8,
+            5
+        )]
+    );
+    assert_eq!(report["summary"]["suppressed"], 1);
 }
 
 #[test]
@@ -337,6 +359,7 @@ fn examples_validate_against_the_schemas() {
         "testdata/config/project/lblint.yaml",
         "testdata/config/levels.yaml",
         "testdata/config/off.yaml",
+        "testdata/config/lbl004.yaml",
     ] {
         validate(&yaml(path), &config, "$").unwrap_or_else(|e| panic!("{path}: {e}"));
     }

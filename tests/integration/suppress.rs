@@ -177,6 +177,14 @@ fn unused_and_unknown_suppressions_are_lbl004_notes() {
 }
 
 #[test]
+fn suppressions_listing_lbl004_are_kept_on_purpose() {
+    let (code, report) = check_json(&["--fail-on", "note", "testdata/suppress/keep.yaml"]);
+    assert_eq!(code, 0);
+    assert_eq!(findings(&report), vec![]);
+    assert_eq!(summary(&report), (0, 0, 0, 0));
+}
+
+#[test]
 fn lbl004_follows_the_rule_filters() {
     // Suppressions of a rule that did not run are not "unused".
     let (_, report) = check_json(&["--select", "LBL001", "testdata/suppress/unused.yaml"]);
