@@ -31,7 +31,7 @@ fn comment_on_the_line_above_suppresses_by_name_with_reason() {
 }
 
 #[test]
-fn hash_inside_a_quoted_string_is_not_a_comment() {
+fn hash_inside_a_string_or_block_scalar_is_not_a_comment() {
     let (code, report) = check_json(&["testdata/suppress/hash-in-string.yaml"]);
     assert_eq!(code, 1);
     assert_eq!(
@@ -40,7 +40,7 @@ fn hash_inside_a_quoted_string_is_not_a_comment() {
             "TKE001",
             "warning",
             "testdata/suppress/hash-in-string.yaml",
-            10,
+            13,
             5
         )]
     );
@@ -109,7 +109,7 @@ fn no_ignores_shows_everything() {
             f("TKE001", "warning", &file("annotation.yaml"), 34, 5),
             f("TKE001", "warning", &file("comment-above.yaml"), 9, 5),
             f("TKE001", "warning", &file("comment-line.yaml"), 8, 5),
-            f("TKE001", "warning", &file("hash-in-string.yaml"), 10, 5),
+            f("TKE001", "warning", &file("hash-in-string.yaml"), 13, 5),
             f("TKE001", "warning", &file("helm.yaml"), 10, 5),
             f("TKE001", "warning", &file("helm.yaml"), 25, 5),
             f("TKE001", "warning", &file("unused.yaml"), 24, 5),
