@@ -433,3 +433,33 @@ fn unrendered_template(text: &str, loaded: &LoadedFile) -> Option<usize> {
     }
     (!loaded.errors.is_empty()).then_some(first)
 }
+
+/// Walk and load like `check`, then build the cluster model (for `lblint model`).
+pub fn load_model(
+    options: &CheckOptions,
+    profile: &Profile,
+) -> Result<(Workspace, Model), CheckError> {
+    let paths = if options.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        options.paths.clone()
+    };
+    let walked = walk::walk(&paths, options.stdin_filename.as_deref(), &options.walk)
+        .map_err(CheckError::Walk)?;
+    let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(CheckError::Stdin)?;
+        Some(bytes)
+    } else {
+        None
+    };
+    let files = load_all(&walked.files, stdin_text.as_deref(), options.threads)
+        .into_iter()
+        .filter_map(|loaded| loaded.file)
+        .collect();
+    let ws = Workspace::new(files);
+    let model = Model::build(&ws, profile);
+    Ok((ws, model))
+}

@@ -48,6 +48,9 @@ pub enum Command {
         /// Rule id (TKE001) or name (tke-l4-loopback).
         rule: String,
     },
+    /// Print the cluster model: load-balancer entry points, their addresses, backends,
+    /// in-cluster callers and where each pod can run.
+    Model(ModelArgs),
     /// Create or validate a cluster profile.
     #[command(subcommand)]
     Profile(ProfileCommand),
@@ -64,6 +67,17 @@ pub enum SchemaArg {
     Profile,
     /// The config file (`lblint.yaml`, `.lblint.yaml`).
     Config,
+}
+
+#[derive(Args, Debug)]
+pub struct ModelArgs {
+    /// Files or directories; `-` reads standard input.
+    #[arg(default_value = ".")]
+    pub paths: Vec<String>,
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+    pub format: RulesFormat,
 }
 
 #[derive(Subcommand, Debug)]
@@ -200,6 +214,7 @@ pub fn main() -> i32 {
         Command::Check(args) => run_check(args),
         Command::Rules { format } => run_rules(format),
         Command::Explain { rule } => run_explain(&rule),
+        Command::Model(args) => run_model(args),
         Command::Profile(ProfileCommand::Init {
             provider,
             proxy_mode,
@@ -344,6 +359,8 @@ fn run_check(args: CheckArgs) -> i32 {
     let report_options = ReportOptions {
         color,
         width: terminal_width(),
+        rules: rules::all_meta(),
+        cwd: std::env::current_dir().ok(),
     };
     let mut buffer = Vec::new();
     if let Err(err) = report::write_report(
@@ -388,6 +405,32 @@ fn terminal_width() -> usize {
         .and_then(|c| c.parse().ok())
         .filter(|&w: &usize| w >= 40)
         .unwrap_or(100)
+}
+
+fn run_model(args: ModelArgs) -> i32 {
+    let profile = match load_profile(args.profile.as_ref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let options = CheckOptions {
+        paths: args.paths,
+        ..CheckOptions::default()
+    };
+    let (ws, model) = match crate::check::load_model(&options, &profile) {
+        Ok(built) => built,
+        Err(err) => return fail(err),
+    };
+    match args.format {
+        RulesFormat::Json => {
+            let json = crate::model::report::to_json(&ws, &model);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            );
+        }
+        RulesFormat::Table => print!("{}", crate::model::report::to_human(&ws, &model)),
+    }
+    EXIT_OK
 }
 
 fn run_rules(format: RulesFormat) -> i32 {

@@ -5,8 +5,10 @@ mod cli;
 mod config;
 mod docs;
 mod load;
+mod model;
 mod output;
 mod precommit;
+mod sarif;
 mod suppress;
 mod tke;
 
@@ -74,8 +76,11 @@ pub fn check_json_in(dir: &str, args: &[&str]) -> (i32, serde_json::Value) {
     (run.code, value)
 }
 
-/// (rule, severity, file, line, column) of every diagnostic, in output order.
-pub fn findings(report: &serde_json::Value) -> Vec<(String, String, String, u64, u64)> {
+/// (rule, severity, file, line, column) of one diagnostic.
+pub type Finding = (String, String, String, u64, u64);
+
+/// Every diagnostic of a JSON report, in output order.
+pub fn findings(report: &serde_json::Value) -> Vec<Finding> {
     report["diagnostics"]
         .as_array()
         .unwrap()
