@@ -132,7 +132,7 @@ fn basic() -> (Vec<Diagnostic>, Summary, SourceMap) {
 
     let value = find(second, SECOND, "\"yes\"", 0);
     let warning = Diagnostic::new(
-        "TKE002",
+        "TST002",
         "tke-prevent-loopback-value",
         Severity::Warning,
         value.clone(),
@@ -423,7 +423,7 @@ fn json_parses_back() {
                 "origin": "charts/web/templates/service.yaml"
             },
             {
-                "rule": "TKE002",
+                "rule": "TST002",
                 "name": "tke-prevent-loopback-value",
                 "severity": "warning",
                 "message": "prevent-loopback is \"yes\"; TKE only honours \"true\"",
