@@ -69,8 +69,21 @@ git add ledger.yaml && git commit -qm risky --no-verify
 expect 1 "a risky manifest fails"
 grep -q 'TKE001' "$work/out.txt" || { echo "FAIL: no TKE001 in the hook output" >&2; cat "$work/out.txt" >&2; exit 1; }
 
-# Fixed: the manifest is clean again, the hook passes.
-cp "$root/examples/manifests/fixed.yaml" ledger.yaml
+# Fixed: the Service no longer gets a private CLB (in-cluster clients use its name), the
+# hook passes.
+cat > ledger.yaml <<'YAML'
+apiVersion: v1
+kind: Service
+metadata:
+  name: ledger
+  namespace: shop
+spec:
+  type: ClusterIP
+  selector:
+    app: ledger
+  ports:
+    - port: 80
+YAML
 git add ledger.yaml && git commit -qm fixed --no-verify
 expect 0 "a clean manifest passes"
 

@@ -15,6 +15,7 @@ fn discovered_in_the_working_directory() {
         vec![
             // `profile: cluster.yaml` (IPVS, regular nodes) makes it an error.
             f("TKE001", "error", "apps/web.yaml", 8, 5),
+            f("K8S001", "note", "apps/web.yaml", 35, 46),
             // `ignore:` suppressed the gateway Service only, not its neighbour.
             f("TKE001", "warning", "charts/gateway/rendered.yaml", 18, 5),
             // The entry whose glob matches linted files but no diagnostic.
@@ -35,6 +36,7 @@ fn discovered_from_a_subdirectory_with_paths_relative_to_the_config() {
         findings(&report),
         vec![
             f("TKE001", "error", "web.yaml", 8, 5),
+            f("K8S001", "note", "web.yaml", 35, 46),
             f("LBL004", "note", "../lblint.yaml", 14, 5),
         ]
     );
@@ -45,6 +47,7 @@ fn discovered_from_a_subdirectory_with_paths_relative_to_the_config() {
         findings(&report),
         vec![
             f("TKE001", "error", "../apps/web.yaml", 8, 5),
+            f("K8S001", "note", "../apps/web.yaml", 35, 46),
             f(
                 "TKE001",
                 "warning",
@@ -77,6 +80,7 @@ fn no_config_ignores_discovery() {
         findings(&report),
         vec![
             f("TKE001", "warning", "apps/web.yaml", 8, 5),
+            f("K8S001", "note", "apps/web.yaml", 35, 46),
             f("TKE001", "warning", "charts/gateway/rendered.yaml", 8, 5),
             f("TKE001", "warning", "charts/gateway/rendered.yaml", 18, 5),
             f("TKE001", "warning", "vendor/chart.yaml", 8, 5),
@@ -138,7 +142,10 @@ fn flags_win_over_the_config() {
     );
     assert_eq!(
         findings(&report),
-        vec![f("LBL004", "note", "lblint.yaml", 14, 5)]
+        vec![
+            f("K8S001", "note", "apps/web.yaml", 35, 46),
+            f("LBL004", "note", "lblint.yaml", 14, 5)
+        ]
     );
     // --exclude adds to the config's exclude.
     let (_, report) = check_json_in(PROJECT, &["--exclude", "charts"]);
@@ -146,6 +153,7 @@ fn flags_win_over_the_config() {
         findings(&report),
         vec![
             f("TKE001", "error", "apps/web.yaml", 8, 5),
+            f("K8S001", "note", "apps/web.yaml", 35, 46),
             f("LBL004", "note", "lblint.yaml", 14, 5),
         ]
     );
@@ -212,13 +220,22 @@ fn an_lbl004_entry_hides_unused_suppression_notes() {
     assert_eq!(code, 1);
     assert_eq!(
         findings(&report),
-        vec![f(
-            "TKE001",
-            "warning",
-            "testdata/config/project/apps/web.yaml",
-            8,
-            5
-        )]
+        vec![
+            f(
+                "TKE001",
+                "warning",
+                "testdata/config/project/apps/web.yaml",
+                8,
+                5
+            ),
+            f(
+                "K8S001",
+                "note",
+                "testdata/config/project/apps/web.yaml",
+                35,
+                46
+            ),
+        ]
     );
     assert_eq!(report["summary"]["suppressed"], 1);
 }
@@ -251,7 +268,10 @@ fn the_example_config_suppresses_the_reports_warning() {
     assert_eq!(code, 1);
     assert_eq!(
         findings(&report),
-        vec![f("TKE001", "error", "manifests/shop-api.yaml", 9, 5)]
+        vec![
+            f("TKE001", "error", "manifests/shop-api.yaml", 9, 5),
+            f("K8S001", "note", "manifests/shop-api.yaml", 63, 50),
+        ]
     );
     assert_eq!(report["summary"]["suppressed"], 1);
 }
