@@ -173,6 +173,7 @@ fn basic() -> (Vec<Diagnostic>, Summary, SourceMap) {
         error: 1,
         warning: 1,
         note: 1,
+        suppressed: 0,
     };
     (
         diagnostics,
@@ -452,7 +453,7 @@ fn json_parses_back() {
                 "origin": null
             }
         ],
-        "summary": {"files": 3, "objects": 3, "error": 1, "warning": 1, "note": 1}
+        "summary": {"files": 3, "objects": 3, "error": 1, "warning": 1, "note": 1, "suppressed": 0}
     });
     assert_eq!(value, expected);
 }
