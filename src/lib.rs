@@ -7,6 +7,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
+pub mod fix;
 pub mod model;
 pub mod objects;
 pub mod profile;

@@ -4,6 +4,7 @@
 mod cli;
 mod config;
 mod docs;
+mod fix;
 mod load;
 mod model;
 mod output;

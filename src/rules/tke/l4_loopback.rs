@@ -267,6 +267,17 @@ fn prevent_loopback_fix(
     let source = ws.source(service);
     let text = source.text.as_str();
     let annotations = ws.root(service).path(&["metadata", "annotations"])?;
+    // Already there with another value (`"yes"`, `"false"`): set it, never add a duplicate key.
+    if let Some((_, value)) = annotations.get_entry(PREVENT_LOOPBACK) {
+        return Some(Fix {
+            description: format!("set `{PREVENT_LOOPBACK}` to \"true\""),
+            applicability: Applicability::Unsafe,
+            edits: vec![Edit {
+                span: value.span(),
+                content: "\"true\"".to_string(),
+            }],
+        });
+    }
     if annotations.span().slice(text).starts_with('{') {
         return None;
     }
