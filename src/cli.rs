@@ -6,11 +6,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::check::{check, CheckOptions};
+use crate::config::{self, Config, FailOnLevel};
 use crate::diagnostic::Severity;
 use crate::profile::{self, Profile, Provider, ProxyMode};
 use crate::report::{self, Format, ReportOptions};
 use crate::rules;
-use crate::walk::{WalkOptions, DEFAULT_MAX_FILE_SIZE};
+use crate::walk::{RebasedGlobs, WalkOptions, DEFAULT_MAX_FILE_SIZE};
 
 /// Exit status: no diagnostic at or above --fail-on.
 pub const EXIT_OK: i32 = 0;
@@ -31,6 +32,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per run: the size of `Check` does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Lint manifests (files, directories, or `-` for stdin).
@@ -45,9 +48,36 @@ pub enum Command {
         /// Rule id (TKE001) or name (tke-l4-loopback).
         rule: String,
     },
+    /// Print the cluster model: load-balancer entry points, their addresses, backends,
+    /// in-cluster callers and where each pod can run.
+    Model(ModelArgs),
     /// Create or validate a cluster profile.
     #[command(subcommand)]
     Profile(ProfileCommand),
+    /// Print the JSON Schema of a cluster profile or of the config file.
+    Schema {
+        #[arg(value_enum)]
+        which: SchemaArg,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SchemaArg {
+    /// The cluster profile (`lblint profile init`).
+    Profile,
+    /// The config file (`lblint.yaml`, `.lblint.yaml`).
+    Config,
+}
+
+#[derive(Args, Debug)]
+pub struct ModelArgs {
+    /// Files or directories; `-` reads standard input.
+    #[arg(default_value = ".")]
+    pub paths: Vec<String>,
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+    pub format: RulesFormat,
 }
 
 #[derive(Subcommand, Debug)]
@@ -123,21 +153,33 @@ pub struct CheckArgs {
     /// Write the report to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Exit 1 when a diagnostic at or above this severity remains.
-    #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Warning)]
-    pub fail_on: FailOn,
+    /// Exit 1 when a diagnostic at or above this severity remains [default: warning,
+    /// or the config file's `failOn`].
+    #[arg(long = "fail-on", value_enum)]
+    pub fail_on: Option<FailOn>,
     /// Only these rules (ids or names, comma-separated or repeated).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub select: Vec<String>,
     /// Skip these rules (ids or names).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub ignore: Vec<String>,
-    /// Lint only files matching these globs (default: *.yaml, *.yml, *.json).
+    /// Lint only files matching these globs (default: *.yaml, *.yml, *.json); replaces the
+    /// config file's `include`.
     #[arg(long, value_name = "GLOB")]
     pub include: Vec<String>,
-    /// Skip files and directories matching these globs, even when named explicitly.
+    /// Skip files and directories matching these globs, even when named explicitly; adds
+    /// to the config file's `exclude`.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// Use this config file instead of looking for lblint.yaml / .lblint.yaml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Do not look for a config file.
+    #[arg(long = "no-config")]
+    pub no_config: bool,
+    /// Report findings hidden by suppression comments, annotations and config `ignore:`.
+    #[arg(long = "no-ignores")]
+    pub no_ignores: bool,
     /// Path to show for standard input.
     #[arg(long = "stdin-filename", value_name = "NAME")]
     pub stdin_filename: Option<String>,
@@ -152,6 +194,61 @@ pub struct CheckArgs {
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Apply safe fixes in place, then report what remains.
+    #[arg(long)]
+    pub fix: bool,
+    /// With --fix, also apply fixes that change behaviour (review them).
+    #[arg(long = "unsafe-fixes", requires = "fix")]
+    pub unsafe_fixes: bool,
+}
+
+/// Rounds of fix-then-relint before giving up (a fix may enable another).
+const MAX_FIX_ROUNDS: usize = 10;
+
+/// Apply fixes until none is left, re-linting after each round. A round that would make a
+/// file unparsable is not written. Returns the number of problems fixed.
+fn apply_fixes(
+    options: &CheckOptions,
+    profile: &Profile,
+    unsafe_fixes: bool,
+) -> Result<usize, String> {
+    let mut total = 0;
+    // A fix whose finding is still there after it was applied did not work: never reapply it.
+    let mut applied: std::collections::HashSet<(&'static str, String, String)> = Default::default();
+    for _ in 0..MAX_FIX_ROUNDS {
+        let mut outcome = check(options, profile).map_err(|e| e.to_string())?;
+        let key = |d: &crate::diagnostic::Diagnostic| {
+            (d.rule, d.location.file.to_string(), d.message.clone())
+        };
+        outcome
+            .diagnostics
+            .retain(|d| d.fix.is_none() || !applied.contains(&key(d)));
+        let plan = crate::fix::plan(&outcome.diagnostics, &outcome.sources, unsafe_fixes);
+        applied.extend(plan.applied.iter().map(|&i| key(&outcome.diagnostics[i])));
+        let mut written = 0;
+        for (path, (text, fixed)) in &plan.files {
+            let Some(before) = outcome.sources.get(path) else {
+                continue;
+            };
+            let limits = crate::yaml::Limits::default();
+            let errors_before = crate::yaml::load(&before.text, &limits).errors.len();
+            if crate::yaml::load(text, &limits).errors.len() > errors_before {
+                eprintln!("lblint: not fixing {path}: the edits would break its YAML");
+                continue;
+            }
+            let on_disk = std::path::Path::new(&**path);
+            if !on_disk.is_file() {
+                continue;
+            }
+            std::fs::write(on_disk, text).map_err(|e| format!("cannot write {path}: {e}"))?;
+            written += 1;
+            total += fixed;
+        }
+        if written == 0 {
+            break;
+        }
+    }
+    Ok(total)
 }
 
 /// Parse arguments, run, and return the exit status.
@@ -172,12 +269,26 @@ pub fn main() -> i32 {
         Command::Check(args) => run_check(args),
         Command::Rules { format } => run_rules(format),
         Command::Explain { rule } => run_explain(&rule),
+        Command::Model(args) => run_model(args),
         Command::Profile(ProfileCommand::Init {
             provider,
             proxy_mode,
         }) => run_profile_init(provider, proxy_mode),
         Command::Profile(ProfileCommand::Check { file }) => run_profile_check(&file),
+        Command::Schema { which } => run_schema(which),
     }
+}
+
+fn run_schema(which: SchemaArg) -> i32 {
+    let schema = match which {
+        SchemaArg::Profile => profile::json_schema(),
+        SchemaArg::Config => config::json_schema(),
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&schema).unwrap_or_default()
+    );
+    EXIT_OK
 }
 
 fn fail(message: impl std::fmt::Display) -> i32 {
@@ -190,6 +301,10 @@ fn stderr_color() -> bool {
 }
 
 fn print_profile_error(err: &profile::ProfileError) {
+    print_located_error("invalid cluster profile", err);
+}
+
+fn print_located_error(heading: &str, err: &profile::ProfileError) {
     let handler = if stderr_color() {
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode())
     } else {
@@ -202,7 +317,7 @@ fn print_profile_error(err: &profile::ProfileError) {
     {
         rendered = err.to_string();
     }
-    eprintln!("lblint: error: invalid cluster profile\n{rendered}");
+    eprintln!("lblint: error: {heading}\n{rendered}");
 }
 
 fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {
@@ -215,11 +330,45 @@ fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {
     }
 }
 
+/// The config file of the run: `--config`, else discovery from the working directory.
+fn load_config(args: &CheckArgs, cwd: &std::path::Path) -> Result<Option<Config>, i32> {
+    let path = match (&args.config, args.no_config) {
+        (_, true) => return Ok(None),
+        (Some(path), _) => path.clone(),
+        (None, false) => match config::discover(cwd) {
+            Some(path) => path,
+            None => return Ok(None),
+        },
+    };
+    config::load_config(&path, cwd).map(Some).map_err(|err| {
+        print_located_error("invalid config file", &err);
+        EXIT_FAILURE
+    })
+}
+
 fn run_check(args: CheckArgs) -> i32 {
-    let profile = match load_profile(args.profile.as_ref()) {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let config = match load_config(&args, &cwd) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    // Flags win over the config file; the config's profile path is relative to its directory.
+    let profile_path = args
+        .profile
+        .clone()
+        .or_else(|| config.as_ref().and_then(|c| c.profile.clone()));
+    let profile = match load_profile(profile_path.as_ref()) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let fail_on = args
+        .fail_on
+        .unwrap_or_else(|| match config.as_ref().and_then(|c| c.fail_on) {
+            Some(FailOnLevel::Error) => FailOn::Error,
+            Some(FailOnLevel::Note) => FailOn::Note,
+            Some(FailOnLevel::Never) => FailOn::Never,
+            Some(FailOnLevel::Warning) | None => FailOn::Warning,
+        });
     let format = match args.format {
         FormatArg::Human => Format::Human,
         FormatArg::Compact => Format::Compact,
@@ -235,11 +384,30 @@ fn run_check(args: CheckArgs) -> i32 {
             exclude: args.exclude,
             follow_links: args.follow_links,
             max_file_size: args.max_file_size,
+            rebased: config.as_ref().map(|c| RebasedGlobs {
+                base: c.dir.clone(),
+                include: c.include.clone(),
+                exclude: c.exclude.clone(),
+            }),
         },
         select: args.select,
         ignore: args.ignore,
         threads: args.threads,
+        levels: config.as_ref().map(|c| c.rules.clone()).unwrap_or_default(),
+        config_ignores: config.as_ref().map(|c| c.ignores(&cwd)),
+        config_source: config.as_ref().map(|c| c.source.clone()),
+        no_ignores: args.no_ignores,
     };
+    if args.fix && options.paths.iter().any(|p| p == "-") {
+        return fail("--fix cannot write back to standard input; lint files instead");
+    }
+    if args.fix {
+        match apply_fixes(&options, &profile, args.unsafe_fixes) {
+            Ok(0) => {}
+            Ok(n) => eprintln!("lblint: fixed {n} problem{}", if n == 1 { "" } else { "s" }),
+            Err(err) => return fail(err),
+        }
+    }
     let outcome = match check(&options, &profile) {
         Ok(outcome) => outcome,
         Err(err) => return fail(err),
@@ -256,6 +424,8 @@ fn run_check(args: CheckArgs) -> i32 {
     let report_options = ReportOptions {
         color,
         width: terminal_width(),
+        rules: rules::all_meta(),
+        cwd: std::env::current_dir().ok(),
     };
     let mut buffer = Vec::new();
     if let Err(err) = report::write_report(
@@ -282,7 +452,7 @@ fn run_check(args: CheckArgs) -> i32 {
     if let Err(err) = written {
         return fail(err);
     }
-    let threshold = match args.fail_on {
+    let threshold = match fail_on {
         FailOn::Error => Some(Severity::Error),
         FailOn::Warning => Some(Severity::Warning),
         FailOn::Note => Some(Severity::Note),
@@ -300,6 +470,32 @@ fn terminal_width() -> usize {
         .and_then(|c| c.parse().ok())
         .filter(|&w: &usize| w >= 40)
         .unwrap_or(100)
+}
+
+fn run_model(args: ModelArgs) -> i32 {
+    let profile = match load_profile(args.profile.as_ref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let options = CheckOptions {
+        paths: args.paths,
+        ..CheckOptions::default()
+    };
+    let (ws, model) = match crate::check::load_model(&options, &profile) {
+        Ok(built) => built,
+        Err(err) => return fail(err),
+    };
+    match args.format {
+        RulesFormat::Json => {
+            let json = crate::model::report::to_json(&ws, &model);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            );
+        }
+        RulesFormat::Table => print!("{}", crate::model::report::to_human(&ws, &model)),
+    }
+    EXIT_OK
 }
 
 fn run_rules(format: RulesFormat) -> i32 {

@@ -5,12 +5,15 @@
 
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod diagnostic;
+pub mod fix;
 pub mod model;
 pub mod objects;
 pub mod profile;
 pub mod report;
 pub mod rules;
 pub mod source;
+pub mod suppress;
 pub mod walk;
 pub mod yaml;

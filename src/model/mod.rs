@@ -1,79 +1,147 @@
-//! The cluster model: which pods back each load-balancer entry point, and which pods in
-//! the cluster call its address.
+//! The cluster model, built once per run: load-balancer entry points, their addresses
+//! and backends, the pods that call them, and where each pod can run. Rules read it.
+
+pub mod address;
+pub mod callers;
+pub mod entry;
+pub mod report;
+pub mod scheduling;
 
 use std::collections::HashMap;
 
-use crate::diagnostic::Location;
-use crate::objects::{pod_template, selector_matches, Object, Workspace};
-use crate::profile::Profile;
+use crate::objects::{pod_template, selector_matches, Workspace};
+use crate::profile::{NodePool, Profile, Provider};
 use crate::yaml::NodeRef;
 
-/// An object that gets a cloud load-balancer address (a `type: LoadBalancer` Service).
+pub use address::{Address, AddressSource};
+pub use callers::{Caller, SafeCall, Via};
+pub use entry::{EntryKind, Layer, Network};
+pub use scheduling::{Fit, Placement};
+
+/// An object that gets a cloud load balancer.
 #[derive(Clone, Debug)]
 pub struct EntryPoint {
     /// Index into [`Workspace::objects`].
     pub object: usize,
-    /// Addresses that reach this load balancer, lower-cased.
-    pub addresses: Vec<String>,
-    /// Workloads whose pods back it.
+    pub kind: EntryKind,
+    pub layer: Layer,
+    /// The cloud whose controller handles it: from its annotations, else the profile.
+    pub provider: Option<Provider>,
+    pub network: Network,
+    /// Ingress class, Gateway class or Service `loadBalancerClass`.
+    pub class: Option<String>,
+    pub addresses: Vec<Address>,
+    /// Services behind an Ingress (indices into [`Workspace::objects`]).
+    pub services: Vec<usize>,
+    /// Workloads whose pods receive its traffic.
     pub backends: Vec<usize>,
-}
-
-/// A pod template value that names a load-balancer address.
-#[derive(Clone, Debug)]
-pub struct Caller {
-    /// The calling workload (index into [`Workspace::objects`]).
-    pub workload: usize,
-    /// Index into [`Model::entry_points`].
-    pub target: usize,
-    pub address: String,
-    /// The value that names the address.
-    pub location: Location,
 }
 
 #[derive(Debug, Default)]
 pub struct Model {
     pub entry_points: Vec<EntryPoint>,
+    /// Calls to a load balancer's own address from inside the cluster.
     pub callers: Vec<Caller>,
+    /// Calls by Service name or ClusterIP (never through a load balancer).
+    pub safe_calls: Vec<SafeCall>,
     /// Objects with a pod template.
     pub workloads: Vec<usize>,
+    /// Where each workload can run, by object index.
+    placements: HashMap<usize, Placement>,
+    pools: Vec<NodePool>,
 }
 
 impl Model {
     pub fn build(ws: &Workspace, profile: &Profile) -> Model {
-        let workloads: Vec<usize> = (0..ws.objects.len())
-            .filter(|&i| pod_template(ws, &ws.objects[i]).is_some())
-            .collect();
-        let mut model = Model {
-            workloads,
-            ..Model::default()
-        };
+        let pools = profile.node_pools();
+        let mut workloads = Vec::new();
+        let mut placements = HashMap::new();
+        let mut by_namespace: HashMap<&str, Vec<usize>> = HashMap::new();
         for (index, object) in ws.objects.iter().enumerate() {
-            if is_load_balancer_service(ws, object) {
-                let backends = model
-                    .workloads
-                    .iter()
-                    .copied()
-                    .filter(|&w| {
-                        let workload = &ws.objects[w];
-                        workload.namespace() == object.namespace()
-                            && pod_template(ws, workload).is_some_and(|t| {
-                                selector_matches(
-                                    ws.spec(object).and_then(|s| s.get("selector")),
-                                    t.labels,
-                                )
-                            })
-                    })
-                    .collect();
-                model.entry_points.push(EntryPoint {
-                    object: index,
-                    addresses: service_addresses(ws, object, profile),
-                    backends,
-                });
+            if let Some(template) = pod_template(ws, object) {
+                workloads.push(index);
+                placements.insert(index, scheduling::placement(&template, pools));
+                by_namespace
+                    .entry(object.namespace())
+                    .or_default()
+                    .push(index);
             }
         }
-        model.callers = find_callers(ws, &model);
-        model
+        let service_backends = |service: usize| -> Vec<usize> {
+            let object = &ws.objects[service];
+            let selector = ws.spec(object).and_then(|s| s.get("selector"));
+            by_namespace
+                .get(object.namespace())
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&w| {
+                    pod_template(ws, &ws.objects[w])
+                        .is_some_and(|t| selector_matches(selector, t.labels))
+                })
+                .collect()
+        };
+        let mut services_by_name: HashMap<(&str, &str), usize> = HashMap::new();
+        for (index, object) in ws.objects.iter().enumerate() {
+            if object.kind() == "Service" && object.group().is_empty() {
+                services_by_name.insert((object.namespace(), object.name()), index);
+            }
+        }
+
+        let mut entry_points = Vec::new();
+        for (index, object) in ws.objects.iter().enumerate() {
+            let Some(class) = entry::classify(ws, object, profile) else {
+                continue;
+            };
+            let addresses = address::collect(ws, object, class.kind, profile);
+            // A Gateway is an entry point only once it has an address or a listener hostname.
+            if class.kind == EntryKind::Gateway && addresses.is_empty() {
+                continue;
+            }
+            let (services, backends) = match class.kind {
+                EntryKind::Service => (Vec::new(), service_backends(index)),
+                EntryKind::Ingress => {
+                    let services: Vec<usize> = ingress_service_names(ws.spec(object))
+                        .into_iter()
+                        .filter_map(|name| {
+                            services_by_name.get(&(object.namespace(), name)).copied()
+                        })
+                        .fold(Vec::new(), |mut acc, s| {
+                            if !acc.contains(&s) {
+                                acc.push(s);
+                            }
+                            acc
+                        });
+                    let mut backends: Vec<usize> =
+                        services.iter().flat_map(|&s| service_backends(s)).collect();
+                    backends.sort_unstable();
+                    backends.dedup();
+                    (services, backends)
+                }
+                EntryKind::IstioGateway => (Vec::new(), gateway_pods(ws, index, &by_namespace)),
+                EntryKind::Gateway => (Vec::new(), Vec::new()),
+            };
+            entry_points.push(EntryPoint {
+                object: index,
+                kind: class.kind,
+                layer: class.layer,
+                provider: class.provider,
+                network: class.network,
+                class: class.class,
+                addresses,
+                services,
+                backends,
+            });
+        }
+        let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads);
+        Model {
+            entry_points,
+            callers,
+            safe_calls,
+            workloads,
+            placements,
+            pools: pools.map(<[NodePool]>::to_vec).unwrap_or_default(),
+        }
     }
 
     pub fn entry_point(&self, object: usize) -> Option<(usize, &EntryPoint)> {
@@ -86,166 +154,144 @@ impl Model {
     pub fn callers_of(&self, entry_point: usize) -> impl Iterator<Item = &Caller> {
         self.callers.iter().filter(move |c| c.target == entry_point)
     }
-}
 
-pub fn is_load_balancer_service(ws: &Workspace, object: &Object) -> bool {
-    object.kind() == "Service"
-        && object.group().is_empty()
-        && ws
-            .spec(object)
-            .and_then(|s| s.get("type"))
-            .and_then(|t| t.as_str())
-            == Some("LoadBalancer")
-}
+    pub fn placement(&self, workload: usize) -> Option<&Placement> {
+        self.placements.get(&workload)
+    }
 
-fn normalize_address(text: &str) -> String {
-    text.trim().trim_end_matches('.').to_ascii_lowercase()
-}
+    pub fn pools(&self) -> &[NodePool] {
+        &self.pools
+    }
 
-fn service_addresses(ws: &Workspace, object: &Object, profile: &Profile) -> Vec<String> {
-    let root = ws.root(object);
-    let mut out = Vec::new();
-    let mut push = |text: &str| {
-        let address = normalize_address(text);
-        if !address.is_empty() && !out.contains(&address) {
-            out.push(address);
+    /// Can a pod of `caller` run on the same node as a pod of `backend`, on a pool accepted
+    /// by `filter`? No when required pod anti-affinity on `kubernetes.io/hostname` keeps
+    /// them apart, or no accepted pool takes both.
+    pub fn can_share_node(
+        &self,
+        ws: &Workspace,
+        caller: usize,
+        backend: usize,
+        filter: impl Fn(&NodePool) -> bool,
+    ) -> Fit {
+        if caller == backend {
+            // Replicas of one workload call each other through the LB too.
+            return self.any_pool(caller, &filter);
         }
-    };
-    for ingress in root
-        .path(&["status", "loadBalancer", "ingress"])
-        .into_iter()
-        .flat_map(NodeRef::items)
-    {
-        for key in ["ip", "hostname"] {
-            if let Some(text) = ingress.get(key).and_then(|v| v.as_str()) {
-                push(text);
-            }
-        }
-    }
-    if let Some(ip) = root
-        .path(&["spec", "loadBalancerIP"])
-        .and_then(|v| v.as_str())
-    {
-        push(ip);
-    }
-    for ip in root
-        .path(&["spec", "externalIPs"])
-        .into_iter()
-        .flat_map(NodeRef::items)
-    {
-        if let Some(text) = ip.as_str() {
-            push(text);
-        }
-    }
-    if let Some((_, hosts)) = ws.annotation(object, "external-dns.alpha.kubernetes.io/hostname") {
-        for host in hosts.as_str().unwrap_or("").split(',') {
-            push(host);
-        }
-    }
-    for lb in profile.load_balancers() {
-        let Some(key) = &lb.object else { continue };
-        if key.kind == object.kind()
-            && key.namespace == object.namespace()
-            && key.name == object.name()
-        {
-            for address in lb.addresses.iter().flatten() {
-                push(address);
-            }
-        }
-    }
-    out
-}
-
-/// Host-like tokens of a value: runs of `[A-Za-z0-9.-]`, so URLs, `host:port`,
-/// `-Dapi=http://10.0.1.25:8080` and bare addresses all yield their host.
-fn host_tokens(value: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut start = None;
-    let mut tokens = Vec::new();
-    for (i, c) in value
-        .char_indices()
-        .chain(std::iter::once((value.len(), ' ')))
-    {
-        let host_char = c.is_ascii_alphanumeric() || c == '.' || c == '-';
-        match (host_char, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                tokens.push((s, value[s..i].trim_end_matches('.')));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    tokens.into_iter().filter(|(_, t)| !t.is_empty())
-}
-
-fn find_callers(ws: &Workspace, model: &Model) -> Vec<Caller> {
-    let mut by_address: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (index, entry) in model.entry_points.iter().enumerate() {
-        for address in &entry.addresses {
-            by_address.entry(address.as_str()).or_default().push(index);
-        }
-    }
-    let mut out = Vec::new();
-    if by_address.is_empty() {
-        return out;
-    }
-    for &workload in &model.workloads {
-        let object = &ws.objects[workload];
-        let Some(template) = pod_template(ws, object) else {
-            continue;
+        let (c, b) = (&ws.objects[caller], &ws.objects[backend]);
+        let (Some(ct), Some(bt)) = (pod_template(ws, c), pod_template(ws, b)) else {
+            return Fit::Unknown;
         };
-        let mut values: Vec<NodeRef<'_>> = Vec::new();
-        for list in ["containers", "initContainers"] {
-            for container in template.spec.get(list).into_iter().flat_map(NodeRef::items) {
-                for env in container.get("env").into_iter().flat_map(NodeRef::items) {
-                    values.extend(env.get("value"));
-                }
-                for key in ["args", "command"] {
-                    values.extend(container.get(key).into_iter().flat_map(NodeRef::items));
-                }
-            }
+        let (c_labels, b_labels) = (
+            scheduling::template_labels(&ct),
+            scheduling::template_labels(&bt),
+        );
+        if scheduling::repels(&ct, c.namespace(), &b_labels, b.namespace())
+            || scheduling::repels(&bt, b.namespace(), &c_labels, c.namespace())
+        {
+            return Fit::No;
         }
-        for alias in template
-            .spec
-            .get("hostAliases")
+        let (Some(Placement { pools: Some(cp) }), Some(Placement { pools: Some(bp) })) =
+            (self.placement(caller), self.placement(backend))
+        else {
+            return Fit::Unknown;
+        };
+        let mut fit = Fit::No;
+        for ((cf, bf), pool) in cp.iter().zip(bp).zip(&self.pools) {
+            if !filter(pool) {
+                continue;
+            }
+            fit = match (cf, bf) {
+                (Fit::Yes, Fit::Yes) => Fit::Yes,
+                (Fit::No, _) | (_, Fit::No) => fit,
+                _ if fit == Fit::Yes => Fit::Yes,
+                _ => Fit::Unknown,
+            };
+        }
+        fit
+    }
+
+    /// Can the workload run on any pool accepted by `filter`?
+    pub fn any_pool(&self, workload: usize, filter: impl Fn(&NodePool) -> bool) -> Fit {
+        match self.placement(workload) {
+            Some(p) => p.any(&self.pools, filter),
+            None => Fit::Unknown,
+        }
+    }
+
+    /// Is a pod of `backend` on every node a pod of `caller` can use? Only a DaemonSet
+    /// that fits every pool the caller fits guarantees it.
+    pub fn covers(&self, ws: &Workspace, backend: usize, caller: usize) -> Fit {
+        if ws.objects[backend].kind() != "DaemonSet" {
+            return Fit::No;
+        }
+        let (Some(Placement { pools: Some(bp) }), Some(Placement { pools: Some(cp) })) =
+            (self.placement(backend), self.placement(caller))
+        else {
+            return Fit::Unknown;
+        };
+        let mut fit = Fit::Yes;
+        for (cf, bf) in cp.iter().zip(bp) {
+            fit = match (cf, bf) {
+                (Fit::No, _) => fit,
+                (_, Fit::No) => return Fit::No,
+                (Fit::Yes, Fit::Yes) => fit,
+                _ => Fit::Unknown,
+            };
+        }
+        fit
+    }
+}
+
+/// Service names an Ingress routes to (v1 `service.name`, v1beta1 `serviceName`).
+fn ingress_service_names<'w>(spec: Option<NodeRef<'w>>) -> Vec<&'w str> {
+    fn backend_name<'w>(backend: NodeRef<'w>) -> Option<&'w str> {
+        backend
+            .path(&["service", "name"])
+            .or_else(|| backend.get("serviceName"))
+            .and_then(|n| n.as_str())
+    }
+    let Some(spec) = spec else { return Vec::new() };
+    let mut names: Vec<&str> = Vec::new();
+    for default in [spec.get("defaultBackend"), spec.get("backend")]
+        .into_iter()
+        .flatten()
+    {
+        names.extend(backend_name(default));
+    }
+    for rule in spec.get("rules").into_iter().flat_map(NodeRef::items) {
+        for path in rule
+            .path(&["http", "paths"])
             .into_iter()
             .flat_map(NodeRef::items)
         {
-            values.extend(alias.get("ip"));
-            values.extend(alias.get("hostnames").into_iter().flat_map(NodeRef::items));
-        }
-        for value in values {
-            let Some(text) = value.as_str() else { continue };
-            for (_, token) in host_tokens(text) {
-                let token = token.to_ascii_lowercase();
-                if let Some(targets) = by_address.get(token.as_str()) {
-                    for &target in targets {
-                        out.push(Caller {
-                            workload,
-                            target,
-                            address: token.clone(),
-                            location: ws.location(object, value.span()),
-                        });
-                    }
-                }
-            }
+            names.extend(path.get("backend").and_then(backend_name));
         }
     }
-    out
+    names
+}
+
+/// The gateway pods of an ASM IstioGateway, when present in the set: workloads in its
+/// namespace whose pod labels include its `podLabels`, or that carry its name.
+fn gateway_pods(
+    ws: &Workspace,
+    gateway: usize,
+    by_namespace: &HashMap<&str, Vec<usize>>,
+) -> Vec<usize> {
+    let object = &ws.objects[gateway];
+    let pod_labels = ws.spec(object).and_then(|s| s.get("podLabels"));
+    by_namespace
+        .get(object.namespace())
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(|&w| {
+            let workload = &ws.objects[w];
+            workload.name() == object.name()
+                || pod_template(ws, workload)
+                    .is_some_and(|t| selector_matches(pod_labels, t.labels))
+        })
+        .collect()
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn host_tokens_find_hosts_inside_longer_values() {
-        let tokens: Vec<&str> = host_tokens("-Dapi=http://10.0.1.25:8080/x gw.example.com.")
-            .map(|(_, t)| t)
-            .collect();
-        assert_eq!(
-            tokens,
-            vec!["-Dapi", "http", "10.0.1.25", "8080", "x", "gw.example.com"]
-        );
-    }
-}
+mod tests;

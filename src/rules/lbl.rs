@@ -32,6 +32,15 @@ pub static FILE_SKIPPED: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/LBL003.md"),
 };
 
+pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
+    id: "LBL004",
+    name: "unused-suppression",
+    default_severity: Severity::Note,
+    providers: &["any"],
+    summary: "A suppression (comment, annotation or config entry) that matches no diagnostic, or names an unknown rule.",
+    doc: include_str!("../../rules/LBL004.md"),
+};
+
 pub static DUPLICATE_KEY: RuleMeta = RuleMeta {
     id: "LBL005",
     name: "duplicate-key",
@@ -41,9 +50,10 @@ pub static DUPLICATE_KEY: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/LBL005.md"),
 };
 
-pub static ALL: [&RuleMeta; 4] = [
+pub static ALL: [&RuleMeta; 5] = [
     &YAML_SYNTAX,
     &UNRENDERED_TEMPLATE,
     &FILE_SKIPPED,
+    &UNUSED_SUPPRESSION,
     &DUPLICATE_KEY,
 ];

@@ -2,6 +2,7 @@
 //! cluster model; they never parse YAML or print.
 
 pub mod docs;
+pub mod k8s;
 pub mod lbl;
 pub mod tke;
 
@@ -55,7 +56,24 @@ pub trait Rule: Sync {
 
 /// Rules that run over objects, in a fixed order so output is deterministic.
 pub fn registry() -> Vec<&'static dyn Rule> {
-    vec![&tke::l4_loopback::L4Loopback]
+    vec![
+        &tke::l4_loopback::L4Loopback,
+        &tke::l7_loopback::L7Loopback,
+        &tke::prevent_loopback::PreventLoopbackL7,
+        &tke::prevent_loopback::PreventLoopbackKubeProxy,
+        &tke::snat::SnatAllowlist,
+        &tke::snat::L7SnatFieldVersion,
+        &tke::service_config::MissingConfig,
+        &tke::service_config::ManualAndAuto,
+        &tke::service_config::ReservedName,
+        &tke::service_config::UnmatchedListener,
+        &tke::service_config::UnusedConfig,
+        &tke::tradeoffs::UdpSnat,
+        &tke::tradeoffs::L7Snat,
+        &tke::tradeoffs::PreventLoopbackBypass,
+        &k8s::lb_address_in_cluster::LbAddressInCluster,
+        &k8s::annotation_value_not_string::AnnotationValueNotString,
+    ]
 }
 
 /// Every rule's metadata, including the loader's own (yaml-syntax and friends).

@@ -9,7 +9,7 @@ const EXAMPLES: [&str; 3] = [
 ];
 
 #[test]
-fn bundled_examples_give_one_error_and_one_warning() {
+fn bundled_examples_give_one_error_one_warning_and_one_note() {
     let (code, report) = check_json(&EXAMPLES);
     assert_eq!(code, 1);
     assert_eq!(
@@ -17,11 +17,13 @@ fn bundled_examples_give_one_error_and_one_warning() {
         vec![
             f("TKE001", "warning", "examples/manifests/reports.yaml", 8, 5),
             f("TKE001", "error", "examples/manifests/shop-api.yaml", 9, 5),
+            f("K8S001", "note", "examples/manifests/shop-api.yaml", 63, 50),
         ]
     );
     assert_eq!(report["summary"]["files"], 3);
     assert_eq!(report["summary"]["error"], 1);
     assert_eq!(report["summary"]["warning"], 1);
+    assert_eq!(report["summary"]["note"], 1);
 }
 
 #[test]
@@ -260,7 +262,21 @@ fn rules_and_explain() {
         .iter()
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, vec!["LBL001", "LBL002", "LBL003", "LBL005", "TKE001"]);
+    let mut ids = ids;
+    ids.sort_unstable();
+    // Every rule has a document in rules/, and every document a rule.
+    let mut docs: Vec<String> = std::fs::read_dir("rules")
+        .unwrap()
+        .map(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".md")
+                .to_string()
+        })
+        .collect();
+    docs.sort_unstable();
+    assert_eq!(ids, docs);
     let table = lblint(&["rules"]);
     assert!(
         table

@@ -2,9 +2,9 @@
 //! regular or native nodes, and no working mitigation.
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity, Span};
-use crate::model::EntryPoint;
+use crate::model::{EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{pod_template, Object, Workspace};
-use crate::profile::{NodeType, Provider, ProxyMode};
+use crate::profile::{NodePool, NodeType, Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
@@ -44,10 +44,20 @@ impl Rule for L4Loopback {
     }
 }
 
+fn regular_or_native(pool: &NodePool) -> bool {
+    matches!(pool.node_type(), Some(NodeType::Regular | NodeType::Native))
+}
+
 fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Option<Diagnostic> {
     let ws = cx.ws;
     let service = &ws.objects[entry.object];
     // Only a private-network CLB loops back: a public CLB sees the node's public egress IP.
+    if entry.kind != EntryKind::Service
+        || entry.network != Network::Private
+        || entry.provider != Some(Provider::Tke)
+    {
+        return None;
+    }
     let (subnet_key, subnet_value) = ws.annotation(service, INTERNAL_SUBNET)?;
     if prevent_loopback_enabled(ws, service) || l4_snat_on_every_port(ws, service) {
         return None;
@@ -66,9 +76,9 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
         }),
     }
     match backend_node_types(cx, entry) {
-        NodeVerdict::SuperOnly => return None,
-        NodeVerdict::RegularOrNative => {}
-        NodeVerdict::Unknown => unknowns.push(Unknown {
+        Fit::No => return None,
+        Fit::Yes => {}
+        Fit::Unknown => unknowns.push(Unknown {
             field: "spec.nodePools",
             why: "super nodes intercept the CLB VIP and do not loop back",
         }),
@@ -77,26 +87,29 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
     let name = service.name();
     let namespace = service.namespace();
     let callers: Vec<_> = cx.model.callers_of(entry_index).collect();
-    let severity = if unknowns.is_empty() && !callers.is_empty() {
+    // The loopback needs a caller and a backend on the same regular or native node.
+    let sharing = callers
+        .iter()
+        .flat_map(|c| entry.backends.iter().map(move |&b| (c, b)))
+        .map(|(c, b)| {
+            (
+                c,
+                cx.model
+                    .can_share_node(ws, c.workload, b, regular_or_native),
+            )
+        })
+        .fold((None, Fit::No), |(first, acc), (c, fit)| match (acc, fit) {
+            (Fit::Yes, _) => (first, Fit::Yes),
+            (_, Fit::Yes) => (Some(*c), Fit::Yes),
+            (_, Fit::Unknown) => (first.or(Some(*c)), Fit::Unknown),
+            _ => (first, acc),
+        });
+    let severity = if unknowns.is_empty() && sharing.1 == Fit::Yes {
         Severity::Error
     } else {
         Severity::Warning
     };
-    let message = if unknowns.is_empty() {
-        let tail = match callers.first() {
-            Some(caller) => format!(
-                " {} calls its address {}.",
-                ws.objects[caller.workload].id, caller.address
-            ),
-            None => {
-                " No in-cluster caller of its address is visible in these manifests.".to_string()
-            }
-        };
-        format!(
-            "Private-network CLB Service `{name}` will loop back in-cluster calls to its own address: \
-             in IPVS mode the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}"
-        )
-    } else {
+    let message = if !unknowns.is_empty() {
         let fields: Vec<String> = unknowns
             .iter()
             .map(|u| format!("`{}` ({})", u.field, u.why))
@@ -105,6 +118,27 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
             "Private-network CLB Service `{name}` may loop back in-cluster calls to its own address. \
              The cluster profile does not settle it; set {}.",
             fields.join(" and ")
+        )
+    } else {
+        let tail = match (callers.first(), sharing) {
+            (_, (Some(caller), Fit::Yes)) => format!(
+                " {} calls its address {} and can run on a node with a backend pod.",
+                ws.objects[caller.workload].id, caller.address
+            ),
+            (Some(caller), (_, Fit::No)) => format!(
+                " {} calls its address {} but never shares a node with a backend pod; other pods would.",
+                ws.objects[caller.workload].id, caller.address
+            ),
+            (Some(caller), _) => format!(
+                " {} calls its address {}; whether it shares a node with a backend pod is unknown.",
+                ws.objects[caller.workload].id, caller.address
+            ),
+            (None, _) => " No in-cluster caller of its address is visible in these manifests.".to_string(),
+        };
+        format!(
+            "Private-network CLB Service `{name}` will loop back in-cluster calls to its own address: \
+             in IPVS mode{} the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}",
+            cx.profile.fact_at(&["spec", "kubeProxy", "mode"])
         )
     };
 
@@ -122,6 +156,12 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
         diagnostic = diagnostic.with_related(
             ws.location(service, type_node.span()),
             "the Service gets a cloud load balancer here",
+        );
+    }
+    if let Some(mode) = cx.profile.fact_location(&["spec", "kubeProxy", "mode"]) {
+        diagnostic = diagnostic.with_related(
+            mode,
+            "the cluster profile's kube-proxy mode decides the verdict",
         );
     }
     for caller in callers {
@@ -143,34 +183,10 @@ fn prevent_loopback_enabled(ws: &Workspace, service: &Object) -> bool {
         .is_some_and(|v| v == "true")
 }
 
-/// The TkeServiceConfig a Service uses: named by the manual annotation, or
-/// `<service>-auto-service-config` with the auto annotation. Same namespace only.
-pub fn service_config<'w>(ws: &'w Workspace, service: &Object) -> Option<&'w Object> {
-    let name = match ws
-        .annotation(service, SERVICE_CONFIG)
-        .and_then(|(_, v)| v.as_str())
-    {
-        Some(name) => name.to_string(),
-        None => {
-            let auto = ws.annotation(service, SERVICE_CONFIG_AUTO)?.1.as_str()?;
-            if auto != "true" {
-                return None;
-            }
-            format!("{}-auto-service-config", service.name())
-        }
-    };
-    ws.objects.iter().find(|o| {
-        o.kind() == "TkeServiceConfig"
-            && o.group() == "cloud.tencent.com"
-            && o.namespace() == service.namespace()
-            && o.name() == name
-    })
-}
-
 /// SNAT fixes the loopback only for listeners that enable it: every Service port needs
 /// an `l4Listeners` entry (same port and protocol) with `snatEnable: true`.
 fn l4_snat_on_every_port(ws: &Workspace, service: &Object) -> bool {
-    let Some(config) = service_config(ws, service) else {
+    let Some(config) = tke_service_config(ws, service) else {
         return false;
     };
     let listeners: Vec<NodeRef<'_>> = ws
@@ -202,37 +218,42 @@ fn l4_snat_on_every_port(ws: &Workspace, service: &Object) -> bool {
         })
 }
 
-enum NodeVerdict {
-    SuperOnly,
-    RegularOrNative,
-    Unknown,
-}
-
 /// Can the Service's backends run on regular or native nodes?
-fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> NodeVerdict {
+fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> Fit {
     let ws = cx.ws;
-    // A nodeSelector on the super-node instance type pins pods to super nodes.
+    // A nodeSelector on the super-node instance type pins pods to super nodes (a fact,
+    // with or without node pools in the profile).
     let pinned_to_super = |w: &usize| {
         pod_template(ws, &ws.objects[*w])
             .is_some_and(|t| t.node_selector(INSTANCE_TYPE_LABEL) == Some(SUPER_NODE_INSTANCE_TYPE))
     };
     if !entry.backends.is_empty() && entry.backends.iter().all(pinned_to_super) {
-        return NodeVerdict::SuperOnly;
+        return Fit::No;
     }
     match cx.profile.node_pools() {
         Some(pools) if !pools.is_empty() => {
-            if pools.iter().all(|p| p.node_type() == Some(NodeType::Super)) {
-                NodeVerdict::SuperOnly
-            } else if pools
-                .iter()
-                .any(|p| matches!(p.node_type(), Some(NodeType::Regular | NodeType::Native)))
-            {
-                NodeVerdict::RegularOrNative
+            if entry.backends.is_empty() {
+                // Backends not in these manifests: any regular or native pool may hold them.
+                if pools.iter().any(regular_or_native) {
+                    Fit::Yes
+                } else if pools.iter().all(|p| p.node_type() == Some(NodeType::Super)) {
+                    Fit::No
+                } else {
+                    Fit::Unknown
+                }
             } else {
-                NodeVerdict::Unknown
+                entry
+                    .backends
+                    .iter()
+                    .map(|&b| cx.model.any_pool(b, regular_or_native))
+                    .fold(Fit::No, |acc, fit| match (acc, fit) {
+                        (Fit::Yes, _) | (_, Fit::Yes) => Fit::Yes,
+                        (Fit::Unknown, _) | (_, Fit::Unknown) => Fit::Unknown,
+                        _ => Fit::No,
+                    })
             }
         }
-        _ => NodeVerdict::Unknown,
+        _ => Fit::Unknown,
     }
 }
 
@@ -246,6 +267,17 @@ fn prevent_loopback_fix(
     let source = ws.source(service);
     let text = source.text.as_str();
     let annotations = ws.root(service).path(&["metadata", "annotations"])?;
+    // Already there with another value (`"yes"`, `"false"`): set it, never add a duplicate key.
+    if let Some((_, value)) = annotations.get_entry(PREVENT_LOOPBACK) {
+        return Some(Fix {
+            description: format!("set `{PREVENT_LOOPBACK}` to \"true\""),
+            applicability: Applicability::Unsafe,
+            edits: vec![Edit {
+                span: value.span(),
+                content: "\"true\"".to_string(),
+            }],
+        });
+    }
     if annotations.span().slice(text).starts_with('{') {
         return None;
     }

@@ -1,0 +1,239 @@
+//! Addresses that reach an entry point, and finding host names inside longer values.
+
+use crate::diagnostic::Location;
+use crate::objects::{Object, Workspace};
+use crate::profile::Profile;
+use crate::yaml::NodeRef;
+
+use super::entry::EntryKind;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AddressSource {
+    /// `status.loadBalancer.ingress[]` (kubectl dumps carry status).
+    Status,
+    LoadBalancerIp,
+    ExternalIp,
+    IngressHost,
+    TlsHost,
+    ExternalDns,
+    GatewayAddress,
+    ListenerHostname,
+    /// The cluster profile's `spec.loadBalancers[].addresses`.
+    Profile,
+}
+
+#[derive(Clone, Debug)]
+pub struct Address {
+    /// Lower-cased, trailing dot removed; a wildcard keeps its `*.` prefix.
+    pub value: String,
+    pub source: AddressSource,
+    /// Where the manifest states it (none for profile addresses).
+    pub location: Option<Location>,
+}
+
+impl Address {
+    pub fn is_wildcard(&self) -> bool {
+        self.value.starts_with("*.")
+    }
+
+    /// Does a host name reach this address? Wildcards match exactly one more label,
+    /// as Ingress host wildcards do.
+    pub fn matches(&self, host: &str) -> bool {
+        match self.value.strip_prefix("*.") {
+            Some(suffix) => host
+                .strip_suffix(suffix)
+                .and_then(|label| label.strip_suffix('.'))
+                .is_some_and(|label| !label.is_empty() && !label.contains('.')),
+            None => self.value == host,
+        }
+    }
+}
+
+pub fn normalize(text: &str) -> String {
+    text.trim().trim_end_matches('.').to_ascii_lowercase()
+}
+
+struct Collector<'a> {
+    ws: &'a Workspace,
+    object: &'a Object,
+    out: Vec<Address>,
+}
+
+impl Collector<'_> {
+    fn push(&mut self, node: Option<NodeRef<'_>>, source: AddressSource) {
+        let Some(node) = node else { return };
+        let Some(text) = node.as_str() else { return };
+        let location = Some(self.ws.location(self.object, node.span()));
+        self.push_text(text, source, location);
+    }
+
+    fn push_text(&mut self, text: &str, source: AddressSource, location: Option<Location>) {
+        let value = normalize(text);
+        if value.is_empty() || self.out.iter().any(|a| a.value == value) {
+            return;
+        }
+        self.out.push(Address {
+            value,
+            source,
+            location,
+        });
+    }
+
+    fn push_items(&mut self, list: Option<NodeRef<'_>>, source: AddressSource) {
+        for item in list.into_iter().flat_map(NodeRef::items) {
+            self.push(Some(item), source);
+        }
+    }
+}
+
+pub fn collect(
+    ws: &Workspace,
+    object: &Object,
+    kind: EntryKind,
+    profile: &Profile,
+) -> Vec<Address> {
+    let root = ws.root(object);
+    let spec = root.get("spec");
+    let mut c = Collector {
+        ws,
+        object,
+        out: Vec::new(),
+    };
+    for ingress in root
+        .path(&["status", "loadBalancer", "ingress"])
+        .into_iter()
+        .flat_map(NodeRef::items)
+    {
+        c.push(ingress.get("ip"), AddressSource::Status);
+        c.push(ingress.get("hostname"), AddressSource::Status);
+    }
+    match kind {
+        EntryKind::Service => {
+            c.push(
+                spec.and_then(|s| s.get("loadBalancerIP")),
+                AddressSource::LoadBalancerIp,
+            );
+            c.push_items(
+                spec.and_then(|s| s.get("externalIPs")),
+                AddressSource::ExternalIp,
+            );
+        }
+        EntryKind::Ingress => {
+            for rule in spec
+                .and_then(|s| s.get("rules"))
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
+                c.push(rule.get("host"), AddressSource::IngressHost);
+            }
+            for tls in spec
+                .and_then(|s| s.get("tls"))
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
+                c.push_items(tls.get("hosts"), AddressSource::TlsHost);
+            }
+        }
+        EntryKind::Gateway => {
+            for address in spec
+                .and_then(|s| s.get("addresses"))
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
+                c.push(address.get("value"), AddressSource::GatewayAddress);
+            }
+            for listener in spec
+                .and_then(|s| s.get("listeners"))
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
+                c.push(listener.get("hostname"), AddressSource::ListenerHostname);
+            }
+            for address in root
+                .path(&["status", "addresses"])
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
+                c.push(address.get("value"), AddressSource::Status);
+            }
+        }
+        EntryKind::IstioGateway => {}
+    }
+    if let Some((_, hosts)) = ws.annotation(object, "external-dns.alpha.kubernetes.io/hostname") {
+        if let Some(text) = hosts.as_str() {
+            let location = Some(ws.location(object, hosts.span()));
+            for host in text.split(',') {
+                c.push_text(host, AddressSource::ExternalDns, location.clone());
+            }
+        }
+    }
+    for lb in profile.load_balancers() {
+        let Some(key) = &lb.object else { continue };
+        if key.kind == object.kind()
+            && key.namespace == object.namespace()
+            && key.name == object.name()
+        {
+            for address in lb.addresses.iter().flatten() {
+                c.push_text(address, AddressSource::Profile, None);
+            }
+        }
+    }
+    c.out
+}
+
+/// Host-like tokens of a value with their byte offsets: runs of `[A-Za-z0-9.-]`, so URLs,
+/// `host:port`, `-Dapi=http://10.0.1.25:8080` and bare addresses all yield their host.
+pub fn host_tokens(value: &str) -> Vec<(usize, &str)> {
+    let mut tokens = Vec::new();
+    let mut start = None;
+    for (i, c) in value
+        .char_indices()
+        .chain(std::iter::once((value.len(), ' ')))
+    {
+        let host_char = c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_';
+        match (host_char, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                let token = value[s..i].trim_end_matches('.');
+                if !token.is_empty() {
+                    tokens.push((s, token));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    tokens
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_tokens_find_hosts_inside_longer_values() {
+        let tokens: Vec<&str> = host_tokens("-Dapi=http://10.0.1.25:8080/x gw.example.com.")
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect();
+        assert_eq!(
+            tokens,
+            vec!["-Dapi", "http", "10.0.1.25", "8080", "x", "gw.example.com"]
+        );
+        assert_eq!(host_tokens("a=10.0.0.1")[1], (2, "10.0.0.1"));
+    }
+
+    #[test]
+    fn wildcards_match_one_label() {
+        let wildcard = Address {
+            value: "*.example.com".into(),
+            source: AddressSource::IngressHost,
+            location: None,
+        };
+        assert!(wildcard.matches("api.example.com"));
+        assert!(!wildcard.matches("example.com"));
+        assert!(!wildcard.matches("a.b.example.com"));
+        assert!(!wildcard.matches("apiexample.com"));
+    }
+}

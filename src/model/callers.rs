@@ -1,0 +1,334 @@
+//! In-cluster callers: every place in a pod template (or a ConfigMap it consumes) that
+//! names an address, classified as a load-balancer call or a safe in-cluster call.
+
+use std::collections::HashMap;
+
+use crate::diagnostic::Location;
+use crate::objects::{pod_template, Object, PodTemplate, Workspace};
+use crate::yaml::{NodeRef, Span};
+
+use super::address::{host_tokens, normalize};
+use super::EntryPoint;
+
+/// Where in the pod the address is named.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Via {
+    Env { name: String },
+    Arg,
+    Command,
+    Probe,
+    HostAlias,
+    ConfigMap { name: String, key: String },
+}
+
+impl std::fmt::Display for Via {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Via::Env { name } => write!(f, "env {name}"),
+            Via::Arg => f.write_str("container argument"),
+            Via::Command => f.write_str("container command"),
+            Via::Probe => f.write_str("probe host"),
+            Via::HostAlias => f.write_str("hostAliases entry"),
+            Via::ConfigMap { name, key } => write!(f, "ConfigMap {name} key {key}"),
+        }
+    }
+}
+
+/// A pod that calls a load balancer's own address.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    /// The calling workload (index into [`Workspace::objects`]).
+    pub workload: usize,
+    /// Index into [`super::Model::entry_points`].
+    pub target: usize,
+    pub address: String,
+    /// The whole value that names the address.
+    pub location: Location,
+    /// The address itself inside the value, when it maps to source bytes one to one.
+    pub address_span: Option<Span>,
+    pub via: Via,
+}
+
+/// A pod that calls a Service by name or ClusterIP: never through the load balancer.
+#[derive(Clone, Debug)]
+pub struct SafeCall {
+    pub workload: usize,
+    /// The Service called (index into [`Workspace::objects`]).
+    pub service: usize,
+    pub host: String,
+    pub location: Location,
+    pub via: Via,
+}
+
+/// A value to scan, where it is, and how the pod uses it.
+struct Value<'w> {
+    node: NodeRef<'w>,
+    object: &'w Object,
+    via: Via,
+}
+
+fn container_values<'w>(
+    ws: &'w Workspace,
+    object: &'w Object,
+    template: &PodTemplate<'w>,
+    out: &mut Vec<Value<'w>>,
+) {
+    let _ = ws;
+    let spec = template.spec;
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for container in spec.get(list).into_iter().flat_map(NodeRef::items) {
+            for env in container.get("env").into_iter().flat_map(NodeRef::items) {
+                if let Some(value) = env.get("value") {
+                    let name = env
+                        .get("name")
+                        .and_then(|n| n.as_str())
+                        .unwrap_or("")
+                        .to_string();
+                    out.push(Value {
+                        node: value,
+                        object,
+                        via: Via::Env { name },
+                    });
+                }
+            }
+            for (key, via) in [("args", Via::Arg), ("command", Via::Command)] {
+                for item in container.get(key).into_iter().flat_map(NodeRef::items) {
+                    out.push(Value {
+                        node: item,
+                        object,
+                        via: via.clone(),
+                    });
+                }
+            }
+            for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+                if let Some(host) = container.path(&[probe, "httpGet", "host"]) {
+                    out.push(Value {
+                        node: host,
+                        object,
+                        via: Via::Probe,
+                    });
+                }
+            }
+        }
+    }
+    for alias in spec.get("hostAliases").into_iter().flat_map(NodeRef::items) {
+        // A pod that maps a name to the LB IP calls that IP for the name.
+        if let Some(ip) = alias.get("ip") {
+            out.push(Value {
+                node: ip,
+                object,
+                via: Via::HostAlias,
+            });
+        }
+    }
+}
+
+/// ConfigMaps a pod consumes: `(name, Some(key))` for one key, `(name, None)` for all keys.
+fn consumed_config_maps<'w>(template: &PodTemplate<'w>) -> Vec<(&'w str, Option<&'w str>)> {
+    let spec = template.spec;
+    let mut out = Vec::new();
+    for list in ["initContainers", "containers"] {
+        for container in spec.get(list).into_iter().flat_map(NodeRef::items) {
+            for from in container
+                .get("envFrom")
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
+                if let Some(name) = from
+                    .path(&["configMapRef", "name"])
+                    .and_then(|n| n.as_str())
+                {
+                    out.push((name, None));
+                }
+            }
+            for env in container.get("env").into_iter().flat_map(NodeRef::items) {
+                let key_ref = env.path(&["valueFrom", "configMapKeyRef"]);
+                if let (Some(name), Some(key)) = (
+                    key_ref.and_then(|r| r.get("name")).and_then(|n| n.as_str()),
+                    key_ref.and_then(|r| r.get("key")).and_then(|k| k.as_str()),
+                ) {
+                    out.push((name, Some(key)));
+                }
+            }
+        }
+    }
+    for volume in spec.get("volumes").into_iter().flat_map(NodeRef::items) {
+        if let Some(name) = volume.path(&["configMap", "name"]).and_then(|n| n.as_str()) {
+            out.push((name, None));
+        }
+        for source in volume
+            .path(&["projected", "sources"])
+            .into_iter()
+            .flat_map(NodeRef::items)
+        {
+            if let Some(name) = source.path(&["configMap", "name"]).and_then(|n| n.as_str()) {
+                out.push((name, None));
+            }
+        }
+    }
+    out
+}
+
+/// The byte span of `token` inside a scalar whose source text holds its value verbatim
+/// (plain or quoted without escapes on one line), so a fix can replace just the address.
+fn token_span(
+    ws: &Workspace,
+    object: &Object,
+    node: NodeRef<'_>,
+    value: &str,
+    at: usize,
+    token: &str,
+) -> Option<Span> {
+    let source = ws.source(object);
+    let span = node.span();
+    let raw = span.slice(&source.text);
+    let inner_offset = if raw == value {
+        0
+    } else if raw.len() == value.len() + 2 && raw.get(1..raw.len() - 1) == Some(value) {
+        1
+    } else {
+        return None;
+    };
+    let start = span.start.offset + inner_offset + at;
+    Some(Span {
+        start: source.pos_at(start),
+        end: source.pos_at(start + token.len()),
+    })
+}
+
+/// Names a Service is reachable by inside the cluster.
+fn service_names(name: &str, namespace: &str) -> [String; 3] {
+    [
+        format!("{name}.{namespace}"),
+        format!("{name}.{namespace}.svc"),
+        format!("{name}.{namespace}.svc.cluster.local"),
+    ]
+}
+
+pub fn find(
+    ws: &Workspace,
+    entry_points: &[EntryPoint],
+    workloads: &[usize],
+) -> (Vec<Caller>, Vec<SafeCall>) {
+    let mut exact: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut wildcard: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (index, entry) in entry_points.iter().enumerate() {
+        for address in &entry.addresses {
+            match address.value.strip_prefix("*.") {
+                Some(suffix) => wildcard.entry(suffix).or_default().push(index),
+                None => exact.entry(address.value.as_str()).or_default().push(index),
+            }
+        }
+    }
+    // In-cluster names and ClusterIPs of every Service.
+    let mut in_cluster: HashMap<String, usize> = HashMap::new();
+    let mut short_names: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut config_maps: HashMap<(&str, &str), &Object> = HashMap::new();
+    for (index, object) in ws.objects.iter().enumerate() {
+        if object.group().is_empty() && object.kind() == "Service" {
+            for name in service_names(object.name(), object.namespace()) {
+                in_cluster.insert(name, index);
+            }
+            short_names.insert((object.namespace(), object.name()), index);
+            let spec = ws.spec(object);
+            let ips = spec.and_then(|s| s.get("clusterIP")).into_iter().chain(
+                spec.and_then(|s| s.get("clusterIPs"))
+                    .into_iter()
+                    .flat_map(NodeRef::items),
+            );
+            for ip in ips.filter_map(|ip| ip.as_str()) {
+                if ip != "None" && !ip.is_empty() {
+                    in_cluster.insert(normalize(ip), index);
+                }
+            }
+        }
+        if object.group().is_empty() && object.kind() == "ConfigMap" {
+            config_maps.insert((object.namespace(), object.name()), object);
+        }
+    }
+
+    let mut callers = Vec::new();
+    let mut safe = Vec::new();
+    for &workload in workloads {
+        let object = &ws.objects[workload];
+        let Some(template) = pod_template(ws, object) else {
+            continue;
+        };
+        let mut values = Vec::new();
+        container_values(ws, object, &template, &mut values);
+        for (name, key) in consumed_config_maps(&template) {
+            let Some(config_map) = config_maps.get(&(object.namespace(), name)) else {
+                continue;
+            };
+            for (k, v) in ws
+                .root(config_map)
+                .get("data")
+                .into_iter()
+                .flat_map(NodeRef::entries)
+            {
+                let Some(k) = k.as_str() else { continue };
+                if key.is_none_or(|wanted| wanted == k) {
+                    values.push(Value {
+                        node: v,
+                        object: config_map,
+                        via: Via::ConfigMap {
+                            name: name.to_string(),
+                            key: k.to_string(),
+                        },
+                    });
+                }
+            }
+        }
+        for value in values {
+            let Some(text) = value.node.as_str() else {
+                continue;
+            };
+            for (at, token) in host_tokens(text) {
+                let host = token.to_ascii_lowercase();
+                let mut targets: Vec<usize> = exact.get(host.as_str()).cloned().unwrap_or_default();
+                if let Some((_, parent)) = host.split_once('.') {
+                    targets.extend(wildcard.get(parent).into_iter().flatten());
+                }
+                let location = ws.location(value.object, value.node.span());
+                if !targets.is_empty() {
+                    targets.sort_unstable();
+                    targets.dedup();
+                    for target in targets {
+                        callers.push(Caller {
+                            workload,
+                            target,
+                            address: host.clone(),
+                            location: location.clone(),
+                            address_span: token_span(ws, value.object, value.node, text, at, token),
+                            via: value.via.clone(),
+                        });
+                    }
+                    continue;
+                }
+                // A bare Service name counts only in host position (`http://web/`, `web:80`).
+                let url_host =
+                    text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
+                let service = in_cluster.get(host.as_str()).copied().or_else(|| {
+                    url_host
+                        .then(|| {
+                            short_names
+                                .get(&(object.namespace(), host.as_str()))
+                                .copied()
+                        })
+                        .flatten()
+                });
+                if let Some(service) = service {
+                    safe.push(SafeCall {
+                        workload,
+                        service,
+                        host,
+                        location,
+                        via: value.via.clone(),
+                    });
+                }
+            }
+        }
+    }
+    (callers, safe)
+}

@@ -1,0 +1,273 @@
+//! Load-balancer entry points: which objects get a cloud load balancer, at which layer,
+//! on which provider, and whether its address is private or public.
+
+use crate::objects::{Object, Workspace};
+use crate::profile::{Profile, Provider};
+use crate::yaml::NodeRef;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum EntryKind {
+    Service,
+    Ingress,
+    IstioGateway,
+    Gateway,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Layer {
+    L4,
+    L7,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    Private,
+    Public,
+    /// Cannot be told from the manifest (a reused CLB id, an unknown cloud).
+    Unknown,
+}
+
+/// Annotation prefixes that identify the cloud controller a Service or Ingress is meant for.
+const TKE_PREFIXES: &[&str] = &[
+    "service.kubernetes.io/qcloud-",
+    "service.kubernetes.io/tke-",
+    "service.cloud.tencent.com/",
+    "ingress.cloud.tencent.com/",
+    "kubernetes.io/ingress.subnetid",
+    "kubernetes.io/ingress.existlbid",
+    "kubernetes.io/ingress.qcloud-",
+];
+const VKE_PREFIXES: &[&str] = &["service.beta.kubernetes.io/volcengine-"];
+/// `alicloud` is the legacy prefix (before 2019-09-11); both still work.
+const ACK_PREFIXES: &[&str] = &[
+    "service.beta.kubernetes.io/alibaba-cloud-",
+    "service.beta.kubernetes.io/alicloud-",
+    "service.beta.kubernetes.io/backend-type",
+];
+
+pub const TKE_INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
+pub const TKE_EXISTED_LB: &str = "service.kubernetes.io/tke-existed-lbid";
+pub const TKE_INGRESS_SUBNET: &str = "kubernetes.io/ingress.subnetId";
+pub const TKE_INGRESS_EXISTED_LB: &str = "kubernetes.io/ingress.existLbId";
+pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
+pub const VKE_ADDRESS_TYPE: &str =
+    "service.beta.kubernetes.io/volcengine-loadbalancer-address-type";
+pub const VKE_EXISTED_LB: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-id";
+
+/// Upstream's internal load-balancer annotation table (service.md, "Internal load balancer").
+const UPSTREAM_INTERNAL: &[(&str, &str)] = &[
+    ("networking.gke.io/load-balancer-type", "Internal"),
+    (
+        "service.beta.kubernetes.io/aws-load-balancer-internal",
+        "true",
+    ),
+    (
+        "service.beta.kubernetes.io/azure-load-balancer-internal",
+        "true",
+    ),
+    (
+        "service.kubernetes.io/ibm-load-balancer-cloud-provider-ip-type",
+        "private",
+    ),
+    (
+        "service.beta.kubernetes.io/openstack-internal-load-balancer",
+        "true",
+    ),
+    (
+        "service.beta.kubernetes.io/cce-load-balancer-internal-vpc",
+        "true",
+    ),
+    (
+        "service.beta.kubernetes.io/oci-load-balancer-internal",
+        "true",
+    ),
+];
+
+/// Read an ACK annotation under either prefix.
+pub fn ack_annotation<'a>(
+    annotations: Option<NodeRef<'a>>,
+    suffix: &str,
+) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
+    let annotations = annotations?;
+    [
+        "service.beta.kubernetes.io/alibaba-cloud-",
+        "service.beta.kubernetes.io/alicloud-",
+    ]
+    .iter()
+    .find_map(|prefix| annotations.get_entry(&format!("{prefix}{suffix}")))
+}
+
+fn has_prefix(annotations: Option<NodeRef<'_>>, prefixes: &[&str]) -> bool {
+    annotations.is_some_and(|a| {
+        a.entries().any(|(k, _)| {
+            k.as_str().is_some_and(|k| {
+                let k = k.to_ascii_lowercase();
+                prefixes.iter().any(|p| k.starts_with(p))
+            })
+        })
+    })
+}
+
+/// Which cloud's controller an object is written for: its annotations, else the profile.
+fn provider_of(annotations: Option<NodeRef<'_>>, profile: &Profile) -> Option<Provider> {
+    if has_prefix(annotations, TKE_PREFIXES) {
+        Some(Provider::Tke)
+    } else if has_prefix(annotations, VKE_PREFIXES) {
+        Some(Provider::Vke)
+    } else if has_prefix(annotations, ACK_PREFIXES) {
+        Some(Provider::Ack)
+    } else {
+        match profile.provider() {
+            Provider::Generic => None,
+            p => Some(p),
+        }
+    }
+}
+
+fn text<'a>(node: Option<NodeRef<'a>>) -> Option<&'a str> {
+    node.and_then(|n| n.as_str())
+}
+
+/// Private or public, from the provider's annotations (provider-facts §1.2, §2, §3.1, §4.5).
+fn service_network(annotations: Option<NodeRef<'_>>, provider: Option<Provider>) -> Network {
+    let get = |key: &str| text(annotations.and_then(|a| a.get(key)));
+    for (key, value) in UPSTREAM_INTERNAL {
+        if get(key).is_some_and(|v| v.eq_ignore_ascii_case(value)) {
+            return Network::Private;
+        }
+    }
+    match provider {
+        Some(Provider::Tke) => {
+            if get(TKE_INTERNAL_SUBNET).is_some() {
+                Network::Private
+            } else if get(TKE_EXISTED_LB).is_some() {
+                // Whether a reused CLB is public or private is not in the manifest.
+                Network::Unknown
+            } else {
+                Network::Public
+            }
+        }
+        Some(Provider::Vke) => match get(VKE_ADDRESS_TYPE) {
+            Some("PRIVATE") => Network::Private,
+            Some("PUBLIC") => Network::Public,
+            Some(_) => Network::Unknown,
+            None if get(VKE_EXISTED_LB).is_some() => Network::Unknown,
+            None => Network::Public,
+        },
+        Some(Provider::Ack) => {
+            match text(ack_annotation(annotations, "loadbalancer-address-type").map(|(_, v)| v)) {
+                Some("intranet") => Network::Private,
+                Some("internet") | None => Network::Public,
+                Some(_) => Network::Unknown,
+            }
+        }
+        _ => Network::Unknown,
+    }
+}
+
+/// The ingress class: `spec.ingressClassName`, else the legacy annotation.
+pub fn ingress_class<'w>(ws: &'w Workspace, object: &Object) -> Option<&'w str> {
+    text(ws.spec(object).and_then(|s| s.get("ingressClassName"))).or_else(|| {
+        text(
+            ws.annotation(object, INGRESS_CLASS_ANNOTATION)
+                .map(|(_, v)| v),
+        )
+    })
+}
+
+/// What an entry point is, before addresses and backends are attached.
+pub struct Classified {
+    pub kind: EntryKind,
+    pub layer: Layer,
+    pub provider: Option<Provider>,
+    pub network: Network,
+    pub class: Option<String>,
+}
+
+pub fn classify(ws: &Workspace, object: &Object, profile: &Profile) -> Option<Classified> {
+    let root = ws.root(object);
+    let annotations = root.path(&["metadata", "annotations"]);
+    let group = object.group();
+    match object.kind() {
+        "Service" if group.is_empty() => {
+            if text(root.path(&["spec", "type"])) != Some("LoadBalancer") {
+                return None;
+            }
+            let provider = provider_of(annotations, profile);
+            Some(Classified {
+                kind: EntryKind::Service,
+                layer: Layer::L4,
+                network: service_network(annotations, provider),
+                provider,
+                class: text(root.path(&["spec", "loadBalancerClass"])).map(str::to_string),
+            })
+        }
+        "Ingress" if group == "networking.k8s.io" || group == "extensions" => {
+            let class = ingress_class(ws, object).map(str::to_string);
+            let mut provider = provider_of(annotations, profile);
+            if class.as_deref() == Some("qcloud") {
+                provider = Some(Provider::Tke);
+            }
+            let get = |key: &str| text(annotations.and_then(|a| a.get(key)));
+            // On TKE an Ingress without a class is a CLB Ingress (class `qcloud`).
+            let tke_clb = provider == Some(Provider::Tke)
+                && matches!(class.as_deref(), None | Some("qcloud"));
+            let network = if tke_clb {
+                if get(TKE_INGRESS_SUBNET).is_some() {
+                    Network::Private
+                } else if get(TKE_INGRESS_EXISTED_LB).is_some() {
+                    Network::Unknown
+                } else {
+                    Network::Public
+                }
+            } else {
+                Network::Unknown
+            };
+            Some(Classified {
+                kind: EntryKind::Ingress,
+                layer: Layer::L7,
+                provider,
+                network,
+                class,
+            })
+        }
+        "IstioGateway" if group == "istio.alibabacloud.com" => {
+            let spec = root.get("spec");
+            let service_type = text(spec.and_then(|s| s.get("serviceType")));
+            if service_type.is_some_and(|t| t != "LoadBalancer") {
+                return None;
+            }
+            let service_annotations = spec.and_then(|s| s.get("serviceAnnotations"));
+            Some(Classified {
+                kind: EntryKind::IstioGateway,
+                layer: Layer::L4,
+                provider: Some(Provider::Ack),
+                network: service_network(service_annotations, Some(Provider::Ack)),
+                class: None,
+            })
+        }
+        "Gateway" if group == "gateway.networking.k8s.io" => {
+            let listeners: Vec<_> = root
+                .path(&["spec", "listeners"])
+                .into_iter()
+                .flat_map(NodeRef::items)
+                .collect();
+            let http = !listeners.is_empty()
+                && listeners.iter().all(|l| {
+                    matches!(
+                        text(l.get("protocol")),
+                        Some("HTTP" | "HTTPS" | "GRPC" | "TLS")
+                    )
+                });
+            Some(Classified {
+                kind: EntryKind::Gateway,
+                layer: if http { Layer::L7 } else { Layer::L4 },
+                provider: provider_of(annotations, profile),
+                network: Network::Unknown,
+                class: text(root.path(&["spec", "gatewayClassName"])).map(str::to_string),
+            })
+        }
+        _ => None,
+    }
+}

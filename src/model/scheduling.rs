@@ -1,0 +1,344 @@
+//! Where each workload's pods may run: profile node pools filtered by nodeSelector,
+//! required node affinity and taints; and whether two workloads can share a node.
+
+use std::collections::BTreeMap;
+
+use crate::objects::PodTemplate;
+use crate::profile::{NodePool, NodeType, TaintEffect};
+use crate::yaml::NodeRef;
+
+/// A three-valued answer: the profile may not hold the fact that decides it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fit {
+    Yes,
+    No,
+    Unknown,
+}
+
+impl Fit {
+    fn and(self, other: Fit) -> Fit {
+        match (self, other) {
+            (Fit::No, _) | (_, Fit::No) => Fit::No,
+            (Fit::Yes, Fit::Yes) => Fit::Yes,
+            _ => Fit::Unknown,
+        }
+    }
+
+    fn or(self, other: Fit) -> Fit {
+        match (self, other) {
+            (Fit::Yes, _) | (_, Fit::Yes) => Fit::Yes,
+            (Fit::No, Fit::No) => Fit::No,
+            _ => Fit::Unknown,
+        }
+    }
+
+    fn from_bool(b: bool) -> Fit {
+        if b {
+            Fit::Yes
+        } else {
+            Fit::No
+        }
+    }
+}
+
+pub const INSTANCE_TYPE_LABEL: &str = "node.kubernetes.io/instance-type";
+/// TKE super (virtual) nodes carry `node.kubernetes.io/instance-type: eklet` (provider-facts §1.7).
+pub const SUPER_NODE_INSTANCE_TYPE: &str = "eklet";
+pub const HOSTNAME_TOPOLOGY: &str = "kubernetes.io/hostname";
+
+/// For each profile node pool (same order), can the workload's pods land there?
+/// `None` when the profile lists no node pools: scheduling is unknown.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Placement {
+    pub pools: Option<Vec<Fit>>,
+}
+
+impl Placement {
+    /// Fit on any pool accepted by `filter`.
+    pub fn any(&self, pools: &[NodePool], filter: impl Fn(&NodePool) -> bool) -> Fit {
+        match &self.pools {
+            None => Fit::Unknown,
+            Some(fits) => fits
+                .iter()
+                .zip(pools)
+                .filter(|(_, p)| filter(p))
+                .fold(Fit::No, |acc, (fit, _)| acc.or(*fit)),
+        }
+    }
+}
+
+/// A pool's value for a node label: `Yes(value)`, known absent, or unknown.
+enum LabelValue<'p> {
+    Known(Option<&'p str>),
+    Unknown,
+}
+
+fn pool_label<'p>(pool: &'p NodePool, key: &str) -> LabelValue<'p> {
+    if key == INSTANCE_TYPE_LABEL {
+        match pool.node_type {
+            Some(NodeType::Super) => return LabelValue::Known(Some(SUPER_NODE_INSTANCE_TYPE)),
+            // Regular and native nodes are CVMs: their instance type is never `eklet`.
+            Some(NodeType::Regular | NodeType::Native) => {
+                if let Some(value) = pool.labels.as_ref().and_then(|l| l.get(key)) {
+                    return LabelValue::Known(Some(value));
+                }
+                return LabelValue::Unknown;
+            }
+            None => {}
+        }
+    }
+    match &pool.labels {
+        Some(labels) => LabelValue::Known(labels.get(key).map(String::as_str)),
+        None => LabelValue::Unknown,
+    }
+}
+
+/// Regular/native pool asked for `eklet`: known mismatch even without labels.
+fn instance_type_mismatch(pool: &NodePool, key: &str, wanted: &str) -> bool {
+    key == INSTANCE_TYPE_LABEL
+        && wanted == SUPER_NODE_INSTANCE_TYPE
+        && matches!(pool.node_type, Some(NodeType::Regular | NodeType::Native))
+}
+
+fn node_selector_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
+    let mut fit = Fit::Yes;
+    for (key, value) in spec
+        .get("nodeSelector")
+        .into_iter()
+        .flat_map(NodeRef::entries)
+    {
+        let (Some(key), Some(value)) = (key.as_str(), value.as_str()) else {
+            return Fit::Unknown;
+        };
+        if instance_type_mismatch(pool, key, value) {
+            return Fit::No;
+        }
+        fit = fit.and(match pool_label(pool, key) {
+            LabelValue::Known(actual) => Fit::from_bool(actual == Some(value)),
+            LabelValue::Unknown => Fit::Unknown,
+        });
+    }
+    fit
+}
+
+fn strings(node: Option<NodeRef<'_>>) -> Vec<&str> {
+    node.into_iter()
+        .flat_map(NodeRef::items)
+        .filter_map(|v| v.as_str())
+        .collect()
+}
+
+fn expression_fit(expr: NodeRef<'_>, pool: &NodePool) -> Fit {
+    let Some(key) = expr.get("key").and_then(|k| k.as_str()) else {
+        return Fit::Unknown;
+    };
+    let operator = expr.get("operator").and_then(|o| o.as_str()).unwrap_or("");
+    let values = strings(expr.get("values"));
+    if operator == "In" && values.len() == 1 && instance_type_mismatch(pool, key, values[0]) {
+        return Fit::No;
+    }
+    let LabelValue::Known(actual) = pool_label(pool, key) else {
+        return Fit::Unknown;
+    };
+    match operator {
+        "In" => Fit::from_bool(actual.is_some_and(|a| values.contains(&a))),
+        "NotIn" => Fit::from_bool(!actual.is_some_and(|a| values.contains(&a))),
+        "Exists" => Fit::from_bool(actual.is_some()),
+        "DoesNotExist" => Fit::from_bool(actual.is_none()),
+        // Gt/Lt compare integers; anything else the API server would reject.
+        "Gt" | "Lt" => {
+            let (Some(actual), Some(bound)) = (
+                actual.and_then(|a| a.parse::<i64>().ok()),
+                values.first().and_then(|v| v.parse::<i64>().ok()),
+            ) else {
+                return Fit::No;
+            };
+            Fit::from_bool(if operator == "Gt" {
+                actual > bound
+            } else {
+                actual < bound
+            })
+        }
+        _ => Fit::Unknown,
+    }
+}
+
+fn node_affinity_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
+    let Some(terms) = spec.path(&[
+        "affinity",
+        "nodeAffinity",
+        "requiredDuringSchedulingIgnoredDuringExecution",
+        "nodeSelectorTerms",
+    ]) else {
+        return Fit::Yes;
+    };
+    // Terms are ORed; expressions within a term are ANDed.
+    let mut fit = Fit::No;
+    let mut any_term = false;
+    for term in terms.items() {
+        any_term = true;
+        let mut term_fit = Fit::Yes;
+        for expr in term
+            .get("matchExpressions")
+            .into_iter()
+            .flat_map(NodeRef::items)
+        {
+            term_fit = term_fit.and(expression_fit(expr, pool));
+        }
+        if term
+            .get("matchFields")
+            .is_some_and(|f| f.items().next().is_some())
+        {
+            term_fit = term_fit.and(Fit::Unknown);
+        }
+        fit = fit.or(term_fit);
+    }
+    if any_term {
+        fit
+    } else {
+        Fit::Yes
+    }
+}
+
+fn tolerates(spec: NodeRef<'_>, key: Option<&str>, value: Option<&str>, effect: &str) -> bool {
+    spec.get("tolerations")
+        .into_iter()
+        .flat_map(NodeRef::items)
+        .any(|t| {
+            let t_key = t.get("key").and_then(|k| k.as_str()).unwrap_or("");
+            let operator = t
+                .get("operator")
+                .and_then(|o| o.as_str())
+                .unwrap_or("Equal");
+            let t_value = t.get("value").and_then(|v| v.as_str()).unwrap_or("");
+            let t_effect = t.get("effect").and_then(|e| e.as_str()).unwrap_or("");
+            let key_ok = (t_key.is_empty() && operator == "Exists") || Some(t_key) == key;
+            let value_ok = operator == "Exists" || Some(t_value) == value.or(Some(""));
+            let effect_ok = t_effect.is_empty() || t_effect == effect;
+            key_ok && value_ok && effect_ok
+        })
+}
+
+fn taints_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
+    let Some(taints) = &pool.taints else {
+        // Super nodes carry taints by default; without the profile's list we cannot tell.
+        return if pool.node_type == Some(NodeType::Super) {
+            Fit::Unknown
+        } else {
+            Fit::Yes
+        };
+    };
+    let mut fit = Fit::Yes;
+    for taint in taints {
+        let effect = match taint.effect {
+            Some(TaintEffect::NoSchedule) => "NoSchedule",
+            Some(TaintEffect::NoExecute) => "NoExecute",
+            // PreferNoSchedule does not keep pods off the node.
+            Some(TaintEffect::PreferNoSchedule) => continue,
+            None => {
+                fit = fit.and(Fit::Unknown);
+                continue;
+            }
+        };
+        if !tolerates(spec, taint.key.as_deref(), taint.value.as_deref(), effect) {
+            return Fit::No;
+        }
+    }
+    fit
+}
+
+/// Can pods of this template be scheduled on this pool?
+pub fn pool_fit(template: &PodTemplate<'_>, pool: &NodePool) -> Fit {
+    let spec = template.spec;
+    node_selector_fit(spec, pool)
+        .and(node_affinity_fit(spec, pool))
+        .and(taints_fit(spec, pool))
+}
+
+pub fn placement(template: &PodTemplate<'_>, pools: Option<&[NodePool]>) -> Placement {
+    Placement {
+        pools: pools
+            .filter(|p| !p.is_empty())
+            .map(|pools| pools.iter().map(|p| pool_fit(template, p)).collect()),
+    }
+}
+
+/// Does a Kubernetes label selector (`matchLabels` + `matchExpressions`) select these labels?
+pub fn label_selector_matches(selector: NodeRef<'_>, labels: &BTreeMap<&str, &str>) -> bool {
+    let mut any = false;
+    for (key, value) in selector
+        .get("matchLabels")
+        .into_iter()
+        .flat_map(NodeRef::entries)
+    {
+        any = true;
+        if labels.get(key.as_str().unwrap_or("")).copied() != value.as_str() {
+            return false;
+        }
+    }
+    for expr in selector
+        .get("matchExpressions")
+        .into_iter()
+        .flat_map(NodeRef::items)
+    {
+        any = true;
+        let key = expr.get("key").and_then(|k| k.as_str()).unwrap_or("");
+        let values = strings(expr.get("values"));
+        let actual = labels.get(key).copied();
+        let ok = match expr.get("operator").and_then(|o| o.as_str()).unwrap_or("") {
+            "In" => actual.is_some_and(|a| values.contains(&a)),
+            "NotIn" => !actual.is_some_and(|a| values.contains(&a)),
+            "Exists" => actual.is_some(),
+            "DoesNotExist" => actual.is_none(),
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    // An empty selector `{}` selects everything in pod affinity terms.
+    any || selector.entries().next().is_none()
+}
+
+pub fn template_labels<'w>(template: &PodTemplate<'w>) -> BTreeMap<&'w str, &'w str> {
+    template
+        .labels
+        .into_iter()
+        .flat_map(NodeRef::entries)
+        .filter_map(|(k, v)| Some((k.as_str()?, v.as_str()?)))
+        .collect()
+}
+
+/// Does `template` (in `namespace`) require, per node, not to run beside pods with `other_labels`
+/// (in `other_namespace`)? That is, required pod anti-affinity on `kubernetes.io/hostname`.
+pub fn repels(
+    template: &PodTemplate<'_>,
+    namespace: &str,
+    other_labels: &BTreeMap<&str, &str>,
+    other_namespace: &str,
+) -> bool {
+    template
+        .spec
+        .path(&[
+            "affinity",
+            "podAntiAffinity",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+        ])
+        .into_iter()
+        .flat_map(NodeRef::items)
+        .any(|term| {
+            let topology = term.get("topologyKey").and_then(|t| t.as_str());
+            let namespaces = strings(term.get("namespaces"));
+            let namespace_ok = if namespaces.is_empty() {
+                namespace == other_namespace
+            } else {
+                namespaces.contains(&other_namespace)
+            };
+            topology == Some(HOSTNAME_TOPOLOGY)
+                && namespace_ok
+                && term
+                    .get("labelSelector")
+                    .is_some_and(|s| label_selector_matches(s, other_labels))
+        })
+}

@@ -1,0 +1,519 @@
+//! Each resolution step of the model on small inline manifests.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::objects::{LintFile, Workspace};
+use crate::profile::{parse_profile, Profile};
+use crate::source::SourceFile;
+use crate::yaml::{load, Limits};
+
+fn workspace(text: &str) -> Workspace {
+    let source = Arc::new(SourceFile {
+        path: Arc::from("m.yaml"),
+        text: text.to_string(),
+    });
+    let loaded = load(&source.text, &Limits::default());
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    Workspace::new(vec![LintFile { source, loaded }])
+}
+
+fn profile(spec: &str) -> Profile {
+    let text = format!("apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nspec:\n{spec}");
+    parse_profile(&text, "p.yaml").unwrap()
+}
+
+fn generic() -> Profile {
+    crate::profile::generic()
+}
+
+fn index_of(ws: &Workspace, kind: &str, name: &str) -> usize {
+    ws.objects
+        .iter()
+        .position(|o| o.kind() == kind && o.name() == name)
+        .unwrap_or_else(|| panic!("no {kind}/{name}"))
+}
+
+const LB_SERVICE: &str = "
+apiVersion: v1
+kind: Service
+metadata:
+  name: api
+  namespace: shop
+  annotations:
+    service.kubernetes.io/qcloud-loadbalancer-internal-subnetid: subnet-1
+    external-dns.alpha.kubernetes.io/hostname: api.example.com,api2.example.com.
+spec:
+  type: LoadBalancer
+  loadBalancerIP: 10.0.0.9
+  externalIPs: [10.0.0.10]
+  clusterIP: 172.16.0.5
+  selector: {app: api}
+  ports: [{port: 80}]
+status:
+  loadBalancer:
+    ingress: [{ip: 10.0.0.8}, {hostname: lb.example.net}]
+";
+
+fn deployment(name: &str, labels: &str, spec_extra: &str) -> String {
+    format!(
+        "---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  namespace: shop
+spec:
+  selector:
+    matchLabels: {labels}
+  template:
+    metadata:
+      labels: {labels}
+    spec:
+{spec_extra}      containers:
+        - name: c
+          image: x
+"
+    )
+}
+
+#[test]
+fn service_entry_point_addresses_and_network() {
+    let ws = workspace(LB_SERVICE);
+    let model = Model::build(&ws, &generic());
+    assert_eq!(model.entry_points.len(), 1);
+    let e = &model.entry_points[0];
+    assert_eq!(
+        (e.kind, e.layer, e.network),
+        (EntryKind::Service, Layer::L4, Network::Private)
+    );
+    assert_eq!(e.provider, Some(Provider::Tke));
+    let addresses: Vec<(&str, AddressSource)> = e
+        .addresses
+        .iter()
+        .map(|a| (a.value.as_str(), a.source))
+        .collect();
+    assert_eq!(
+        addresses,
+        vec![
+            ("10.0.0.8", AddressSource::Status),
+            ("lb.example.net", AddressSource::Status),
+            ("10.0.0.9", AddressSource::LoadBalancerIp),
+            ("10.0.0.10", AddressSource::ExternalIp),
+            ("api.example.com", AddressSource::ExternalDns),
+            ("api2.example.com", AddressSource::ExternalDns),
+        ]
+    );
+    let status_ip = e.addresses[0].location.as_ref().unwrap();
+    assert_eq!(
+        (status_ip.span.start.line, status_ip.span.start.column),
+        (19, 20)
+    );
+}
+
+#[test]
+fn profile_addresses_attach_to_their_object() {
+    let ws = workspace(LB_SERVICE);
+    let p = profile("  provider: tke\n  loadBalancers:\n    - object: Service/shop/api\n      addresses: [\"47.100.1.2\"]\n    - object: Service/other/api\n      addresses: [\"1.1.1.1\"]\n");
+    let model = Model::build(&ws, &p);
+    let values: Vec<&str> = model.entry_points[0]
+        .addresses
+        .iter()
+        .map(|a| a.value.as_str())
+        .collect();
+    assert!(values.contains(&"47.100.1.2"));
+    assert!(!values.contains(&"1.1.1.1"));
+}
+
+#[test]
+fn public_and_reused_clbs() {
+    let text = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  annotations:\n    service.kubernetes.io/tke-existed-lbid: lb-1\nspec:\n  type: LoadBalancer\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\nspec:\n  type: LoadBalancer\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: c\nspec:\n  type: ClusterIP\n";
+    let ws = workspace(text);
+    let model = Model::build(&ws, &profile("  provider: tke\n"));
+    let networks: Vec<Network> = model.entry_points.iter().map(|e| e.network).collect();
+    assert_eq!(networks, vec![Network::Unknown, Network::Public]);
+    // Without a provider, an unannotated LoadBalancer Service's network is unknown.
+    let model = Model::build(&ws, &generic());
+    assert_eq!(model.entry_points[1].network, Network::Unknown);
+    assert_eq!(model.entry_points[1].provider, None);
+}
+
+#[test]
+fn other_clouds_private_annotations() {
+    let text = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  annotations:\n    service.beta.kubernetes.io/alicloud-loadbalancer-address-type: intranet\nspec:\n  type: LoadBalancer\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n  annotations:\n    service.beta.kubernetes.io/volcengine-loadbalancer-address-type: PRIVATE\nspec:\n  type: LoadBalancer\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: c\n  annotations:\n    service.beta.kubernetes.io/aws-load-balancer-internal: \"true\"\nspec:\n  type: LoadBalancer\n";
+    let ws = workspace(text);
+    let model = Model::build(&ws, &generic());
+    let got: Vec<(Option<Provider>, Network)> = model
+        .entry_points
+        .iter()
+        .map(|e| (e.provider, e.network))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (Some(Provider::Ack), Network::Private),
+            (Some(Provider::Vke), Network::Private),
+            (None, Network::Private),
+        ]
+    );
+}
+
+#[test]
+fn ingress_hosts_class_and_backends() {
+    let text = format!(
+        "{LB_SERVICE}---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: shop
+  annotations:
+    kubernetes.io/ingress.subnetId: subnet-2
+spec:
+  tls: [{{hosts: ['*.shop.example.com']}}]
+  rules:
+    - host: shop.example.com
+      http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend: {{service: {{name: api, port: {{number: 80}}}}}}
+{}",
+        deployment("api", "{app: api}", "")
+    );
+    let ws = workspace(&text);
+    let model = Model::build(&ws, &profile("  provider: tke\n"));
+    let ingress = &model.entry_points[1];
+    assert_eq!(
+        (ingress.kind, ingress.layer, ingress.network),
+        (EntryKind::Ingress, Layer::L7, Network::Private)
+    );
+    assert_eq!(ingress.class, None);
+    assert_eq!(ingress.services, vec![index_of(&ws, "Service", "api")]);
+    assert_eq!(ingress.backends, vec![index_of(&ws, "Deployment", "api")]);
+    assert!(ingress
+        .addresses
+        .iter()
+        .any(|a| a.matches("www.shop.example.com")));
+    assert!(ingress
+        .addresses
+        .iter()
+        .any(|a| a.matches("shop.example.com")));
+    // Another class is not a TKE CLB: its network is unknown.
+    let nginx = text.replace(
+        "kubernetes.io/ingress.subnetId: subnet-2",
+        "kubernetes.io/ingress.class: nginx",
+    );
+    let ws = workspace(&nginx);
+    let model = Model::build(&ws, &profile("  provider: tke\n"));
+    assert_eq!(model.entry_points[1].class.as_deref(), Some("nginx"));
+    assert_eq!(model.entry_points[1].network, Network::Unknown);
+}
+
+#[test]
+fn callers_in_env_args_probes_host_aliases_and_config_maps() {
+    let client = "      hostAliases:
+        - ip: 10.0.0.9
+          hostnames: [api.internal]
+";
+    let text = format!(
+        "{LB_SERVICE}{}{}---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: shop
+data:
+  API_URL: https://api.example.com/v1
+  OTHER: nothing here
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: worker
+  namespace: shop
+spec:
+  template:
+    metadata:
+      labels: {{app: worker}}
+    spec:
+      containers:
+        - name: w
+          image: x
+          envFrom: [{{configMapRef: {{name: settings}}}}]
+          env:
+            - name: JAVA_OPTS
+              value: -Dapi=http://10.0.0.8:8080
+            - name: SAFE
+              value: http://api.shop.svc.cluster.local
+            - name: SHORT
+              value: http://api:80
+            - name: CLUSTER_IP
+              value: 172.16.0.5
+            - name: ELSEWHERE
+              value: http://10.9.9.9
+          args: [--upstream, lb.example.net:443]
+          readinessProbe:
+            httpGet: {{host: 10.0.0.10, path: /, port: 80}}
+",
+        deployment("api", "{app: api}", ""),
+        deployment("client", "{app: client}", client),
+    );
+    let ws = workspace(&text);
+    let model = Model::build(&ws, &generic());
+    let calls: Vec<(String, String, String)> = model
+        .callers
+        .iter()
+        .map(|c| {
+            (
+                ws.objects[c.workload].name().to_string(),
+                c.address.clone(),
+                c.via.to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            (
+                "client".into(),
+                "10.0.0.9".into(),
+                "hostAliases entry".into()
+            ),
+            ("worker".into(), "10.0.0.8".into(), "env JAVA_OPTS".into()),
+            (
+                "worker".into(),
+                "lb.example.net".into(),
+                "container argument".into()
+            ),
+            ("worker".into(), "10.0.0.10".into(), "probe host".into()),
+            (
+                "worker".into(),
+                "api.example.com".into(),
+                "ConfigMap settings key API_URL".into()
+            ),
+        ]
+    );
+    // The address span inside `-Dapi=http://10.0.0.8:8080` is exactly the IP.
+    let java = &model.callers[1];
+    let span = java.address_span.unwrap();
+    assert_eq!(span.slice(&ws.files[0].source.text), "10.0.0.8");
+    // ConfigMap callers point into the ConfigMap.
+    let cm = &model.callers[4];
+    assert_eq!(
+        cm.location.span.start.line,
+        index_line(&text, "API_URL: https")
+    );
+    let safe: Vec<&str> = model.safe_calls.iter().map(|s| s.host.as_str()).collect();
+    assert_eq!(
+        safe,
+        vec!["api.shop.svc.cluster.local", "api", "172.16.0.5"]
+    );
+}
+
+fn index_line(text: &str, needle: &str) -> u32 {
+    text[..text.find(needle).unwrap()].matches('\n').count() as u32 + 1
+}
+
+const POOLS: &str = "  provider: tke
+  nodePools:
+    - name: general
+      type: regular
+      labels: {pool: general}
+      taints: []
+    - name: gpu
+      type: native
+      labels: {pool: gpu}
+      taints: [{key: gpu, effect: NoSchedule}]
+    - name: serverless
+      type: super
+      taints: [{key: eks.tke.cloud.tencent.com/eklet, effect: NoSchedule}]
+";
+
+fn fits(model: &Model, ws: &Workspace, name: &str) -> Vec<Fit> {
+    model
+        .placement(index_of(ws, "Deployment", name))
+        .unwrap()
+        .pools
+        .clone()
+        .unwrap()
+}
+
+#[test]
+fn placement_by_selector_affinity_and_tolerations() {
+    let text = [
+        deployment("plain", "{app: plain}", ""),
+        deployment("gpu", "{app: gpu}", "      nodeSelector: {pool: gpu}\n      tolerations: [{key: gpu, operator: Exists}]\n"),
+        deployment("gpu-untolerated", "{app: g2}", "      nodeSelector: {pool: gpu}\n"),
+        deployment(
+            "super",
+            "{app: s}",
+            "      nodeSelector: {node.kubernetes.io/instance-type: eklet}\n      tolerations: [{operator: Exists}]\n",
+        ),
+        deployment(
+            "not-general",
+            "{app: n}",
+            "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n              - matchExpressions: [{key: pool, operator: NotIn, values: [general]}]\n      tolerations: [{operator: Exists}]\n",
+        ),
+    ]
+    .concat();
+    let ws = workspace(&text);
+    let model = Model::build(&ws, &profile(POOLS));
+    assert_eq!(fits(&model, &ws, "plain"), vec![Fit::Yes, Fit::No, Fit::No]);
+    assert_eq!(fits(&model, &ws, "gpu"), vec![Fit::No, Fit::Yes, Fit::No]);
+    assert_eq!(
+        fits(&model, &ws, "gpu-untolerated"),
+        vec![Fit::No, Fit::No, Fit::No]
+    );
+    assert_eq!(fits(&model, &ws, "super"), vec![Fit::No, Fit::No, Fit::Yes]);
+    // The super pool lists no labels, so `pool NotIn [general]` is unknown there.
+    assert_eq!(
+        fits(&model, &ws, "not-general"),
+        vec![Fit::No, Fit::Yes, Fit::Unknown]
+    );
+    // No node pools in the profile: scheduling is unknown.
+    let model = Model::build(&ws, &profile("  provider: tke\n"));
+    assert_eq!(
+        model
+            .placement(index_of(&ws, "Deployment", "plain"))
+            .unwrap()
+            .pools,
+        None
+    );
+}
+
+#[test]
+fn sharing_a_node_and_anti_affinity() {
+    let anti = "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            - topologyKey: kubernetes.io/hostname\n              labelSelector: {matchLabels: {app: api}}\n";
+    let text = [
+        deployment("api", "{app: api}", ""),
+        deployment("client", "{app: client}", ""),
+        deployment("apart", "{app: apart}", anti),
+        deployment(
+            "gpu-client",
+            "{app: gc}",
+            "      nodeSelector: {pool: gpu}\n      tolerations: [{key: gpu, operator: Exists}]\n",
+        ),
+    ]
+    .concat();
+    let ws = workspace(&text);
+    let model = Model::build(&ws, &profile(POOLS));
+    let api = index_of(&ws, "Deployment", "api");
+    let any = |_: &crate::profile::NodePool| true;
+    assert_eq!(
+        model.can_share_node(&ws, index_of(&ws, "Deployment", "client"), api, any),
+        Fit::Yes
+    );
+    assert_eq!(
+        model.can_share_node(&ws, index_of(&ws, "Deployment", "apart"), api, any),
+        Fit::No
+    );
+    assert_eq!(
+        model.can_share_node(&ws, index_of(&ws, "Deployment", "gpu-client"), api, any),
+        Fit::No
+    );
+    // Unknown pools: unknown, but anti-affinity still decides.
+    let model = Model::build(&ws, &generic());
+    assert_eq!(
+        model.can_share_node(&ws, index_of(&ws, "Deployment", "client"), api, any),
+        Fit::Unknown
+    );
+    assert_eq!(
+        model.can_share_node(&ws, index_of(&ws, "Deployment", "apart"), api, any),
+        Fit::No
+    );
+}
+
+#[test]
+fn daemonset_covers_the_callers_pools() {
+    let text = format!(
+        "{}---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: gateway
+  namespace: shop
+spec:
+  selector:
+    matchLabels: {{app: gateway}}
+  template:
+    metadata:
+      labels: {{app: gateway}}
+    spec:
+      nodeSelector: {{pool: general}}
+      containers: [{{name: g, image: x}}]
+{}",
+        deployment("client", "{app: client}", ""),
+        deployment(
+            "gpu-client",
+            "{app: gc}",
+            "      nodeSelector: {pool: gpu}\n      tolerations: [{key: gpu, operator: Exists}]\n"
+        ),
+    );
+    let ws = workspace(&text);
+    let model = Model::build(&ws, &profile(POOLS));
+    let gateway = index_of(&ws, "DaemonSet", "gateway");
+    assert_eq!(
+        model.covers(&ws, gateway, index_of(&ws, "Deployment", "client")),
+        Fit::Yes
+    );
+    assert_eq!(
+        model.covers(&ws, gateway, index_of(&ws, "Deployment", "gpu-client")),
+        Fit::No
+    );
+    // A Deployment is never guaranteed on every node.
+    assert_eq!(
+        model.covers(
+            &ws,
+            index_of(&ws, "Deployment", "client"),
+            index_of(&ws, "Deployment", "gpu-client")
+        ),
+        Fit::No
+    );
+}
+
+#[test]
+fn workloads_of_every_kind_are_backends() {
+    let text = format!(
+        "{LB_SERVICE}---
+apiVersion: v1
+kind: Pod
+metadata: {{name: p, namespace: shop, labels: {{app: api}}}}
+spec: {{containers: [{{name: c, image: x}}]}}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {{name: cj, namespace: shop}}
+spec:
+  jobTemplate:
+    spec:
+      template:
+        metadata: {{labels: {{app: api}}}}
+        spec: {{containers: [{{name: c, image: x}}]}}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {{name: r, namespace: shop}}
+spec:
+  template:
+    metadata: {{labels: {{app: api}}}}
+    spec: {{containers: [{{name: c, image: x}}]}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: other-ns, namespace: elsewhere}}
+spec:
+  template:
+    metadata: {{labels: {{app: api}}}}
+    spec: {{containers: [{{name: c, image: x}}]}}
+"
+    );
+    let ws = workspace(&text);
+    let model = Model::build(&ws, &generic());
+    let names: Vec<&str> = model.entry_points[0]
+        .backends
+        .iter()
+        .map(|&b| ws.objects[b].name())
+        .collect();
+    assert_eq!(names, vec!["p", "cj", "r"]);
+}

@@ -1,0 +1,91 @@
+//! `--fix` and `--unsafe-fixes`: edits land in the files, re-lint clean, and never touch
+//! rendered output or standard input.
+
+use crate::cli::tempdir;
+use crate::{check_json, findings, lblint, lblint_stdin};
+
+fn copy(dir: &std::path::Path, fixture: &str) -> String {
+    let name = std::path::Path::new(fixture).file_name().unwrap();
+    let target = dir.join(name);
+    std::fs::copy(fixture, &target).unwrap();
+    target.to_str().unwrap().to_string()
+}
+
+#[test]
+fn safe_fixes_quote_values_and_leave_unsafe_ones() {
+    let dir = tempdir("fix-safe");
+    let file = copy(&dir, "testdata/tke/annotation-bool.yaml");
+    let run = lblint(&["check", "--fix", "--format", "json", &file]);
+    assert_eq!(run.stderr, "lblint: fixed 3 problems\n");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("    tier: \"1\"\n"), "{text}");
+    assert!(text.contains("prevent-loopback: \"yes\"\n"), "{text}");
+    assert!(text.contains("release-date: \"2024-01-31\"\n"), "{text}");
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let rules: Vec<String> = findings(&report).into_iter().map(|d| d.0).collect();
+    // The unsafe TKE001 fix (prevent-loopback "yes" -> "true") waits for --unsafe-fixes.
+    assert_eq!(rules, vec!["TKE001"]);
+    // A second run has nothing left to fix.
+    let again = lblint(&["check", "--fix", &file]);
+    assert_eq!(again.stderr, "");
+}
+
+#[test]
+fn unsafe_fixes_add_or_set_prevent_loopback_once() {
+    let dir = tempdir("fix-unsafe");
+    let set = copy(&dir, "testdata/tke/annotation-bool.yaml");
+    let add = copy(&dir, "testdata/tke/private-no-caller.yaml");
+    let run = lblint(&[
+        "check",
+        "--fix",
+        "--unsafe-fixes",
+        "--select",
+        "TKE001,K8S002",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let set_text = std::fs::read_to_string(&set).unwrap();
+    assert_eq!(
+        set_text.matches("prevent-loopback").count(),
+        1,
+        "{set_text}"
+    );
+    assert!(
+        set_text.contains("prevent-loopback: \"true\"\n"),
+        "{set_text}"
+    );
+    let add_text = std::fs::read_to_string(&add).unwrap();
+    assert!(
+        add_text.contains(
+            "    service.kubernetes.io/qcloud-loadbalancer-internal-subnetid: subnet-11111111\n    service.cloud.tencent.com/prevent-loopback: \"true\"\nspec:"
+        ),
+        "{add_text}"
+    );
+    let (_, report) = check_json(&["--select", "TKE001,K8S002", dir.to_str().unwrap()]);
+    assert_eq!(findings(&report), vec![]);
+}
+
+#[test]
+fn rendered_output_and_stdin_are_never_written() {
+    let dir = tempdir("fix-rendered");
+    let helm = copy(&dir, "testdata/load/helm-rendered.yaml");
+    let before = std::fs::read_to_string(&helm).unwrap();
+    let run = lblint(&["check", "--fix", "--unsafe-fixes", &helm]);
+    assert_eq!(run.code, 1);
+    assert_eq!(std::fs::read_to_string(&helm).unwrap(), before);
+
+    let text = std::fs::read("testdata/tke/annotation-bool.yaml").unwrap();
+    let run = lblint_stdin(&["check", "--fix", "-"], Some(&text));
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("--fix cannot write back to standard input"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn unsafe_fixes_need_fix() {
+    assert_eq!(lblint(&["check", "--unsafe-fixes", "testdata/tke"]).code, 2);
+}

@@ -1,0 +1,100 @@
+//! The cluster model end to end: `lblint model` and K8S001 on each kind of reference.
+
+use crate::{check_json, f, findings, lblint, snapshot};
+
+#[test]
+fn every_kind_of_reference_is_a_caller_and_names_are_safe() {
+    let (code, report) = check_json(&["testdata/model/callers.yaml"]);
+    assert_eq!(code, 0, "notes only");
+    assert_eq!(
+        findings(&report),
+        vec![
+            // ConfigMap value consumed through envFrom, matching the Ingress wildcard host.
+            f("K8S001", "note", "testdata/model/callers.yaml", 45, 22),
+            // hostAliases maps a name to the LB IP.
+            f("K8S001", "note", "testdata/model/callers.yaml", 60, 15),
+            // external-dns hostname in an env URL.
+            f("K8S001", "note", "testdata/model/callers.yaml", 70, 30),
+        ]
+    );
+    let help = report["diagnostics"][2]["help"].as_str().unwrap();
+    assert!(help.contains("gateway.edge.svc.cluster.local"), "{help}");
+    // The fix replaces just the host inside the URL.
+    let edit = &report["diagnostics"][2]["fix"]["edits"][0];
+    assert_eq!(
+        (edit["line"].as_u64(), edit["column"].as_u64()),
+        (Some(70), Some(30))
+    );
+    assert_eq!(edit["end_column"], 44);
+    assert_eq!(edit["content"], "gateway.edge.svc.cluster.local");
+}
+
+#[test]
+fn profile_addresses_find_callers() {
+    let (_, report) = check_json(&[
+        "--profile",
+        "testdata/model/profile-addresses.yaml",
+        "testdata/model/callers.yaml",
+        "testdata/model/profile-callers.yaml",
+    ]);
+    let reporter: Vec<_> = findings(&report)
+        .into_iter()
+        .filter(|d| d.2.ends_with("profile-callers.yaml"))
+        .collect();
+    assert_eq!(
+        reporter,
+        vec![
+            f(
+                "K8S001",
+                "note",
+                "testdata/model/profile-callers.yaml",
+                17,
+                38
+            ),
+            f(
+                "K8S001",
+                "note",
+                "testdata/model/profile-callers.yaml",
+                17,
+                74
+            ),
+        ]
+    );
+    // Without the profile, those addresses are unknown: no caller.
+    let (_, report) = check_json(&[
+        "testdata/model/callers.yaml",
+        "testdata/model/profile-callers.yaml",
+    ]);
+    assert!(findings(&report)
+        .iter()
+        .all(|d| !d.2.ends_with("profile-callers.yaml")));
+}
+
+#[test]
+fn model_subcommand_text_and_json() {
+    let run = lblint(&["model", "testdata/model/callers.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    snapshot!("cli_model_callers", run.stdout);
+    let run = lblint(&[
+        "model",
+        "--format",
+        "json",
+        "examples/manifests",
+        "--profile",
+        "examples/profiles/tke-ipvs.yaml",
+    ]);
+    let model: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let entries = model["entryPoints"].as_array().unwrap();
+    let api = entries
+        .iter()
+        .find(|e| e["object"]["name"] == "shop-api")
+        .unwrap();
+    assert_eq!(api["network"], "private");
+    assert_eq!(api["provider"], "tke");
+    assert_eq!(api["addresses"][0]["value"], "10.0.1.25");
+    assert_eq!(api["backends"][0]["object"]["name"], "shop-api");
+    assert_eq!(api["backends"][0]["pools"]["general"], "yes");
+    assert_eq!(api["callers"][0]["object"]["name"], "checkout");
+    assert_eq!(api["callers"][0]["via"]["kind"], "env");
+    assert_eq!(api["callers"][0]["location"]["line"], 63);
+}
