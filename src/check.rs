@@ -605,6 +605,43 @@ fn non_plain_scalar_spans(loaded: &LoadedFile) -> Vec<(usize, usize)> {
     spans
 }
 
+/// Walk and load like `check`, then build the cluster model (for `lblint model`).
+pub fn load_model(
+    options: &CheckOptions,
+    profile: &Profile,
+) -> Result<(Workspace, Model), CheckError> {
+    let paths = if options.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        options.paths.clone()
+    };
+    let walked = walk::walk(&paths, options.stdin_filename.as_deref(), &options.walk)
+        .map_err(CheckError::Walk)?;
+    let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .take(options.walk.max_file_size.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(CheckError::Stdin)?;
+        Some(bytes)
+    } else {
+        None
+    };
+    let max_size = options.walk.max_file_size;
+    let files = load_all(
+        &walked.files,
+        stdin_text.as_deref(),
+        options.threads,
+        max_size,
+    )
+    .into_iter()
+    .filter_map(|loaded| loaded.file)
+    .collect();
+    let ws = Workspace::new(files);
+    let model = Model::build(&ws, profile);
+    Ok((ws, model))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -693,41 +730,4 @@ mod tests {
             .unwrap_err()
             .contains("binary"));
     }
-}
-
-/// Walk and load like `check`, then build the cluster model (for `lblint model`).
-pub fn load_model(
-    options: &CheckOptions,
-    profile: &Profile,
-) -> Result<(Workspace, Model), CheckError> {
-    let paths = if options.paths.is_empty() {
-        vec![".".to_string()]
-    } else {
-        options.paths.clone()
-    };
-    let walked = walk::walk(&paths, options.stdin_filename.as_deref(), &options.walk)
-        .map_err(CheckError::Walk)?;
-    let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .take(options.walk.max_file_size.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .map_err(CheckError::Stdin)?;
-        Some(bytes)
-    } else {
-        None
-    };
-    let max_size = options.walk.max_file_size;
-    let files = load_all(
-        &walked.files,
-        stdin_text.as_deref(),
-        options.threads,
-        max_size,
-    )
-    .into_iter()
-    .filter_map(|loaded| loaded.file)
-    .collect();
-    let ws = Workspace::new(files);
-    let model = Model::build(&ws, profile);
-    Ok((ws, model))
 }
