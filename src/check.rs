@@ -229,10 +229,10 @@ fn lint_loaded(
     // Findings may point into the profile (the fact that decided them): show its snippet too.
     if let (Some(path), Some(text)) = (&profile.path, &profile.text) {
         if sources.get(path).is_none() {
-            sources.insert(Arc::new(SourceFile {
-                path: Arc::from(path.as_str()),
-                text: text.to_string(),
-            }));
+            sources.insert(Arc::new(SourceFile::new(
+                Arc::from(path.as_str()),
+                text.to_string(),
+            )));
         }
     }
     let ws = Workspace::new(files);
@@ -487,10 +487,7 @@ fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) ->
             }
         }
     };
-    let source = Arc::new(SourceFile {
-        path: Arc::from(display),
-        text,
-    });
+    let source = Arc::new(SourceFile::new(display, text));
     let mut loaded = yaml::load(&source.text, limits);
     let mut diagnostics = Vec::new();
     if let Some(at) = unrendered_template(&source.text, &loaded) {

@@ -345,10 +345,7 @@ impl<'de> Deserialize<'de> for RuleLevels {
 pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, ConfigError> {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let source_text: Arc<str> = Arc::from(text);
-    let source = Arc::new(SourceFile {
-        path: Arc::from(shown),
-        text: text.to_string(),
-    });
+    let source = Arc::new(SourceFile::new(Arc::from(shown), text.to_string()));
     let fail = |at: Place, message: String, help: Option<String>| {
         ConfigError::new(shown, source_text.clone(), at, message, help).with_code("lblint::config")
     };

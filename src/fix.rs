@@ -143,10 +143,7 @@ mod tests {
 
     fn sources(text: &str) -> SourceMap {
         let mut map = SourceMap::default();
-        map.insert(Arc::new(SourceFile {
-            path: Arc::from("f.yaml"),
-            text: text.into(),
-        }));
+        map.insert(Arc::new(SourceFile::new("f.yaml", text)));
         map
     }
 

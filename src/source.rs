@@ -1,14 +1,17 @@
 //! Source files as read by the walk, shared by every later stage.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One input file's text (BOM stripped, otherwise as on disk).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct SourceFile {
     /// Path as shown to the user: relative to the working directory when possible, `/`-separated.
     pub path: Arc<str>,
     pub text: String,
+    /// Byte offset of each line start, built on the first [`SourceFile::pos_at`]; leave it
+    /// empty (`Default::default()`, or use [`SourceFile::new`]).
+    pub line_starts: OnceLock<Vec<usize>>,
 }
 
 /// Texts by displayed path, for reporters that print snippets.
@@ -36,14 +39,33 @@ impl SourceMap {
 }
 
 impl SourceFile {
-    /// Line and column (1-based, column in chars) of a byte offset.
+    pub fn new(path: impl Into<Arc<str>>, text: impl Into<String>) -> SourceFile {
+        SourceFile {
+            path: path.into(),
+            text: text.into(),
+            line_starts: OnceLock::new(),
+        }
+    }
+
+    /// Line and column (1-based, column in chars) of a byte offset. Lines end at `\n`.
+    /// O(log lines + line length): rules call it once per finding, and a stream can hold
+    /// hundreds of thousands of findings.
     pub fn pos_at(&self, offset: usize) -> crate::yaml::Pos {
-        let offset = offset.min(self.text.len());
-        let before = &self.text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let line = starts.partition_point(|&s| s <= offset) - 1;
+        let line_start = starts[line];
         crate::yaml::Pos {
-            line: before.matches('\n').count() as u32 + 1,
-            column: before[line_start..].chars().count() as u32 + 1,
+            line: u32::try_from(line + 1).unwrap_or(u32::MAX),
+            column: u32::try_from(self.text[line_start..offset].chars().count() + 1)
+                .unwrap_or(u32::MAX),
             offset,
         }
     }

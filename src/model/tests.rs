@@ -9,10 +9,7 @@ use crate::source::SourceFile;
 use crate::yaml::{load, Limits};
 
 fn workspace(text: &str) -> Workspace {
-    let source = Arc::new(SourceFile {
-        path: Arc::from("m.yaml"),
-        text: text.to_string(),
-    });
+    let source = Arc::new(SourceFile::new(Arc::from("m.yaml"), text.to_string()));
     let loaded = load(&source.text, &Limits::default());
     assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
     Workspace::new(vec![LintFile { source, loaded }])

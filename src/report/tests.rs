@@ -70,10 +70,10 @@ fn span_at(file: &str, text: &str, start: usize, end: usize) -> Location {
 fn sources(files: &[(&str, &str)]) -> SourceMap {
     let mut map = SourceMap::default();
     for (path, text) in files {
-        map.insert(Arc::new(SourceFile {
-            path: Arc::from(*path),
-            text: text.to_string(),
-        }));
+        map.insert(Arc::new(SourceFile::new(
+            Arc::from(*path),
+            text.to_string(),
+        )));
     }
     map
 }
