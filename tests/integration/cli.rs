@@ -262,7 +262,14 @@ fn rules_and_explain() {
         .iter()
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, vec!["LBL001", "LBL002", "LBL003", "TKE001", "K8S001"]);
+    assert_eq!(
+        ids,
+        vec![
+            "LBL001", "LBL002", "LBL003", "TKE001", "K8S001", "VKE001", "VKE002", "VKE003",
+            "VKE004", "VKE005", "ACK001", "ACK002", "ACK003", "ACK004", "K8S010", "K8S011",
+            "K8S012",
+        ]
+    );
     let table = lblint(&["rules"]);
     assert!(
         table
