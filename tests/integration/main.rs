@@ -1,12 +1,15 @@
 //! One integration-test binary (one link step): the CLI end to end, loader positions,
 //! provider verdicts, and the examples in every rule document.
 
+mod ack;
 mod cli;
 mod docs;
+mod k8s;
 mod load;
 mod model;
 mod output;
 mod tke;
+mod vke;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
