@@ -255,6 +255,11 @@ pub mod local_policy_in_cluster {
                             Severity::Warning
                         };
                         let placement = match fit {
+                            Fit::Yes if entry.backends.is_empty() => {
+                                "while the gateway's own pods are a Deployment (created by the ASM controller), not a \
+                                 DaemonSet on every node the caller can use"
+                                    .to_string()
+                            }
                             Fit::Yes => "from a pod that can run on a node without a backend pod".to_string(),
                             _ if entry.backends.is_empty() => {
                                 "and its backend pods are not in these manifests, so whether every node the caller \

@@ -441,7 +441,8 @@ pub mod proxy_same_node {
                         Severity::Error,
                         format!(
                             "Service `{name}` uses the `Proxy` IP mode and {} calls its CLB address {} from a pod that \
-                             can run on the same node as a backend pod: {limit}.",
+                             can run on the same node as a backend pod (both fit a pool in `spec.nodePools` and no \
+                             required pod anti-affinity on `kubernetes.io/hostname` keeps them apart): {limit}.",
                             ws.objects[caller.workload].id, caller.address
                         ),
                     ),
