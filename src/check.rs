@@ -5,12 +5,14 @@ use std::fmt;
 use std::io::Read;
 use std::sync::Arc;
 
+use crate::config::RuleLevel;
 use crate::diagnostic::{Diagnostic, Location, Severity, Summary};
 use crate::model::Model;
 use crate::objects::{LintFile, Workspace};
 use crate::profile::Profile;
 use crate::rules::{self, lbl, Context, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
+use crate::suppress::{self, ConfigIgnores};
 use crate::walk::{self, InputFile, InputSource, WalkError, WalkOptions};
 use crate::yaml::{self, Limits, LoadedFile, Pos, Span};
 
@@ -24,6 +26,46 @@ pub struct CheckOptions {
     pub ignore: Vec<String>,
     /// Worker threads for reading and parsing; 0 means one per core.
     pub threads: usize,
+    /// Config `rules:` levels: `off` drops a rule's findings, a severity overrides theirs.
+    pub levels: Vec<(&'static RuleMeta, RuleLevel)>,
+    /// Config `ignore:` entries.
+    pub config_ignores: Option<ConfigIgnores>,
+    /// The config file, shown in snippets of LBL004 notes about its entries.
+    pub config_source: Option<Arc<SourceFile>>,
+    /// `--no-ignores`: comments, annotations and config entries suppress nothing.
+    pub no_ignores: bool,
+}
+
+/// The filter stage's settings: which rules run, at which severity, and suppressions.
+struct Filter<'a> {
+    selected: &'a [&'static RuleMeta],
+    ignored: &'a [&'static RuleMeta],
+    levels: &'a [(&'static RuleMeta, RuleLevel)],
+    config_ignores: Option<&'a ConfigIgnores>,
+    config_source: Option<&'a Arc<SourceFile>>,
+    suppress: bool,
+}
+
+impl Filter<'_> {
+    fn level(&self, id: &str) -> Option<RuleLevel> {
+        self.levels
+            .iter()
+            .find(|(r, _)| r.id == id)
+            .map(|(_, level)| *level)
+    }
+
+    /// Whether the rule's findings are reported at all in this run.
+    fn enabled(&self, id: &str) -> bool {
+        (self.selected.is_empty() || self.selected.iter().any(|m| m.id == id))
+            && !self.ignored.iter().any(|m| m.id == id)
+            && self.level(id) != Some(RuleLevel::Off)
+    }
+
+    fn set_severity(&self, d: &mut Diagnostic) {
+        if let Some(RuleLevel::Severity(severity)) = self.level(d.rule) {
+            d.severity = severity;
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -120,17 +162,19 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
     };
     let loaded = load_all(&walked.files, stdin_text.as_deref(), options.threads);
     let order: Vec<&str> = walked.files.iter().map(|f| f.display.as_str()).collect();
-    Ok(lint_loaded(
-        loaded,
-        diagnostics,
-        &order,
-        profile,
-        &selected,
-        &ignored,
-    ))
+    let filter = Filter {
+        selected: &selected,
+        ignored: &ignored,
+        levels: &options.levels,
+        config_ignores: options.config_ignores.as_ref(),
+        config_source: options.config_source.as_ref(),
+        suppress: !options.no_ignores,
+    };
+    Ok(lint_loaded(loaded, diagnostics, &order, profile, &filter))
 }
 
-/// Lint in-memory files (display path, bytes) with every rule: the whole flow minus the walk.
+/// Lint in-memory files (display path, bytes) with every rule: the whole flow minus the walk
+/// (and minus the config file: comment and annotation suppressions apply).
 pub fn check_sources(files: &[(String, Vec<u8>)], profile: &Profile) -> CheckOutcome {
     let limits = Limits::default();
     let loaded = files
@@ -138,7 +182,24 @@ pub fn check_sources(files: &[(String, Vec<u8>)], profile: &Profile) -> CheckOut
         .map(|(path, bytes)| load_bytes(path, Ok(bytes.clone()), &limits))
         .collect();
     let order: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
-    lint_loaded(loaded, Vec::new(), &order, profile, &[], &[])
+    let filter = Filter {
+        selected: &[],
+        ignored: &[],
+        levels: &[],
+        config_ignores: None,
+        config_source: None,
+        suppress: true,
+    };
+    lint_loaded(loaded, Vec::new(), &order, profile, &filter)
+}
+
+fn sort(diagnostics: &mut Vec<Diagnostic>, order: &HashMap<&str, usize>) {
+    diagnostics.sort_by(|a, b| {
+        let fa = order.get(&*a.location.file).copied().unwrap_or(usize::MAX);
+        let fb = order.get(&*b.location.file).copied().unwrap_or(usize::MAX);
+        (fa, a.sort_key()).cmp(&(fb, b.sort_key()))
+    });
+    diagnostics.dedup();
 }
 
 fn lint_loaded(
@@ -146,8 +207,7 @@ fn lint_loaded(
     mut diagnostics: Vec<Diagnostic>,
     order: &[&str],
     profile: &Profile,
-    selected: &[&'static RuleMeta],
-    ignored: &[&'static RuleMeta],
+    filter: &Filter<'_>,
 ) -> CheckOutcome {
     let file_count = order.len();
     let mut files = Vec::new();
@@ -160,6 +220,15 @@ fn lint_loaded(
         }
     }
 
+    // Findings may point into the profile (the fact that decided them): show its snippet too.
+    if let (Some(path), Some(text)) = (&profile.path, &profile.text) {
+        if sources.get(path).is_none() {
+            sources.insert(Arc::new(SourceFile {
+                path: Arc::from(path.as_str()),
+                text: text.to_string(),
+            }));
+        }
+    }
     let ws = Workspace::new(files);
     let model = Model::build(&ws, profile);
     let cx = Context {
@@ -171,21 +240,38 @@ fn lint_loaded(
         rule.check(&cx, &mut diagnostics);
     }
 
-    diagnostics.retain(|d| {
-        (selected.is_empty() || selected.iter().any(|m| m.id == d.rule))
-            && !ignored.iter().any(|m| m.id == d.rule)
-    });
+    // Filter stage: rules that do not run, severity overrides, then suppressions.
+    diagnostics.retain(|d| filter.enabled(d.rule));
+    for d in &mut diagnostics {
+        filter.set_severity(d);
+    }
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-    diagnostics.sort_by(|a, b| {
-        let fa = order.get(&*a.location.file).copied().unwrap_or(usize::MAX);
-        let fb = order.get(&*b.location.file).copied().unwrap_or(usize::MAX);
-        (fa, a.sort_key()).cmp(&(fb, b.sort_key()))
-    });
-    diagnostics.dedup();
+    sort(&mut diagnostics, &order);
+    let mut suppressed = 0;
+    if filter.suppress {
+        let filtered = suppress::apply(&ws, diagnostics, filter.config_ignores, &|rule| {
+            filter.enabled(rule.id)
+        });
+        diagnostics = filtered.kept;
+        suppressed = filtered.suppressed;
+        if filter.enabled(lbl::UNUSED_SUPPRESSION.id) {
+            for mut note in filtered.notes {
+                filter.set_severity(&mut note);
+                diagnostics.push(note);
+            }
+        }
+        sort(&mut diagnostics, &order);
+    }
+    if let Some(config) = filter.config_source {
+        if diagnostics.iter().any(|d| d.location.file == config.path) {
+            sources.insert(config.clone());
+        }
+    }
 
     let mut summary = Summary {
         files: file_count,
         objects: ws.objects.len(),
+        suppressed,
         ..Summary::default()
     };
     for d in &diagnostics {

@@ -6,11 +6,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::check::{check, CheckOptions};
+use crate::config::{self, Config, FailOnLevel};
 use crate::diagnostic::Severity;
 use crate::profile::{self, Profile, Provider, ProxyMode};
 use crate::report::{self, Format, ReportOptions};
 use crate::rules;
-use crate::walk::{WalkOptions, DEFAULT_MAX_FILE_SIZE};
+use crate::walk::{RebasedGlobs, WalkOptions, DEFAULT_MAX_FILE_SIZE};
 
 /// Exit status: no diagnostic at or above --fail-on.
 pub const EXIT_OK: i32 = 0;
@@ -31,6 +32,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per run: the size of `Check` does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Lint manifests (files, directories, or `-` for stdin).
@@ -51,6 +54,19 @@ pub enum Command {
     /// Create or validate a cluster profile.
     #[command(subcommand)]
     Profile(ProfileCommand),
+    /// Print the JSON Schema of a cluster profile or of the config file.
+    Schema {
+        #[arg(value_enum)]
+        which: SchemaArg,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SchemaArg {
+    /// The cluster profile (`lblint profile init`).
+    Profile,
+    /// The config file (`lblint.yaml`, `.lblint.yaml`).
+    Config,
 }
 
 #[derive(Args, Debug)]
@@ -137,21 +153,33 @@ pub struct CheckArgs {
     /// Write the report to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Exit 1 when a diagnostic at or above this severity remains.
-    #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Warning)]
-    pub fail_on: FailOn,
+    /// Exit 1 when a diagnostic at or above this severity remains [default: warning,
+    /// or the config file's `failOn`].
+    #[arg(long = "fail-on", value_enum)]
+    pub fail_on: Option<FailOn>,
     /// Only these rules (ids or names, comma-separated or repeated).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub select: Vec<String>,
     /// Skip these rules (ids or names).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub ignore: Vec<String>,
-    /// Lint only files matching these globs (default: *.yaml, *.yml, *.json).
+    /// Lint only files matching these globs (default: *.yaml, *.yml, *.json); replaces the
+    /// config file's `include`.
     #[arg(long, value_name = "GLOB")]
     pub include: Vec<String>,
-    /// Skip files and directories matching these globs, even when named explicitly.
+    /// Skip files and directories matching these globs, even when named explicitly; adds
+    /// to the config file's `exclude`.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// Use this config file instead of looking for lblint.yaml / .lblint.yaml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Do not look for a config file.
+    #[arg(long = "no-config")]
+    pub no_config: bool,
+    /// Report findings hidden by suppression comments, annotations and config `ignore:`.
+    #[arg(long = "no-ignores")]
+    pub no_ignores: bool,
     /// Path to show for standard input.
     #[arg(long = "stdin-filename", value_name = "NAME")]
     pub stdin_filename: Option<String>,
@@ -192,7 +220,20 @@ pub fn main() -> i32 {
             proxy_mode,
         }) => run_profile_init(provider, proxy_mode),
         Command::Profile(ProfileCommand::Check { file }) => run_profile_check(&file),
+        Command::Schema { which } => run_schema(which),
     }
+}
+
+fn run_schema(which: SchemaArg) -> i32 {
+    let schema = match which {
+        SchemaArg::Profile => profile::json_schema(),
+        SchemaArg::Config => config::json_schema(),
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&schema).unwrap_or_default()
+    );
+    EXIT_OK
 }
 
 fn fail(message: impl std::fmt::Display) -> i32 {
@@ -205,6 +246,10 @@ fn stderr_color() -> bool {
 }
 
 fn print_profile_error(err: &profile::ProfileError) {
+    print_located_error("invalid cluster profile", err);
+}
+
+fn print_located_error(heading: &str, err: &profile::ProfileError) {
     let handler = if stderr_color() {
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode())
     } else {
@@ -217,7 +262,7 @@ fn print_profile_error(err: &profile::ProfileError) {
     {
         rendered = err.to_string();
     }
-    eprintln!("lblint: error: invalid cluster profile\n{rendered}");
+    eprintln!("lblint: error: {heading}\n{rendered}");
 }
 
 fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {
@@ -230,11 +275,45 @@ fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {
     }
 }
 
+/// The config file of the run: `--config`, else discovery from the working directory.
+fn load_config(args: &CheckArgs, cwd: &std::path::Path) -> Result<Option<Config>, i32> {
+    let path = match (&args.config, args.no_config) {
+        (_, true) => return Ok(None),
+        (Some(path), _) => path.clone(),
+        (None, false) => match config::discover(cwd) {
+            Some(path) => path,
+            None => return Ok(None),
+        },
+    };
+    config::load_config(&path, cwd).map(Some).map_err(|err| {
+        print_located_error("invalid config file", &err);
+        EXIT_FAILURE
+    })
+}
+
 fn run_check(args: CheckArgs) -> i32 {
-    let profile = match load_profile(args.profile.as_ref()) {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let config = match load_config(&args, &cwd) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    // Flags win over the config file; the config's profile path is relative to its directory.
+    let profile_path = args
+        .profile
+        .clone()
+        .or_else(|| config.as_ref().and_then(|c| c.profile.clone()));
+    let profile = match load_profile(profile_path.as_ref()) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let fail_on = args
+        .fail_on
+        .unwrap_or_else(|| match config.as_ref().and_then(|c| c.fail_on) {
+            Some(FailOnLevel::Error) => FailOn::Error,
+            Some(FailOnLevel::Note) => FailOn::Note,
+            Some(FailOnLevel::Never) => FailOn::Never,
+            Some(FailOnLevel::Warning) | None => FailOn::Warning,
+        });
     let format = match args.format {
         FormatArg::Human => Format::Human,
         FormatArg::Compact => Format::Compact,
@@ -250,10 +329,19 @@ fn run_check(args: CheckArgs) -> i32 {
             exclude: args.exclude,
             follow_links: args.follow_links,
             max_file_size: args.max_file_size,
+            rebased: config.as_ref().map(|c| RebasedGlobs {
+                base: c.dir.clone(),
+                include: c.include.clone(),
+                exclude: c.exclude.clone(),
+            }),
         },
         select: args.select,
         ignore: args.ignore,
         threads: args.threads,
+        levels: config.as_ref().map(|c| c.rules.clone()).unwrap_or_default(),
+        config_ignores: config.as_ref().map(|c| c.ignores(&cwd)),
+        config_source: config.as_ref().map(|c| c.source.clone()),
+        no_ignores: args.no_ignores,
     };
     let outcome = match check(&options, &profile) {
         Ok(outcome) => outcome,
@@ -271,6 +359,8 @@ fn run_check(args: CheckArgs) -> i32 {
     let report_options = ReportOptions {
         color,
         width: terminal_width(),
+        rules: rules::all_meta(),
+        cwd: std::env::current_dir().ok(),
     };
     let mut buffer = Vec::new();
     if let Err(err) = report::write_report(
@@ -297,7 +387,7 @@ fn run_check(args: CheckArgs) -> i32 {
     if let Err(err) = written {
         return fail(err);
     }
-    let threshold = match args.fail_on {
+    let threshold = match fail_on {
         FailOn::Error => Some(Severity::Error),
         FailOn::Warning => Some(Severity::Warning),
         FailOn::Note => Some(Severity::Note),

@@ -172,6 +172,8 @@ pub struct Summary {
     pub error: usize,
     pub warning: usize,
     pub note: usize,
+    /// Findings hidden by suppressions (comments, annotations, config `ignore:`).
+    pub suppressed: usize,
 }
 
 impl Summary {

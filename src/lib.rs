@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod diagnostic;
 pub mod model;
 pub mod objects;
@@ -12,5 +13,6 @@ pub mod profile;
 pub mod report;
 pub mod rules;
 pub mod source;
+pub mod suppress;
 pub mod walk;
 pub mod yaml;

@@ -20,6 +20,18 @@ pub struct WalkOptions {
     pub exclude: Vec<String>,
     pub follow_links: bool,
     pub max_file_size: u64,
+    /// Globs written relative to another directory than the working directory (the config
+    /// file's). Their `exclude` adds to [`WalkOptions::exclude`]; their `include` is used
+    /// only when [`WalkOptions::include`] is empty.
+    pub rebased: Option<RebasedGlobs>,
+}
+
+/// Include/exclude globs relative to `base` (an absolute, normalized directory).
+#[derive(Clone, Debug, Default)]
+pub struct RebasedGlobs {
+    pub base: PathBuf,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
 }
 
 impl Default for WalkOptions {
@@ -29,8 +41,41 @@ impl Default for WalkOptions {
             exclude: Vec::new(),
             follow_links: false,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
+            rebased: None,
         }
     }
+}
+
+/// `path` made absolute against `cwd`, with `.` and `..` resolved lexically.
+pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// A displayed path (relative to `cwd`) as a `/`-separated path relative to `base`, or
+/// `None` when it is not below `base`.
+pub fn rebase(display: &str, cwd: &Path, base: &Path) -> Option<String> {
+    let abs = absolute(Path::new(display), cwd);
+    let rel = abs.strip_prefix(base).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,24 +142,48 @@ fn glob_set(globs: &[String]) -> Result<GlobSet, WalkError> {
 struct Filter {
     include: Option<GlobSet>,
     exclude: GlobSet,
+    rebased: Option<RebasedFilter>,
+}
+
+/// The config file's globs, matched against paths relative to its directory.
+struct RebasedFilter {
+    cwd: PathBuf,
+    base: PathBuf,
+    include: Option<GlobSet>,
+    exclude: GlobSet,
+}
+
+fn excluded_by(set: &GlobSet, path: &str) -> bool {
+    Path::new(path)
+        .ancestors()
+        .filter(|p| !p.as_os_str().is_empty())
+        .any(|p| set.is_match(p) || p.file_name().is_some_and(|name| set.is_match(name)))
+}
+
+fn included_by(set: &GlobSet, path: &str) -> bool {
+    let path = Path::new(path);
+    set.is_match(path) || path.file_name().is_some_and(|n| set.is_match(n))
 }
 
 impl Filter {
     fn excluded(&self, display: &str) -> bool {
-        Path::new(display)
-            .ancestors()
-            .filter(|p| !p.as_os_str().is_empty())
-            .any(|p| {
-                self.exclude.is_match(p)
-                    || p.file_name()
-                        .is_some_and(|name| self.exclude.is_match(name))
+        excluded_by(&self.exclude, display)
+            || self.rebased.as_ref().is_some_and(|r| {
+                rebase(display, &r.cwd, &r.base).is_some_and(|rel| excluded_by(&r.exclude, &rel))
             })
     }
 
     fn included(&self, display: &str) -> bool {
         let path = Path::new(display);
+        let rebased_include = || {
+            let r = self.rebased.as_ref()?;
+            let set = r.include.as_ref()?;
+            let rel = rebase(display, &r.cwd, &r.base)?;
+            Some(included_by(set, &rel))
+        };
         match &self.include {
-            Some(set) => set.is_match(path) || path.file_name().is_some_and(|n| set.is_match(n)),
+            Some(set) => included_by(set, display),
+            None if rebased_include().is_some() => rebased_include().unwrap_or(false),
             None => path
                 .extension()
                 .and_then(|e| e.to_str())
@@ -166,6 +235,19 @@ pub fn walk(
             Some(glob_set(&options.include)?)
         },
         exclude: glob_set(&options.exclude)?,
+        rebased: match &options.rebased {
+            None => None,
+            Some(r) => Some(RebasedFilter {
+                cwd: std::env::current_dir().unwrap_or_default(),
+                base: r.base.clone(),
+                include: if r.include.is_empty() {
+                    None
+                } else {
+                    Some(glob_set(&r.include)?)
+                },
+                exclude: glob_set(&r.exclude)?,
+            }),
+        },
     };
     let cwd = std::env::current_dir().ok();
     let mut walked = Walked::default();
@@ -311,11 +393,44 @@ mod tests {
         let filter = Filter {
             include: None,
             exclude: glob_set(&["charts".into(), "*.tmpl.yaml".into()]).unwrap(),
+            rebased: None,
         };
         assert!(filter.excluded("charts/x/deploy.yaml"));
         assert!(filter.excluded("app/svc.tmpl.yaml"));
         assert!(!filter.excluded("app/svc.yaml"));
         assert!(filter.included("app/svc.YAML"));
         assert!(!filter.included("app/README.md"));
+    }
+
+    #[test]
+    fn rebased_globs_match_relative_to_their_base() {
+        let filter = Filter {
+            include: None,
+            exclude: glob_set(&[]).unwrap(),
+            rebased: Some(RebasedFilter {
+                cwd: PathBuf::from("/repo/apps"),
+                base: PathBuf::from("/repo"),
+                include: Some(glob_set(&["apps/**/*.yaml".into()]).unwrap()),
+                exclude: glob_set(&["apps/vendor".into()]).unwrap(),
+            }),
+        };
+        assert!(filter.excluded("vendor/x.yaml"));
+        assert!(!filter.excluded("web/x.yaml"));
+        assert!(filter.included("web/x.yaml"));
+        assert!(!filter.included("web/x.json"));
+        // Outside the base: the config's globs do not apply, the default does.
+        assert!(filter.included("/elsewhere/x.json"));
+        assert_eq!(
+            rebase(
+                "../charts/a.yaml",
+                Path::new("/repo/apps"),
+                Path::new("/repo")
+            ),
+            Some("charts/a.yaml".into())
+        );
+        assert_eq!(
+            rebase("/tmp/a.yaml", Path::new("/repo"), Path::new("/repo")),
+            None
+        );
     }
 }

@@ -94,6 +94,10 @@ impl Model {
                 continue;
             };
             let addresses = address::collect(ws, object, class.kind, profile);
+            // A Gateway is an entry point only once it has an address or a listener hostname.
+            if class.kind == EntryKind::Gateway && addresses.is_empty() {
+                continue;
+            }
             let (services, backends) = match class.kind {
                 EntryKind::Service => (Vec::new(), service_backends(index)),
                 EntryKind::Ingress => {

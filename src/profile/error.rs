@@ -19,8 +19,16 @@ pub struct ProfileError {
     pub len: usize,
     pub message: String,
     pub help: Option<String>,
-    /// Path and text for miette; boxed to keep `Result<_, ProfileError>` small.
-    named: Box<NamedSource<Arc<str>>>,
+    /// Path and text for miette, and the miette code; boxed to keep
+    /// `Result<_, ProfileError>` small.
+    named: Box<Named>,
+}
+
+#[derive(Clone, Debug)]
+struct Named {
+    source: NamedSource<Arc<str>>,
+    /// `lblint::profile`, or `lblint::config` for config-file errors.
+    code: &'static str,
 }
 
 impl ProfileError {
@@ -39,13 +47,22 @@ impl ProfileError {
             len: at.len,
             message: message.into(),
             help,
-            named: Box::new(NamedSource::new(path, source_text).with_language("yaml")),
+            named: Box::new(Named {
+                source: NamedSource::new(path, source_text).with_language("yaml"),
+                code: "lblint::profile",
+            }),
         }
+    }
+
+    /// The same error, shown with another miette code (`lblint::config`).
+    pub(crate) fn with_code(mut self, code: &'static str) -> ProfileError {
+        self.named.code = code;
+        self
     }
 
     /// The profile text as parsed (BOM stripped); empty when the file could not be read.
     pub fn source_text(&self) -> &str {
-        self.named.inner()
+        self.named.source.inner()
     }
 
     /// Whether the error points into the file (false for unreadable files).
@@ -133,7 +150,7 @@ impl std::error::Error for ProfileError {}
 /// (with location and help) as the heading. Prefer [`ProfileError::diagnostic`] for reports.
 impl Diagnostic for ProfileError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new("lblint::profile"))
+        Some(Box::new(self.named.code))
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
@@ -143,7 +160,8 @@ impl Diagnostic for ProfileError {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.is_located().then_some(&*self.named as &dyn SourceCode)
+        self.is_located()
+            .then_some(&self.named.source as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
@@ -183,7 +201,7 @@ impl std::error::Error for ProfileDiagnostic<'_> {}
 
 impl Diagnostic for ProfileDiagnostic<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new("lblint::profile"))
+        Some(Box::new(self.0.named.code))
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {

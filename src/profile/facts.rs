@@ -1,6 +1,9 @@
 //! Shorthands for the facts rules ask about; `None` means the profile does not say.
 
+use std::sync::Arc;
+
 use super::model::{LoadBalancer, NodePool, NodeType, Profile, Provider, ProxyMode};
+use crate::diagnostic::Location;
 
 impl Profile {
     pub fn provider(&self) -> Provider {
@@ -18,6 +21,37 @@ impl Profile {
 
     pub fn load_balancers(&self) -> impl Iterator<Item = &LoadBalancer> {
         self.spec.load_balancers.iter().flatten()
+    }
+
+    /// Where the profile states a fact, e.g. `["spec", "kubeProxy", "mode"]`, for related
+    /// locations and "(cluster.yaml:9)" in messages. Sequence items are addressed by index.
+    pub fn fact_location(&self, keys: &[&str]) -> Option<Location> {
+        let (path, text) = (self.path.as_deref()?, self.text.as_deref()?);
+        let loaded = crate::yaml::load(text, &crate::yaml::Limits::default());
+        let mut node = loaded.documents.first()?.root()?;
+        for key in keys {
+            node = match key.parse::<usize>() {
+                Ok(index) => node.items().nth(index)?,
+                Err(_) => node.get(key)?,
+            };
+        }
+        Some(Location {
+            file: Arc::from(path),
+            span: node.span(),
+        })
+    }
+
+    /// `path:line` of a fact, when the profile states it.
+    pub fn fact_line(&self, keys: &[&str]) -> Option<String> {
+        self.fact_location(keys)
+            .map(|l| format!("{}:{}", l.file, l.span.start.line))
+    }
+
+    /// ` (path:line)` of a fact, for messages; empty when the profile does not state it.
+    pub fn fact_at(&self, keys: &[&str]) -> String {
+        self.fact_line(keys)
+            .map(|at| format!(" ({at})"))
+            .unwrap_or_default()
     }
 }
 

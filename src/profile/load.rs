@@ -59,7 +59,8 @@ struct Metadata {
     name: Option<String>,
 }
 
-fn options() -> serde_saphyr::Options {
+/// Parser options and safety budget for small hand-written files (profiles, config).
+pub(crate) fn yaml_options() -> serde_saphyr::Options {
     // A profile has a few hundred nodes at most; these limits leave ample room for that and
     // stop alias bombs and deep nesting long before they cost anything.
     let mut options = serde_saphyr::Options::default();
@@ -110,12 +111,12 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
         ));
     }
 
-    let header: Header = serde_saphyr::from_str_with_options(text, options())
+    let header: Header = serde_saphyr::from_str_with_options(text, yaml_options())
         .map_err(|e| convert(&e, text, path, &source, Pass::Header))?;
     check_header(&header, text, &fail)?;
 
     let spec_at = header.spec.as_ref().map(|s| place_of(&s.referenced, text));
-    let doc: Document = serde_saphyr::from_str_with_options(text, options()).map_err(|e| {
+    let doc: Document = serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| {
         let mut err = convert(&e, text, path, &source, Pass::Typed);
         if let (
             YamlError::SerdeMissingField {
@@ -132,6 +133,7 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
         name: doc.metadata.and_then(|m| m.name),
         spec: doc.spec,
         path: Some(path.to_owned()),
+        text: Some(Arc::from(text)),
     })
 }
 
@@ -161,11 +163,12 @@ pub fn generic() -> Profile {
         name: None,
         spec: Spec::unknown(super::model::Provider::Generic),
         path: None,
+        text: None,
     }
 }
 
 /// Only blank lines, comments and document markers.
-fn is_empty_yaml(text: &str) -> bool {
+pub(crate) fn is_empty_yaml(text: &str) -> bool {
     text.lines().all(|l| {
         let l = l.trim();
         l.is_empty() || l.starts_with('#') || l == "---" || l == "..."
@@ -241,7 +244,7 @@ fn first_content_offset(text: &str) -> usize {
     0
 }
 
-fn place_of(loc: &serde_saphyr::Location, text: &str) -> Place {
+pub(crate) fn place_of(loc: &serde_saphyr::Location, text: &str) -> Place {
     if loc.line() == 0 {
         return Place::at_offset(text, 0, 0);
     }

@@ -10,8 +10,10 @@ pub mod suggest;
 pub mod template;
 pub mod version;
 
+pub(crate) use error::Place;
 pub use error::{ProfileDiagnostic, ProfileError};
 pub use load::{generic, load_profile, parse_profile, API_VERSION, KIND, MAX_PROFILE_BYTES};
+pub(crate) use load::{is_empty_yaml, place_of, yaml_options};
 pub use model::{
     Addons, Allowlists, KubeProxy, LoadBalancer, Network, NodePool, NodeType, ObjectKey,
     ObjectKeyError, Profile, Provider, ProxyMode, Spec, Taint, TaintEffect, OBJECT_KINDS,

@@ -104,6 +104,8 @@ pub struct Profile {
     pub name: Option<String>,
     pub spec: Spec,
     pub path: Option<String>,
+    /// The file's text, so findings can point at the fact that decided them.
+    pub text: Option<std::sync::Arc<str>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -146,11 +146,15 @@ fn position(location: &Location) -> String {
 fn summary_line(summary: &Summary) -> String {
     let files = plural(summary.files, "file", "files");
     let objects = plural(summary.objects, "object", "objects");
+    let suppressed = match summary.suppressed {
+        0 => String::new(),
+        n => format!(" ({n} suppressed)"),
+    };
     if summary.error + summary.warning + summary.note == 0 {
-        format!("No problems found in {files} ({objects}).")
+        format!("No problems found{suppressed} in {files} ({objects}).")
     } else {
         format!(
-            "Found {}, {} and {} in {files} ({objects}).",
+            "Found {}, {} and {}{suppressed} in {files} ({objects}).",
             plural(summary.error, "error", "errors"),
             plural(summary.warning, "warning", "warnings"),
             plural(summary.note, "note", "notes"),

@@ -5,14 +5,18 @@
 
 use std::fmt;
 use std::io;
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use crate::diagnostic::{Diagnostic, Summary};
+use crate::rules::RuleMeta;
 use crate::source::SourceMap;
 
 mod compact;
+mod github;
 mod human;
 mod json;
+pub mod sarif;
 
 #[cfg(test)]
 mod tests;
@@ -81,30 +85,39 @@ impl FromStr for Format {
     }
 }
 
-/// Presentation settings; only the human format uses them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Presentation settings.
+#[derive(Clone, Debug)]
 pub struct ReportOptions {
-    /// Emit ANSI colours (the CLI decides from the terminal, `NO_COLOR`, `--color`).
+    /// Emit ANSI colours (the CLI decides from the terminal, `NO_COLOR`, `--color`);
+    /// human format only.
     pub color: bool,
     /// Terminal width the human format wraps text at.
     pub width: usize,
+    /// The enabled rules, described in SARIF `tool.driver.rules` (diagnostics of a rule
+    /// missing here still get a descriptor).
+    pub rules: Vec<&'static RuleMeta>,
+    /// Working directory the displayed paths are relative to; SARIF gives files
+    /// outside it absolute `file://` URIs. `None`: `../` paths stay relative.
+    pub cwd: Option<PathBuf>,
 }
 
 impl Default for ReportOptions {
+    /// Every rule, no colour, width 100, no working directory.
     fn default() -> Self {
         ReportOptions {
             color: false,
             width: 100,
+            rules: crate::rules::all_meta(),
+            cwd: None,
         }
     }
 }
 
 /// Writes `diagnostics` (already in output order) and `summary` in `format`.
 ///
-/// `sources` supplies the file texts the human format quotes; a diagnostic whose
+/// `sources` supplies the file texts the human format quotes (and SARIF and github
+/// count UTF-16 columns and fingerprint spans in); a diagnostic whose
 /// file is missing is still reported, without a snippet.
-/// Sarif and Github are accepted by the parser but fail here with
-/// `ErrorKind::Unsupported` until they are implemented.
 pub fn write_report(
     format: Format,
     diagnostics: &[Diagnostic],
@@ -117,10 +130,8 @@ pub fn write_report(
         Format::Human => human::write(diagnostics, summary, sources, options, out),
         Format::Compact => compact::write(diagnostics, out),
         Format::Json => json::write(diagnostics, summary, out),
-        Format::Sarif | Format::Github => Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            format!("output format `{format}` is not yet supported"),
-        )),
+        Format::Sarif => sarif::write(diagnostics, sources, options, out),
+        Format::Github => github::write(diagnostics, sources, out),
     }
 }
 

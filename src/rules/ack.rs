@@ -134,8 +134,12 @@ pub mod local_policy_in_cluster {
             (true, Some(m @ (ProxyMode::Iptables | ProxyMode::Ipvs))) => Gap::Known {
                 host_network_only: false,
                 why: format!(
-                    "on ACK, kube-proxy in {m} mode (`spec.kubeProxy.mode`) programs the CLB address only on nodes \
-                     that run a backend pod, as the vendor documents"
+                    "on ACK, kube-proxy in {m} mode (`spec.kubeProxy.mode`{}) programs the CLB address only on \
+                     nodes that run a backend pod, as the vendor documents",
+                    cx.profile
+                        .fact_line(&["spec", "kubeProxy", "mode"])
+                        .map(|l| format!(" at {l}"))
+                        .unwrap_or_default()
                 ),
             },
             (true, None) => Gap::Maybe {
@@ -314,6 +318,12 @@ pub mod local_policy_in_cluster {
                         ),
                     );
                 }
+                if let Some(mode) = cx.profile.fact_location(&["spec", "kubeProxy", "mode"]) {
+                    d = d.with_related(
+                        mode,
+                        "the cluster profile's kube-proxy mode decides the verdict",
+                    );
+                }
                 let mut d = attach(d, object);
                 d.fix = to_cluster_fix(ws, object, policy);
                 out.push(d);
@@ -357,14 +367,18 @@ pub mod eni_needs_terway {
                 (None, Some(c)) if c.eq_ignore_ascii_case("terway") => return,
                 (Some(false), _) => Some((
                     Severity::Error,
-                    "the cluster profile sets `spec.network.eniDirect: false` (neither Terway nor inclusive ENI mode)"
-                        .to_string(),
+                    format!(
+                        "the cluster profile sets `spec.network.eniDirect: false`{} (neither Terway nor inclusive ENI \
+                         mode)",
+                        cx.profile.fact_at(&["spec", "network", "eniDirect"])
+                    ),
                 )),
                 (None, Some(c)) => Some((
                     Severity::Error,
                     format!(
-                        "the cluster profile's `spec.network.cni` is `{c}`, not Terway (set `spec.network.eniDirect: \
-                         true` if the nodes run in inclusive ENI mode)"
+                        "the cluster profile's `spec.network.cni` is `{c}`{}, not Terway (set \
+                         `spec.network.eniDirect: true` if the nodes run in inclusive ENI mode)",
+                        cx.profile.fact_at(&["spec", "network", "cni"])
                     ),
                 )),
                 (None, None) => Some((
@@ -389,12 +403,21 @@ pub mod eni_needs_terway {
                      or inclusive ENI mode; {why}.",
                     what(entry, object)
                 );
-                let d = META
+                let mut d = META
                     .diagnostic(severity, ws.location(object, value.span()), message)
                     .with_help(format!(
                         "remove `{BACKEND_TYPE}: eni` on clusters without Terway or inclusive ENI mode (and use the \
                          Service DNS name for in-cluster calls), or move the workload to a Terway cluster. See {SEED_DOC}"
                     ));
+                for keys in [
+                    &["spec", "network", "eniDirect"][..],
+                    &["spec", "network", "cni"][..],
+                ] {
+                    if let Some(at) = cx.profile.fact_location(keys) {
+                        d = d.with_related(at, "the cluster profile's network decides the verdict");
+                        break;
+                    }
+                }
                 out.push(attach(d, object));
             }
         }

@@ -32,4 +32,18 @@ pub static FILE_SKIPPED: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/LBL003.md"),
 };
 
-pub static ALL: [&RuleMeta; 3] = [&YAML_SYNTAX, &UNRENDERED_TEMPLATE, &FILE_SKIPPED];
+pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
+    id: "LBL004",
+    name: "unused-suppression",
+    default_severity: Severity::Note,
+    providers: &["any"],
+    summary: "A suppression (comment, annotation or config entry) that matches no diagnostic, or names an unknown rule.",
+    doc: include_str!("../../rules/LBL004.md"),
+};
+
+pub static ALL: [&RuleMeta; 4] = [
+    &YAML_SYNTAX,
+    &UNRENDERED_TEMPLATE,
+    &FILE_SKIPPED,
+    &UNUSED_SUPPRESSION,
+];

@@ -5,7 +5,7 @@
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{EntryKind, EntryPoint, Fit};
 use crate::objects::{Object, Workspace};
-use crate::profile::{version, Provider};
+use crate::profile::{version, Profile, Provider};
 use crate::rules::{edit, Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
@@ -219,18 +219,20 @@ pub mod proxy_prerequisites {
 
     pub struct ProxyPrerequisites;
 
-    /// A prerequisite the profile contradicts, or one it does not state.
+    /// A prerequisite the profile contradicts (with where it says so), or one it does not state.
     enum Verdict {
-        Missing(String),
+        Missing(String, &'static [&'static str]),
         Unknown(String),
     }
 
     fn version_fact(
+        profile: &Profile,
         value: Option<&str>,
-        field: &str,
+        keys: &'static [&'static str],
         minimum: &str,
         what: &str,
     ) -> Option<Verdict> {
+        let field = keys.join(".");
         let Some(value) = value else {
             return Some(Verdict::Unknown(format!(
                 "`{field}` ({what} must be {minimum} or later)"
@@ -238,24 +240,39 @@ pub mod proxy_prerequisites {
         };
         match version::at_least(value, minimum) {
             Some(true) => None,
-            Some(false) => Some(Verdict::Missing(format!(
-                "`{field}` is `{value}`, below {minimum}"
-            ))),
+            Some(false) => Some(Verdict::Missing(
+                format!(
+                    "`{field}` is `{value}`{}, below {minimum}",
+                    profile.fact_at(keys)
+                ),
+                keys,
+            )),
             None => Some(Verdict::Unknown(format!(
                 "`{field}` (`{value}` is not a version lblint can compare; {what} must be {minimum} or later)"
             ))),
         }
     }
 
-    fn string_fact(value: Option<&str>, field: &str, wanted: &str, what: &str) -> Option<Verdict> {
+    fn string_fact(
+        profile: &Profile,
+        value: Option<&str>,
+        keys: &'static [&'static str],
+        wanted: &str,
+        what: &str,
+    ) -> Option<Verdict> {
+        let field = keys.join(".");
         match value {
             None => Some(Verdict::Unknown(format!(
                 "`{field}` (must be `{wanted}`: {what})"
             ))),
             Some(v) if v.eq_ignore_ascii_case(wanted) => None,
-            Some(v) => Some(Verdict::Missing(format!(
-                "`{field}` is `{v}`, not `{wanted}` ({what})"
-            ))),
+            Some(v) => Some(Verdict::Missing(
+                format!(
+                    "`{field}` is `{v}`{}, not `{wanted}` ({what})",
+                    profile.fact_at(keys)
+                ),
+                keys,
+            )),
         }
     }
 
@@ -272,34 +289,39 @@ pub mod proxy_prerequisites {
             let network = spec.network.as_ref();
             let verdicts: Vec<Verdict> = [
                 version_fact(
+                    cx.profile,
                     spec.kubernetes_version.as_deref(),
-                    "spec.kubernetesVersion",
+                    &["spec", "kubernetesVersion"],
                     "v1.30",
                     "the cluster Kubernetes version",
                 ),
                 string_fact(
+                    cx.profile,
                     network.and_then(|n| n.cni.as_deref()),
-                    "spec.network.cni",
+                    &["spec", "network", "cni"],
                     "vpc-cni",
                     "the VPC-CNI network model",
                 ),
                 string_fact(
+                    cx.profile,
                     network.and_then(|n| n.pod_interface.as_deref()),
-                    "spec.network.podInterface",
+                    &["spec", "network", "podInterface"],
                     "ipvlan",
                     "IPvlan pod network interfaces",
                 ),
                 string_fact(
+                    cx.profile,
                     network.and_then(|n| n.service_forwarding.as_deref()),
-                    "spec.network.serviceForwarding",
+                    &["spec", "network", "serviceForwarding"],
                     "ebpf",
                     "eBPF Service forwarding",
                 ),
                 version_fact(
+                    cx.profile,
                     spec.addons
                         .as_ref()
                         .and_then(|a| a.cloud_controller_manager.as_deref()),
-                    "spec.addons.cloudControllerManager",
+                    &["spec", "addons", "cloudControllerManager"],
                     "v1.43.0",
                     "the cloud-controller-manager add-on",
                 ),
@@ -313,7 +335,7 @@ pub mod proxy_prerequisites {
             let missing: Vec<&str> = verdicts
                 .iter()
                 .filter_map(|v| match v {
-                    Verdict::Missing(s) => Some(s.as_str()),
+                    Verdict::Missing(s, _) => Some(s.as_str()),
                     Verdict::Unknown(_) => None,
                 })
                 .collect();
@@ -321,7 +343,7 @@ pub mod proxy_prerequisites {
                 .iter()
                 .filter_map(|v| match v {
                     Verdict::Unknown(s) => Some(s.as_str()),
-                    Verdict::Missing(_) => None,
+                    Verdict::Missing(..) => None,
                 })
                 .collect();
             let profile = cx.profile.path.as_deref().map_or_else(
@@ -353,10 +375,8 @@ pub mod proxy_prerequisites {
                         " Also not stated in {profile}: {}.",
                         unknown.join(", ")
                     ));
-                } else if !missing.is_empty() {
-                    message.push_str(&format!(" (from {profile})"));
                 }
-                let d = META
+                let mut d = META
                     .diagnostic(severity, cx.ws.location(object, value.span()), message)
                     .with_help(format!(
                         "`Proxy` needs Kubernetes v1.30 or later, the VPC-CNI network model with IPvlan pod interfaces \
@@ -364,6 +384,17 @@ pub mod proxy_prerequisites {
                          the cluster and add-on, or set `{IP_MODE}` to `VIP` (the default) before the Service is \
                          created. See {SEED_DOC}"
                     ));
+                for keys in verdicts.iter().filter_map(|v| match v {
+                    Verdict::Missing(_, keys) => Some(*keys),
+                    Verdict::Unknown(_) => None,
+                }) {
+                    if let Some(at) = cx.profile.fact_location(keys) {
+                        d = d.with_related(
+                            at,
+                            "the cluster profile states this prerequisite is not met",
+                        );
+                    }
+                }
                 let mut d = attach(d, object);
                 d.fix = to_vip_fix(cx.ws, object, value);
                 out.push(d);
@@ -441,9 +472,14 @@ pub mod proxy_same_node {
                         Severity::Error,
                         format!(
                             "Service `{name}` uses the `Proxy` IP mode and {} calls its CLB address {} from a pod that \
-                             can run on the same node as a backend pod (both fit a pool in `spec.nodePools` and no \
+                             can run on the same node as a backend pod (both fit a pool in `spec.nodePools`{} and no \
                              required pod anti-affinity on `kubernetes.io/hostname` keeps them apart): {limit}.",
-                            ws.objects[caller.workload].id, caller.address
+                            ws.objects[caller.workload].id,
+                            caller.address,
+                            cx.profile
+                        .fact_line(&["spec", "nodePools"])
+                        .map(|l| format!(" at {l}"))
+                        .unwrap_or_default()
                         ),
                     ),
                     Some((caller, _)) => {

@@ -42,7 +42,15 @@ fn local_gateway_with_an_in_cluster_caller_fails_in_iptables_and_ipvs_mode() {
         assert_eq!(d["object"]["kind"], "IstioGateway");
         let message = d["message"].as_str().unwrap();
         assert!(message.contains("Deployment/shop/shop-frontend calls its CLB address 47.100.1.2"));
-        assert!(message.contains("`spec.kubeProxy.mode`"));
+        assert!(message.contains(&format!(
+            "`spec.kubeProxy.mode` at testdata/ack/{profile}.yaml:9"
+        )));
+        // Related: the caller, then the profile's kube-proxy mode.
+        assert_eq!(
+            d["related"][1]["file"],
+            format!("testdata/ack/{profile}.yaml")
+        );
+        assert_eq!(d["related"][1]["line"], 9);
         // The three documented fixes, in the vendor's order.
         let help = d["help"].as_str().unwrap();
         let dns = help.find("istio-ingressgateway.istio-system").unwrap();

@@ -3,12 +3,17 @@
 
 mod ack;
 mod cli;
+mod config;
 mod docs;
 mod k8s;
 mod load;
 mod model;
 mod output;
+mod precommit;
+mod sarif;
+mod suppress;
 mod tke;
+mod tke_config;
 mod vke;
 
 use std::io::Write;
@@ -26,9 +31,18 @@ pub fn lblint(args: &[&str]) -> Run {
 }
 
 pub fn lblint_stdin(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    lblint_at(".", args, stdin)
+}
+
+/// Run the binary in `dir` (relative to the crate root).
+pub fn lblint_in(dir: &str, args: &[&str]) -> Run {
+    lblint_at(dir, args, None)
+}
+
+fn lblint_at(dir: &str, args: &[&str], stdin: Option<&[u8]>) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lblint"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
         .env("NO_COLOR", "1")
         .env("COLUMNS", "100")
         .stdin(if stdin.is_some() {
@@ -53,16 +67,24 @@ pub fn lblint_stdin(args: &[&str], stdin: Option<&[u8]>) -> Run {
 
 /// `lblint check --format json ARGS`: exit status and parsed report.
 pub fn check_json(args: &[&str]) -> (i32, serde_json::Value) {
+    check_json_in(".", args)
+}
+
+/// [`check_json`] run in `dir` (relative to the crate root).
+pub fn check_json_in(dir: &str, args: &[&str]) -> (i32, serde_json::Value) {
     let mut all = vec!["check", "--format", "json"];
     all.extend_from_slice(args);
-    let run = lblint(&all);
+    let run = lblint_in(dir, &all);
     let value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", run.stdout, run.stderr));
     (run.code, value)
 }
 
-/// (rule, severity, file, line, column) of every diagnostic, in output order.
-pub fn findings(report: &serde_json::Value) -> Vec<(String, String, String, u64, u64)> {
+/// (rule, severity, file, line, column) of one diagnostic.
+pub type Finding = (String, String, String, u64, u64);
+
+/// Every diagnostic of a JSON report, in output order.
+pub fn findings(report: &serde_json::Value) -> Vec<Finding> {
     report["diagnostics"]
         .as_array()
         .unwrap()

@@ -1,6 +1,6 @@
 //! TKE001 verdicts for the rows of seed 000's tables (testdata/tke/).
 
-use crate::{check_json, f, findings};
+use crate::{check_json, f, findings, Finding};
 
 fn lint(profile: &str, manifest: &str) -> (i32, serde_json::Value) {
     let profile = format!("testdata/tke/{profile}.yaml");
@@ -43,7 +43,11 @@ fn private_clb_ipvs_regular_nodes_with_caller_is_an_error() {
         .iter()
         .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap()))
         .collect();
-    assert_eq!(related, vec![(11, 9), (53, 38)]);
+    assert_eq!(related, vec![(11, 9), (9, 11), (53, 38)]);
+    assert_eq!(
+        d["related"][1]["file"],
+        "testdata/tke/profile-ipvs-regular.yaml"
+    );
     assert!(d["help"]
         .as_str()
         .unwrap()
@@ -166,4 +170,186 @@ fn caller_on_super_nodes_only_cannot_share_with_regular_backends() {
     // With only a super pool, nothing runs on regular or native nodes: no finding.
     let (code, report) = lint("profile-ipvs-super", "anti-affinity");
     assert_eq!((code, rules_of(&report)), (0, vec![]));
+}
+
+/// All findings (any rule) for a profile and a fixture.
+fn lint_all(profile: &str, manifest: &str) -> (i32, Vec<Finding>) {
+    let profile = format!("testdata/tke/{profile}.yaml");
+    let manifest = format!("testdata/tke/{manifest}.yaml");
+    let (code, report) = check_json(&["--profile", &profile, &manifest]);
+    (code, findings(&report))
+}
+
+const ING: &str = "testdata/tke/ingress-private-with-caller.yaml";
+
+#[test]
+fn private_clb_ingress_with_caller_is_an_l7_error_in_any_proxy_mode() {
+    for profile in [
+        "profile-ipvs-regular",
+        "profile-iptables-regular",
+        "profile-ipvs-native",
+    ] {
+        let (code, found) = lint_all(profile, "ingress-private-with-caller");
+        assert_eq!(code, 1);
+        assert_eq!(
+            found,
+            vec![
+                f("TKE002", "error", ING, 10, 5),
+                f("K8S001", "note", ING, 69, 30)
+            ],
+            "{profile}"
+        );
+    }
+}
+
+#[test]
+fn private_clb_ingress_on_super_nodes_has_no_risk() {
+    let (_, found) = lint_all("profile-ipvs-super", "ingress-private-with-caller");
+    assert_eq!(found, vec![f("K8S001", "note", ING, 69, 30)]);
+}
+
+#[test]
+fn l7_snat_on_every_listener_resolves_it() {
+    let (_, found) = lint_all("profile-ipvs-regular", "ingress-snat");
+    assert!(found.iter().all(|d| d.0 != "TKE002"), "{found:?}");
+    // The profile states neither the controller version nor the allowlists.
+    let file = "testdata/tke/ingress-snat.yaml";
+    assert_eq!(
+        found,
+        vec![
+            f("TKE005", "note", file, 28, 9),
+            f("TKE006", "warning", file, 28, 9),
+            f("TKE013", "note", file, 28, 9),
+            f("TKE005", "note", file, 31, 9),
+            f("TKE006", "warning", file, 31, 9),
+            f("TKE013", "note", file, 31, 9),
+            f("K8S001", "note", file, 50, 30),
+        ]
+    );
+}
+
+#[test]
+fn l7_snat_missing_on_the_https_listener() {
+    let (_, found) = lint_all("profile-ipvs-regular", "ingress-snat-http-only");
+    assert_eq!(
+        found[0],
+        f(
+            "TKE002",
+            "error",
+            "testdata/tke/ingress-snat-http-only.yaml",
+            8,
+            5
+        )
+    );
+}
+
+#[test]
+fn l7_snat_field_and_allowlist_checked_against_the_profile() {
+    let (code, found) = lint_all("profile-old-controller", "ingress-snat-old-controller");
+    assert_eq!(code, 1);
+    let file = "testdata/tke/ingress-snat-old-controller.yaml";
+    assert_eq!(
+        found,
+        vec![
+            f("TKE005", "error", file, 27, 9),
+            f("TKE006", "error", file, 27, 9),
+            f("TKE013", "note", file, 27, 9),
+            f("TKE005", "error", file, 30, 9),
+            f("TKE006", "error", file, 30, 9),
+            f("TKE013", "note", file, 30, 9),
+            f("K8S001", "note", file, 49, 30),
+        ]
+    );
+    let (_, report) = check_json(&[
+        "--select",
+        "TKE006",
+        "--profile",
+        "testdata/tke/profile-old-controller.yaml",
+        file,
+    ]);
+    let fix = &report["diagnostics"][0]["fix"];
+    assert_eq!(fix["applicability"], "safe");
+    assert_eq!(fix["edits"][0]["content"], "keepaliveEnable: 1");
+    assert_eq!(
+        (
+            fix["edits"][0]["line"].as_u64(),
+            fix["edits"][0]["column"].as_u64(),
+            fix["edits"][0]["end_column"].as_u64()
+        ),
+        (Some(27), Some(9), Some(25))
+    );
+}
+
+#[test]
+fn public_ingress_has_no_risk() {
+    let (_, found) = lint_all("profile-ipvs-regular", "ingress-public");
+    assert_eq!(
+        found,
+        vec![f(
+            "K8S001",
+            "note",
+            "testdata/tke/ingress-public.yaml",
+            28,
+            30
+        )]
+    );
+}
+
+#[test]
+fn prevent_loopback_does_nothing_for_layer_7() {
+    let (_, found) = lint_all("profile-ipvs-regular", "ingress-prevent-loopback");
+    let file = "testdata/tke/ingress-prevent-loopback.yaml";
+    assert_eq!(
+        found,
+        vec![
+            f("TKE002", "warning", file, 8, 5),
+            f("TKE003", "error", file, 9, 5),
+            f("TKE003", "error", file, 29, 5),
+        ]
+    );
+}
+
+#[test]
+fn calls_by_name_or_cluster_ip_are_not_lb_calls() {
+    let (_, found) = lint_all("profile-ipvs-regular", "by-name");
+    assert_eq!(
+        found,
+        vec![f("TKE001", "warning", "testdata/tke/by-name.yaml", 9, 5)]
+    );
+}
+
+#[test]
+fn prevent_loopback_needs_a_binding_kube_proxy() {
+    let file = "testdata/tke/prevent-loopback-kube-proxy.yaml";
+    let cases = [
+        ("profile-kube-proxy-old", Some("error")),
+        ("profile-kube-proxy-unbound", Some("error")),
+        ("profile-kube-proxy-undocumented", Some("warning")),
+        ("profile-kube-proxy-new", None),
+    ];
+    for (profile, severity) in cases {
+        let (_, found) = lint_all(profile, "prevent-loopback-kube-proxy");
+        let expected: Vec<_> = severity
+            .into_iter()
+            .map(|s| f("TKE004", s, file, 9, 5))
+            .collect();
+        assert_eq!(found, expected, "{profile}");
+    }
+}
+
+#[test]
+fn unquoted_annotation_and_label_values() {
+    let (_, report) = check_json(&["--select", "K8S002", "testdata/tke/annotation-bool.yaml"]);
+    let file = "testdata/tke/annotation-bool.yaml";
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("K8S002", "error", file, 8, 11),
+            f("K8S002", "error", file, 11, 49),
+            f("K8S002", "warning", file, 12, 19),
+        ]
+    );
+    let fix = &report["diagnostics"][1]["fix"];
+    assert_eq!(fix["applicability"], "safe");
+    assert_eq!(fix["edits"][0]["content"], "\"yes\"");
 }

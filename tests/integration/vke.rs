@@ -39,6 +39,7 @@ fn proxy_with_a_caller_that_can_share_a_node_is_an_error() {
     let message = d["message"].as_str().unwrap();
     assert!(message.contains("Deployment/shop/client calls its CLB address 14.103.20.30"));
     assert!(message.contains("same node as a backend pod"));
+    assert!(message.contains("`spec.nodePools` at testdata/vke/profile-ready.yaml:16"));
     let help = d["help"].as_str().unwrap();
     assert!(help.contains("to `VIP`"));
     assert!(help.contains("web.shop.svc.cluster.local"));
@@ -139,8 +140,23 @@ fn each_missing_prerequisite_is_an_error_naming_the_field() {
             message.contains(&format!("`{field}` is `{value}`")),
             "{profile}: {message}"
         );
-        assert!(message.contains(&format!("testdata/vke/{profile}.yaml")));
+        assert!(message.contains(&format!("testdata/vke/{profile}.yaml:")));
+        // The profile line that states the failing fact is a related location.
+        let d = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["rule"] == "VKE003")
+            .unwrap();
+        assert!(d["related"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["file"] == format!("testdata/vke/{profile}.yaml")));
     }
+    let (_, report) = lint("profile-k8s-1.29", "service-demo");
+    assert!(message(&report, "VKE003")
+        .contains("`spec.kubernetesVersion` is `1.29.6` (testdata/vke/profile-k8s-1.29.yaml:8)"));
     // Flannel also misses the IPvlan pod interface.
     let (_, report) = lint("profile-flannel", "service-demo");
     assert!(message(&report, "VKE003").contains("`spec.network.podInterface` is `veth`"));

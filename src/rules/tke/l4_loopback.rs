@@ -137,7 +137,8 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
         };
         format!(
             "Private-network CLB Service `{name}` will loop back in-cluster calls to its own address: \
-             in IPVS mode the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}"
+             in IPVS mode{} the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}",
+            cx.profile.fact_at(&["spec", "kubeProxy", "mode"])
         )
     };
 
@@ -155,6 +156,12 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
         diagnostic = diagnostic.with_related(
             ws.location(service, type_node.span()),
             "the Service gets a cloud load balancer here",
+        );
+    }
+    if let Some(mode) = cx.profile.fact_location(&["spec", "kubeProxy", "mode"]) {
+        diagnostic = diagnostic.with_related(
+            mode,
+            "the cluster profile's kube-proxy mode decides the verdict",
         );
     }
     for caller in callers {
@@ -176,34 +183,10 @@ fn prevent_loopback_enabled(ws: &Workspace, service: &Object) -> bool {
         .is_some_and(|v| v == "true")
 }
 
-/// The TkeServiceConfig a Service uses: named by the manual annotation, or
-/// `<service>-auto-service-config` with the auto annotation. Same namespace only.
-pub fn service_config<'w>(ws: &'w Workspace, service: &Object) -> Option<&'w Object> {
-    let name = match ws
-        .annotation(service, SERVICE_CONFIG)
-        .and_then(|(_, v)| v.as_str())
-    {
-        Some(name) => name.to_string(),
-        None => {
-            let auto = ws.annotation(service, SERVICE_CONFIG_AUTO)?.1.as_str()?;
-            if auto != "true" {
-                return None;
-            }
-            format!("{}-auto-service-config", service.name())
-        }
-    };
-    ws.objects.iter().find(|o| {
-        o.kind() == "TkeServiceConfig"
-            && o.group() == "cloud.tencent.com"
-            && o.namespace() == service.namespace()
-            && o.name() == name
-    })
-}
-
 /// SNAT fixes the loopback only for listeners that enable it: every Service port needs
 /// an `l4Listeners` entry (same port and protocol) with `snatEnable: true`.
 fn l4_snat_on_every_port(ws: &Workspace, service: &Object) -> bool {
-    let Some(config) = service_config(ws, service) else {
+    let Some(config) = tke_service_config(ws, service) else {
         return false;
     };
     let listeners: Vec<NodeRef<'_>> = ws

@@ -2,6 +2,8 @@
 //! Source: Tencent Cloud, "Guide to CLB Loopback" (seed 000) and provider-facts §1.
 
 pub mod l4_loopback;
+pub mod service_config;
+pub mod tradeoffs;
 
 /// Creates a private-network CLB in the given subnet (Service).
 pub const INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
@@ -14,3 +16,97 @@ pub const SERVICE_CONFIG_AUTO: &str = "service.cloud.tencent.com/tke-service-con
 pub const INSTANCE_TYPE_LABEL: &str = "node.kubernetes.io/instance-type";
 pub const SUPER_NODE_INSTANCE_TYPE: &str = "eklet";
 pub const SEED_DOC: &str = "https://www.tencentcloud.com/document/product/457/42976";
+pub mod l7_loopback;
+pub mod prevent_loopback;
+pub mod snat;
+
+use crate::objects::{Object, Workspace};
+use crate::yaml::NodeRef;
+
+pub const INGRESS_CONFIG: &str = "ingress.cloud.tencent.com/tke-service-config";
+pub const INGRESS_CONFIG_AUTO: &str = "ingress.cloud.tencent.com/tke-service-config-auto";
+/// The ingress-controller release that reads `l7Listeners[].snatEnable` (seed 000).
+pub const L7_SNAT_FIELD_SINCE: &str = "v2.9.0";
+pub const SERVICE_CONFIG_DOC: &str = "https://www.tencentcloud.com/document/product/457/36834";
+pub const INGRESS_CONFIG_DOC: &str = "https://www.tencentcloud.com/document/product/457/37015";
+
+/// The TkeServiceConfig an object uses: named by its manual annotation, or the controller's
+/// `<name>-auto-{service,ingress}-config` with the auto annotation. Same namespace only.
+pub fn tke_service_config<'w>(ws: &'w Workspace, object: &Object) -> Option<&'w Object> {
+    let (manual, auto, suffix) = if object.kind() == "Ingress" {
+        (INGRESS_CONFIG, INGRESS_CONFIG_AUTO, "-auto-ingress-config")
+    } else {
+        (SERVICE_CONFIG, SERVICE_CONFIG_AUTO, "-auto-service-config")
+    };
+    let name = match ws.annotation(object, manual).and_then(|(_, v)| v.as_str()) {
+        Some(name) => name.to_string(),
+        None => {
+            if ws.annotation(object, auto)?.1.as_str()? != "true" {
+                return None;
+            }
+            format!("{}{suffix}", object.name())
+        }
+    };
+    ws.objects.iter().find(|o| {
+        o.kind() == "TkeServiceConfig"
+            && o.group() == "cloud.tencent.com"
+            && same_namespace(o, object)
+            && o.name() == name
+    })
+}
+
+/// Objects without a namespace land wherever they are applied, so they match any.
+pub fn same_namespace(a: &Object, b: &Object) -> bool {
+    match (&a.id.namespace, &b.id.namespace) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
+/// `spec.loadBalancer.<section>[]` of a TkeServiceConfig.
+pub fn listeners<'w>(ws: &'w Workspace, config: &Object, section: &str) -> Vec<NodeRef<'w>> {
+    ws.root(config)
+        .path(&["spec", "loadBalancer", section])
+        .into_iter()
+        .flat_map(NodeRef::items)
+        .collect()
+}
+
+/// The CLB listeners an Ingress gets: HTTP:80, plus HTTPS:443 when it has TLS.
+pub fn ingress_listeners(ws: &Workspace, ingress: &Object) -> Vec<(&'static str, i64)> {
+    let mut out = vec![("HTTP", 80)];
+    if ws
+        .spec(ingress)
+        .and_then(|s| s.get("tls"))
+        .is_some_and(|tls| tls.items().next().is_some())
+    {
+        out.push(("HTTPS", 443));
+    }
+    out
+}
+
+/// The listener entry for a protocol and port, if the config has one.
+pub fn listener_for<'w>(
+    listeners: &[NodeRef<'w>],
+    protocol: &str,
+    port: i64,
+) -> Option<NodeRef<'w>> {
+    listeners.iter().copied().find(|l| {
+        l.get("port").and_then(|p| p.as_i64()) == Some(port)
+            && l.get("protocol")
+                .and_then(|p| p.as_str())
+                .is_some_and(|p| p.eq_ignore_ascii_case(protocol))
+    })
+}
+
+/// Does an l7 listener enable SNAT with either documented field?
+pub fn l7_snat_field(listener: NodeRef<'_>) -> Option<(NodeRef<'_>, NodeRef<'_>)> {
+    listener
+        .get_entry("snatEnable")
+        .filter(|(_, v)| v.as_bool() == Some(true))
+        .or_else(|| {
+            listener
+                .get_entry("keepaliveEnable")
+                .filter(|(_, v)| v.as_i64() == Some(1))
+        })
+}

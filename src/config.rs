@@ -1,0 +1,694 @@
+//! The config file, `lblint.yaml` or `.lblint.yaml`: found from the working directory
+//! upwards (stopping at the repository root, the first directory holding `.git`), or named
+//! with `--config`. Parsed like the profile (serde-saphyr, `deny_unknown_fields`), so every
+//! mistake is an error with the file's line and column and a "did you mean".
+//!
+//! Paths and globs in the file are relative to the file's own directory.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use serde_saphyr::{Error as YamlError, MessageFormatter, Spanned};
+
+use crate::diagnostic::{Location, Severity};
+use crate::profile::suggest::{did_you_mean, list};
+use crate::profile::{is_empty_yaml, place_of, yaml_options, Place, ProfileError};
+use crate::rules::{self, RuleMeta};
+use crate::source::SourceFile;
+use crate::suppress::{ConfigIgnore, ConfigIgnores, ObjectPattern};
+use crate::yaml::{Pos, Span};
+
+/// Names looked for in each directory, in this order.
+pub const FILE_NAMES: [&str; 2] = ["lblint.yaml", ".lblint.yaml"];
+
+/// A config file that cannot be used: same shape as a profile error, code `lblint::config`.
+pub type ConfigError = ProfileError;
+
+const MAX_CONFIG_BYTES: usize = crate::profile::MAX_PROFILE_BYTES;
+const ERROR_TAG: &str = "lblint-config:";
+const FAIL_ON: &[&str] = &["error", "warning", "note", "never"];
+const LEVELS: &[&str] = &["off", "error", "warning", "note"];
+const TOP_KEYS: &[&str] = &["profile", "include", "exclude", "failOn", "rules", "ignore"];
+
+/// What `rules: {RULE: LEVEL}` does to a rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleLevel {
+    /// The rule does not run; its findings are not counted anywhere.
+    Off,
+    /// Every finding of the rule gets this severity.
+    Severity(Severity),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOnLevel {
+    Error,
+    Warning,
+    Note,
+    Never,
+}
+
+/// A loaded config file.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Absolute, normalized.
+    pub path: PathBuf,
+    /// The directory paths and globs are relative to (absolute, normalized).
+    pub dir: PathBuf,
+    /// The file's text, under the path shown in diagnostics (relative to the working
+    /// directory, with `..` when the file is above it).
+    pub source: Arc<SourceFile>,
+    /// `profile`, resolved against [`Config::dir`].
+    pub profile: Option<PathBuf>,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub fail_on: Option<FailOnLevel>,
+    pub rules: Vec<(&'static RuleMeta, RuleLevel)>,
+    pub ignore: Vec<ConfigIgnore>,
+}
+
+impl Config {
+    /// The `ignore:` entries, ready for the filter stage.
+    pub fn ignores(&self, cwd: &Path) -> ConfigIgnores {
+        ConfigIgnores {
+            entries: self.ignore.clone(),
+            base: self.dir.clone(),
+            cwd: crate::walk::absolute(cwd, Path::new("/")),
+        }
+    }
+}
+
+/// The config file for a run started in `cwd`: `lblint.yaml` or `.lblint.yaml` in `cwd`
+/// or the nearest parent, not looking above the repository root (a directory with `.git`).
+pub fn discover(cwd: &Path) -> Option<PathBuf> {
+    for dir in cwd.ancestors() {
+        for name in FILE_NAMES {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+        if dir.join(".git").exists() {
+            return None;
+        }
+    }
+    None
+}
+
+/// `path` as shown to a user in `cwd`: relative, with `..` when it is above `cwd`.
+pub fn display_relative(path: &Path, cwd: &Path) -> String {
+    let path = crate::walk::absolute(path, cwd);
+    let cwd = crate::walk::absolute(cwd, Path::new("/"));
+    let a: Vec<Component> = path.components().collect();
+    let b: Vec<Component> = cwd.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common <= 1 && b.len() > 1 {
+        // Nothing in common but the root: the absolute path reads better.
+        return crate::walk::display_path(&path, None);
+    }
+    let mut parts: Vec<String> = std::iter::repeat_n("..".to_string(), b.len() - common).collect();
+    parts.extend(
+        a[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+/// Read and parse a config file; `cwd` is the working directory of the run.
+pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
+    let abs = crate::walk::absolute(path, cwd);
+    let shown = display_relative(&abs, cwd);
+    let unreadable = |message: String| {
+        ConfigError::new(&shown, Arc::from(""), Place::NOWHERE, message, None)
+            .with_code("lblint::config")
+    };
+    if let Ok(meta) = std::fs::metadata(&abs) {
+        if meta.is_file() && meta.len() > MAX_CONFIG_BYTES as u64 {
+            return Err(unreadable(format!(
+                "config file is too large ({} bytes; at most {MAX_CONFIG_BYTES})",
+                meta.len()
+            )));
+        }
+    }
+    let bytes = std::fs::read(&abs).map_err(|e| unreadable(format!("cannot read config: {e}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| unreadable(format!("config file is not valid UTF-8: {e}")))?;
+    let dir = abs
+        .parent()
+        .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+    let mut config = parse_config(&text, &shown, &dir)?;
+    config.path = abs;
+    Ok(config)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Raw {
+    #[serde(default)]
+    profile: Option<String>,
+    #[serde(default)]
+    include: Option<Vec<GlobText>>,
+    #[serde(default)]
+    exclude: Option<Vec<GlobText>>,
+    #[serde(default)]
+    fail_on: Option<FailOnText>,
+    #[serde(default)]
+    rules: Option<RuleLevels>,
+    #[serde(default)]
+    ignore: Option<Vec<Spanned<RawIgnore>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIgnore {
+    rule: RuleKey,
+    path: GlobText,
+    #[serde(default)]
+    object: Option<ObjectText>,
+    reason: Reason,
+}
+
+/// serde's custom errors carry only a string: encode message and help so the loader can
+/// split them again (the deserializer adds the value's location).
+fn tagged<E: de::Error>(message: String, help: String) -> E {
+    let payload = json!({"message": message, "help": help});
+    E::custom(format!("{ERROR_TAG}{payload}"))
+}
+
+fn choice_help(got: &str, expected: &[&str]) -> String {
+    let one_of = format!("expected one of {}", list(expected));
+    // `warn` → `warning`: an abbreviation is a typo too.
+    let prefix = || {
+        expected
+            .iter()
+            .copied()
+            .find(|e| got.len() >= 3 && e.starts_with(&got.to_ascii_lowercase()))
+    };
+    match did_you_mean(got, expected).or_else(prefix) {
+        Some(s) => format!("did you mean `{s}`? {one_of}"),
+        None => one_of,
+    }
+}
+
+struct GlobText(String);
+
+impl<'de> Deserialize<'de> for GlobText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        globset::Glob::new(&text).map_err(|e| {
+            tagged(
+                format!("invalid glob `{text}`: {}", e.kind()),
+                "globs use `*`, `**`, `?`, `[abc]` and `{a,b}`; they are relative to the config file's directory".into(),
+            )
+        })?;
+        Ok(GlobText(text))
+    }
+}
+
+struct RuleKey(&'static RuleMeta);
+
+impl<'de> Deserialize<'de> for RuleKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        rules::lookup(&text).map(RuleKey).ok_or_else(|| {
+            let keys = crate::check::rule_keys();
+            let help = match did_you_mean(&text, &keys) {
+                Some(s) => format!("did you mean `{s}`? (`lblint rules` lists the rules)"),
+                None => "`lblint rules` lists the rule ids and names".into(),
+            };
+            tagged(format!("unknown rule `{text}`"), help)
+        })
+    }
+}
+
+struct Reason(String);
+
+impl<'de> Deserialize<'de> for Reason {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text.trim().is_empty() {
+            return Err(tagged(
+                "`reason` is empty".into(),
+                "say why the finding does not apply, e.g. `reason: vendor chart, only called from outside the cluster`".into(),
+            ));
+        }
+        Ok(Reason(text))
+    }
+}
+
+struct ObjectText(ObjectPattern);
+
+impl<'de> Deserialize<'de> for ObjectText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        ObjectPattern::parse(&text)
+            .map(ObjectText)
+            .map_err(|message| {
+                tagged(
+                    message,
+                    "write it as e.g. `Service/shop/web` (`*` matches any kind, namespace or name)"
+                        .into(),
+                )
+            })
+    }
+}
+
+struct FailOnText(FailOnLevel);
+
+impl<'de> Deserialize<'de> for FailOnText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Ok(FailOnText(match text.as_str() {
+            "error" => FailOnLevel::Error,
+            "warning" => FailOnLevel::Warning,
+            "note" => FailOnLevel::Note,
+            "never" => FailOnLevel::Never,
+            _ => {
+                return Err(tagged(
+                    format!("unknown value `{text}` for `failOn`"),
+                    choice_help(&text, FAIL_ON),
+                ))
+            }
+        }))
+    }
+}
+
+struct LevelText(RuleLevel);
+
+impl<'de> Deserialize<'de> for LevelText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = LevelText;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("one of `off`, `error`, `warning` or `note`")
+            }
+            // YAML 1.1 reads an unquoted `off` as the boolean false.
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<LevelText, E> {
+                if v {
+                    Err(tagged(
+                        "unknown level `true` for a rule".into(),
+                        choice_help("true", LEVELS),
+                    ))
+                } else {
+                    Ok(LevelText(RuleLevel::Off))
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<LevelText, E> {
+                Ok(LevelText(match v {
+                    "off" => RuleLevel::Off,
+                    "error" => RuleLevel::Severity(Severity::Error),
+                    "warning" => RuleLevel::Severity(Severity::Warning),
+                    "note" => RuleLevel::Severity(Severity::Note),
+                    _ => {
+                        return Err(tagged(
+                            format!("unknown level `{v}` for a rule"),
+                            choice_help(v, LEVELS),
+                        ))
+                    }
+                }))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+struct RuleLevels(Vec<(&'static RuleMeta, RuleLevel)>);
+
+impl<'de> Deserialize<'de> for RuleLevels {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RuleLevels;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping of rule ids or names to `off`, `error`, `warning` or `note`")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RuleLevels, A::Error> {
+                let mut out: Vec<(&'static RuleMeta, RuleLevel)> = Vec::new();
+                while let Some(RuleKey(rule)) = map.next_key()? {
+                    let LevelText(level) = map.next_value()?;
+                    // An id and a name of the same rule: the later line wins.
+                    out.retain(|(r, _)| r.id != rule.id);
+                    out.push((rule, level));
+                }
+                Ok(RuleLevels(out))
+            }
+        }
+        deserializer.deserialize_map(V)
+    }
+}
+
+/// Parse a config file's text; `shown` is its displayed path, `dir` its directory.
+pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, ConfigError> {
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let source_text: Arc<str> = Arc::from(text);
+    let source = Arc::new(SourceFile {
+        path: Arc::from(shown),
+        text: text.to_string(),
+    });
+    let fail = |at: Place, message: String, help: Option<String>| {
+        ConfigError::new(shown, source_text.clone(), at, message, help).with_code("lblint::config")
+    };
+    if text.len() > MAX_CONFIG_BYTES {
+        return Err(fail(
+            Place::at_offset(text, 0, 0),
+            format!("config file is too large ({} bytes)", text.len()),
+            None,
+        ));
+    }
+    let raw = if is_empty_yaml(text) {
+        None
+    } else {
+        Some(
+            serde_saphyr::from_str_with_options::<Raw>(text, yaml_options()).map_err(|e| {
+                let (at, message, help) = convert(&e, text);
+                fail(at, message, help)
+            })?,
+        )
+    };
+    let dir = crate::walk::absolute(dir, Path::new("/"));
+    let mut config = Config {
+        path: dir.join(shown.rsplit('/').next().unwrap_or(FILE_NAMES[0])),
+        dir: dir.clone(),
+        source: source.clone(),
+        profile: None,
+        include: Vec::new(),
+        exclude: Vec::new(),
+        fail_on: None,
+        rules: Vec::new(),
+        ignore: Vec::new(),
+    };
+    let Some(raw) = raw else { return Ok(config) };
+    config.profile = raw.profile.map(|p| dir.join(p));
+    config.include = raw
+        .include
+        .unwrap_or_default()
+        .into_iter()
+        .map(|g| g.0)
+        .collect();
+    config.exclude = raw
+        .exclude
+        .unwrap_or_default()
+        .into_iter()
+        .map(|g| g.0)
+        .collect();
+    config.fail_on = raw.fail_on.map(|f| f.0);
+    config.rules = raw.rules.map(|r| r.0).unwrap_or_default();
+    for entry in raw.ignore.unwrap_or_default() {
+        let place = place_of(&entry.referenced, text);
+        let line_end = text[place.offset..]
+            .find(['\n', '\r'])
+            .map_or(text.len(), |i| place.offset + i);
+        let end = Place::at_offset(text, line_end, 0);
+        let span = Span {
+            start: Pos {
+                line: place.line as u32,
+                column: place.column as u32,
+                offset: place.offset,
+            },
+            end: Pos {
+                line: end.line as u32,
+                column: end.column as u32,
+                offset: end.offset,
+            },
+        };
+        let raw = entry.value;
+        let matcher = globset::Glob::new(&raw.path.0)
+            .map(|g| g.compile_matcher())
+            .map_err(|e| fail(place, format!("invalid glob: {e}"), None))?;
+        config.ignore.push(ConfigIgnore {
+            rule: raw.rule.0,
+            path: raw.path.0,
+            matcher,
+            object: raw.object.map(|o| o.0),
+            reason: raw.reason.0,
+            location: Location {
+                file: source.path.clone(),
+                span,
+            },
+        });
+    }
+    Ok(config)
+}
+
+fn convert(err: &YamlError, text: &str) -> (Place, String, Option<String>) {
+    let err = err.without_snippet();
+    let at = err
+        .location()
+        .map_or(Place::at_offset(text, 0, 0), |l| place_of(&l, text));
+    let fallback = serde_saphyr::UserMessageFormatter
+        .format_message(err)
+        .into_owned();
+    let mut at = at;
+    if let YamlError::SerdeMissingField { .. } = err {
+        // serde-saphyr puts a missing field at the mapping's last key: point at the entry.
+        at = entry_start(text, at.offset).map_or(at, |o| Place::at_offset(text, o, 1));
+    }
+    let (message, help) = describe(err)
+        .or_else(|| shape_error(text, &at))
+        .unwrap_or((fallback, None));
+    (at, message, help)
+}
+
+/// The `-` of the list item holding `offset` (block style), if any.
+fn entry_start(text: &str, offset: usize) -> Option<usize> {
+    let mut end = offset.min(text.len());
+    loop {
+        let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let line = &text[start..];
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("- ") {
+            return Some(start + (line.len() - trimmed.len()));
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start - 1;
+    }
+}
+
+/// A value of the wrong shape, named by the key in front of it.
+fn shape_error(text: &str, at: &Place) -> Option<(String, Option<String>)> {
+    let line_start = text[..at.offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = text[line_start..at.offset].trim_end().strip_suffix(':')?;
+    let key = before
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .next()?;
+    let (expected, help) = match key {
+        "include" | "exclude" => (
+            "a list of globs",
+            format!("write `{key}: [\"charts/**\"]` or `{key}:` followed by `- ` items"),
+        ),
+        "ignore" => (
+            "a list of entries",
+            "write `ignore:` followed by `- rule: ...` items with `path` and `reason`".into(),
+        ),
+        "rules" => (
+            "a mapping",
+            "write `rules:` followed by indented `RULE: off|error|warning|note` lines".into(),
+        ),
+        "profile" | "failOn" | "rule" | "path" | "object" | "reason" => {
+            ("a string", "quote the value".into())
+        }
+        _ => return None,
+    };
+    Some((format!("`{key}` must be {expected}"), Some(help)))
+}
+
+fn describe(err: &YamlError) -> Option<(String, Option<String>)> {
+    match err {
+        YamlError::AliasError { error, .. } => describe(error),
+        YamlError::SerdeUnknownField {
+            field, expected, ..
+        } => {
+            let place = match expected.first().copied() {
+                Some("profile") => " at the top level",
+                Some("rule") => " in an `ignore` entry",
+                _ => "",
+            };
+            Some((
+                format!("unknown field `{field}`{place}"),
+                Some(choice_help(field, expected)),
+            ))
+        }
+        YamlError::SerdeMissingField { field, .. } => Some((
+            format!("missing field `{field}` in an `ignore` entry"),
+            Some(match *field {
+                "reason" => "every `ignore` entry needs a `reason`: say why the finding does not apply".into(),
+                "path" => "give a glob relative to the config file's directory, e.g. `path: charts/vendor/**` (`**` for every file)".into(),
+                _ => "an `ignore` entry has `rule`, `path`, optional `object` and `reason`".into(),
+            }),
+        )),
+        YamlError::DuplicateMappingKey { key, .. } => Some((
+            match key {
+                Some(k) => format!("duplicate key `{k}`"),
+                None => "duplicate key".into(),
+            },
+            Some("each key may appear only once in a mapping".into()),
+        )),
+        YamlError::MultipleDocuments { .. } => Some((
+            "a config file holds exactly one YAML document".into(),
+            Some("remove the `---` separator and everything after it".into()),
+        )),
+        YamlError::Budget { breach, .. } => Some((
+            format!("config file exceeds the parser's safety limits ({breach:?})"),
+            None,
+        )),
+        YamlError::Message { msg, .. } => {
+            let payload = msg.strip_prefix(ERROR_TAG)?;
+            let v: Value = serde_json::from_str(payload).ok()?;
+            Some((
+                v["message"].as_str()?.to_owned(),
+                v["help"].as_str().map(str::to_owned),
+            ))
+        }
+        YamlError::ExternalMessage { msg, .. } => Some((
+            format!("YAML syntax error: {msg}"),
+            Some("check indentation and quoting here".into()),
+        )),
+        _ => None,
+    }
+    .or_else(|| {
+        // Wrong shapes: say what each top-level key takes.
+        let text = serde_saphyr::UserMessageFormatter
+            .format_message(err)
+            .into_owned();
+        text.contains("invalid type").then(|| {
+            (
+                text.trim_end_matches('.').to_string(),
+                Some(format!(
+                    "the config keys are {}: `profile` a path, `include`/`exclude` lists of globs, `failOn` one of {}, `rules` a mapping of rule to level, `ignore` a list of entries",
+                    list(TOP_KEYS),
+                    list(FAIL_ON)
+                )),
+            )
+        })
+    })
+}
+
+/// The config file's JSON Schema (draft-07), for yaml-language-server and editors.
+pub fn json_schema() -> Value {
+    let keys: Vec<&str> = crate::check::rule_keys();
+    let globs = |description: &str| json!({"type": "array", "items": {"type": "string"}, "description": description});
+    json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "https://lblint.dev/schemas/config-v1.json",
+        "title": "lblint config (lblint.yaml, .lblint.yaml)",
+        "description": "Project settings for lblint. Paths and globs are relative to this file's directory; command-line flags win.",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "profile": {"type": "string", "description": "Cluster profile file (--profile wins)."},
+            "include": globs("Lint only files matching these globs (--include replaces this list)."),
+            "exclude": globs("Skip files and directories matching these globs (--exclude adds to this list)."),
+            "failOn": {
+                "enum": FAIL_ON,
+                "description": "Exit 1 when a diagnostic at or above this severity remains (--fail-on wins; default warning)."
+            },
+            "rules": {
+                "type": "object",
+                "description": "Per-rule level: off disables the rule, a severity overrides its severity.",
+                "propertyNames": {"enum": keys},
+                // `false`: YAML 1.1 readers see an unquoted `off` as a boolean.
+                "additionalProperties": {"enum": ["off", "error", "warning", "note", false]}
+            },
+            "ignore": {
+                "type": "array",
+                "description": "Suppressions for files you do not own (vendored charts).",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["rule", "path", "reason"],
+                    "properties": {
+                        "rule": {"enum": keys, "description": "Rule id or name."},
+                        "path": {"type": "string", "description": "Glob, relative to the config file's directory."},
+                        "object": {
+                            "type": "string",
+                            "pattern": "^[^/]+/([^/]+/)?[^/]+$",
+                            "description": "Kind/namespace/name or Kind/name; `*` matches any one part."
+                        },
+                        "reason": {"type": "string", "minLength": 1, "description": "Why the finding does not apply."}
+                    }
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        parse_config(text, "lblint.yaml", Path::new("/repo"))
+    }
+
+    #[test]
+    fn full_config() {
+        let c = parse(
+            "profile: cluster.yaml\ninclude: ['**/*.yaml']\nexclude: [vendor]\nfailOn: error\n\
+             rules:\n  TKE001: note\n  yaml-syntax: off\n  LBL002: \"off\"\n\
+             ignore:\n  - rule: tke-l4-loopback\n    path: charts/**\n    object: Service/shop/web\n    reason: vendor\n",
+        )
+        .unwrap();
+        assert_eq!(c.profile, Some(PathBuf::from("/repo/cluster.yaml")));
+        assert_eq!(c.include, vec!["**/*.yaml"]);
+        assert_eq!(c.exclude, vec!["vendor"]);
+        assert_eq!(c.fail_on, Some(FailOnLevel::Error));
+        let levels: Vec<(&str, RuleLevel)> = c.rules.iter().map(|(r, l)| (r.id, *l)).collect();
+        assert_eq!(
+            levels,
+            vec![
+                ("TKE001", RuleLevel::Severity(Severity::Note)),
+                ("LBL001", RuleLevel::Off),
+                ("LBL002", RuleLevel::Off),
+            ]
+        );
+        assert_eq!(c.ignore.len(), 1);
+        assert_eq!(c.ignore[0].rule.id, "TKE001");
+        assert_eq!(c.ignore[0].location.span.start.line, 10);
+        assert_eq!(c.ignore[0].location.span.start.column, 5);
+        assert!(c.ignore[0].matcher.is_match("charts/x/svc.yaml"));
+    }
+
+    #[test]
+    fn empty_config_is_all_defaults() {
+        let c = parse("# nothing yet\n").unwrap();
+        assert!(c.rules.is_empty() && c.profile.is_none());
+    }
+
+    #[test]
+    fn errors_are_located() {
+        let e = parse("failon: error\n").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 1));
+        assert_eq!(e.message, "unknown field `failon` at the top level");
+        assert!(e.help.unwrap().starts_with("did you mean `failOn`?"));
+        let e = parse("rules:\n  TKE01: off\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.column, &*e.message),
+            (2, 3, "unknown rule `TKE01`")
+        );
+        let e = parse("rules:\n  TKE001: warn\n").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 11));
+        assert!(e.help.unwrap().starts_with("did you mean `warning`?"));
+    }
+
+    #[test]
+    fn display_paths_above_the_working_directory() {
+        assert_eq!(
+            display_relative(Path::new("/repo/lblint.yaml"), Path::new("/repo/apps/web")),
+            "../../lblint.yaml"
+        );
+        assert_eq!(
+            display_relative(Path::new("/repo/apps/lblint.yaml"), Path::new("/repo")),
+            "apps/lblint.yaml"
+        );
+        assert_eq!(
+            display_relative(Path::new("/etc/lblint.yaml"), Path::new("/repo")),
+            "/etc/lblint.yaml"
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! TKE002 tke-l7-loopback: a private-network CLB Ingress on regular or native nodes,
+//! in any proxy mode, without SNAT on every layer-7 listener.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::{EntryKind, EntryPoint, Fit, Network};
+use crate::objects::pod_template;
+use crate::profile::{NodePool, NodeType, Provider};
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::*;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "TKE002",
+    name: "tke-l7-loopback",
+    default_severity: Severity::Warning,
+    providers: &["tke"],
+    summary: "Private-network CLB Ingress without layer-7 SNAT loops in-cluster calls back to the caller's node.",
+    doc: include_str!("../../../rules/TKE002.md"),
+};
+
+pub struct L7Loopback;
+
+fn regular_or_native(pool: &NodePool) -> bool {
+    matches!(pool.node_type, Some(NodeType::Regular | NodeType::Native))
+}
+
+/// Is this a TKE CLB Ingress (class `qcloud`, or none: TKE's default)?
+pub fn is_clb_ingress(entry: &EntryPoint) -> bool {
+    entry.kind == EntryKind::Ingress
+        && entry.provider == Some(Provider::Tke)
+        && matches!(entry.class.as_deref(), None | Some("qcloud"))
+}
+
+/// Does the Ingress's TkeServiceConfig enable SNAT (either field) on every listener?
+pub fn l7_snat_on_every_listener(cx: &Context<'_>, entry: &EntryPoint) -> bool {
+    let ws = cx.ws;
+    let ingress = &ws.objects[entry.object];
+    let Some(config) = tke_service_config(ws, ingress) else {
+        return false;
+    };
+    let sections = listeners(ws, config, "l7Listeners");
+    ingress_listeners(ws, ingress)
+        .into_iter()
+        .all(|(protocol, port)| {
+            listener_for(&sections, protocol, port).is_some_and(|l| l7_snat_field(l).is_some())
+        })
+}
+
+impl Rule for L7Loopback {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !matches!(cx.profile.provider(), Provider::Tke | Provider::Generic) {
+            return;
+        }
+        for (index, entry) in cx.model.entry_points.iter().enumerate() {
+            if !is_clb_ingress(entry)
+                || entry.network != Network::Private
+                || l7_snat_on_every_listener(cx, entry)
+            {
+                continue;
+            }
+            if let Some(d) = diagnostic(cx, index, entry) {
+                out.push(d);
+            }
+        }
+    }
+}
+
+fn diagnostic(cx: &Context<'_>, index: usize, entry: &EntryPoint) -> Option<Diagnostic> {
+    let ws = cx.ws;
+    let ingress = &ws.objects[entry.object];
+    let (subnet_key, _) = ws.annotation(ingress, crate::model::entry::TKE_INGRESS_SUBNET)?;
+    // Super nodes intercept the CLB VIP: backends pinned there, or a cluster of super nodes only.
+    let pinned_to_super = |w: &usize| {
+        pod_template(ws, &ws.objects[*w])
+            .is_some_and(|t| t.node_selector(INSTANCE_TYPE_LABEL) == Some(SUPER_NODE_INSTANCE_TYPE))
+    };
+    if !entry.backends.is_empty() && entry.backends.iter().all(pinned_to_super) {
+        return None;
+    }
+    let pools = cx.profile.node_pools().filter(|p| !p.is_empty());
+    let nodes = match pools {
+        Some(pools) if pools.iter().any(regular_or_native) => Fit::Yes,
+        Some(pools) if pools.iter().all(|p| p.node_type == Some(NodeType::Super)) => return None,
+        _ => Fit::Unknown,
+    };
+    let callers: Vec<_> = cx.model.callers_of(index).collect();
+    // The L7 CLB forwards to a NodePort on any node: a caller on a regular or native node
+    // can be sent back to its own node.
+    let exposed = callers
+        .iter()
+        .find(|c| cx.model.any_pool(c.workload, regular_or_native) == Fit::Yes);
+    let name = ingress.name();
+    let (severity, message) = match (nodes, exposed, callers.first()) {
+        (Fit::Unknown, ..) => (
+            Severity::Warning,
+            format!(
+                "Private-network CLB Ingress `{name}` may loop back in-cluster calls to its hosts. The cluster \
+                 profile does not settle it; set `spec.nodePools` (super nodes do not loop back)."
+            ),
+        ),
+        (_, Some(caller), _) => (
+            Severity::Error,
+            format!(
+                "Private-network CLB Ingress `{name}` will loop back in-cluster calls: {} calls {} from a regular or \
+                 native node, and the layer-7 CLB may forward the request to that same node (4-second delays or \
+                 failures, in any kube-proxy mode).",
+                ws.objects[caller.workload].id, caller.address
+            ),
+        ),
+        (_, None, Some(caller)) => (
+            Severity::Warning,
+            format!(
+                "Private-network CLB Ingress `{name}` loops back in-cluster calls from regular or native nodes; {} \
+                 calls {}, but whether it runs on such a node is unknown.",
+                ws.objects[caller.workload].id, caller.address
+            ),
+        ),
+        (_, None, None) => (
+            Severity::Warning,
+            format!(
+                "Private-network CLB Ingress `{name}` will loop back in-cluster calls to its hosts from regular or \
+                 native nodes, in any kube-proxy mode. No in-cluster caller is visible in these manifests."
+            ),
+        ),
+    };
+    let field = match cx.profile.spec.addons.as_ref().and_then(|a| a.ingress_controller.as_deref()) {
+        Some(v) if crate::profile::version::at_least(v, L7_SNAT_FIELD_SINCE) == Some(false) => {
+            format!("`keepaliveEnable: 1` (ingress-controller {v} is before {L7_SNAT_FIELD_SINCE})")
+        }
+        Some(v) if crate::profile::version::at_least(v, L7_SNAT_FIELD_SINCE) == Some(true) => {
+            format!("`snatEnable: true` (ingress-controller {v})")
+        }
+        _ => format!(
+            "`snatEnable: true` from ingress-controller {L7_SNAT_FIELD_SINCE}, `keepaliveEnable: 1` before \
+             (set `spec.addons.ingressController` to know which)"
+        ),
+    };
+    let listeners: Vec<String> = ingress_listeners(ws, ingress)
+        .iter()
+        .map(|(p, port)| format!("{p}:{port}"))
+        .collect();
+    let mut d = META
+        .diagnostic(severity, ws.location(ingress, subnet_key.span()), message)
+        .with_help(format!(
+            "layer 7 is fixed only by SNAT on the CLB: reference a TkeServiceConfig with \
+             `ingress.cloud.tencent.com/tke-service-config-auto: \"true\"` (or a named one) whose \
+             `spec.loadBalancer.l7Listeners[]` enables {field} on every listener ({}), after the \"CLB Layer 7 SNAT\" \
+             and \"Keep Alive\" allowlist tickets; backends then read the client IP from X-Forwarded-For. \
+             prevent-loopback does not help layer 7. Or have in-cluster clients call the backend Service by name. \
+             See {SEED_DOC}",
+            listeners.join(", ")
+        ));
+    d.object = Some(ingress.id.clone());
+    d.origin = ingress.origin.clone();
+    for caller in callers {
+        d = d.with_related(
+            caller.location.clone(),
+            format!(
+                "{} calls the CLB host {} from inside the cluster",
+                ws.objects[caller.workload].id, caller.address
+            ),
+        );
+    }
+    Some(d)
+}

@@ -1,0 +1,259 @@
+//! The prevent-loopback fix used where it cannot work.
+//! TKE003 tke-prevent-loopback-l7: on an Ingress, or relied on for an Ingress through its
+//! backend Services. TKE004 tke-prevent-loopback-kube-proxy: kube-proxy cannot bind LB
+//! addresses to the IPVS NIC.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::{EntryKind, Network};
+use crate::profile::version::{parse_version, Version};
+use crate::profile::{Provider, ProxyMode};
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::l7_loopback::{is_clb_ingress, l7_snat_on_every_listener};
+use super::*;
+
+pub static L7_META: RuleMeta = RuleMeta {
+    id: "TKE003",
+    name: "tke-prevent-loopback-l7",
+    default_severity: Severity::Error,
+    providers: &["tke"],
+    summary:
+        "prevent-loopback does nothing for layer 7: an Ingress needs SNAT on its CLB listeners.",
+    doc: include_str!("../../../rules/TKE003.md"),
+};
+
+pub static KUBE_PROXY_META: RuleMeta = RuleMeta {
+    id: "TKE004",
+    name: "tke-prevent-loopback-kube-proxy",
+    default_severity: Severity::Error,
+    providers: &["tke"],
+    summary: "prevent-loopback needs a kube-proxy that binds LB addresses to the IPVS NIC.",
+    doc: include_str!("../../../rules/TKE004.md"),
+};
+
+fn is_true(value: Option<&str>) -> bool {
+    value == Some("true")
+}
+
+pub struct PreventLoopbackL7;
+
+impl Rule for PreventLoopbackL7 {
+    fn meta(&self) -> &'static RuleMeta {
+        &L7_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !matches!(cx.profile.provider(), Provider::Tke | Provider::Generic) {
+            return;
+        }
+        let ws = cx.ws;
+        for entry in &cx.model.entry_points {
+            if !is_clb_ingress(entry) {
+                continue;
+            }
+            let ingress = &ws.objects[entry.object];
+            // The annotation on the Ingress itself: no layer-7 controller reads it.
+            let on_ingress = ws
+                .root(ingress)
+                .path(&["metadata", "annotations"])
+                .into_iter()
+                .flat_map(|a| a.entries());
+            for (key, _) in on_ingress {
+                if key
+                    .as_str()
+                    .is_some_and(|k| k.ends_with("/prevent-loopback"))
+                {
+                    let mut d = L7_META
+                        .diagnostic(
+                            Severity::Error,
+                            ws.location(ingress, key.span()),
+                            format!(
+                                "`{}` on Ingress `{}` does nothing: intra-cluster forwarding is a layer-4 fix, and \
+                                 layer-7 loopback is resolved only by SNAT on the CLB.",
+                                key.as_str().unwrap_or_default(),
+                                ingress.name()
+                            ),
+                        )
+                        .with_help(format!(
+                            "remove the annotation and enable SNAT on every l7 listener through a TkeServiceConfig \
+                             (`spec.loadBalancer.l7Listeners[].snatEnable: true` from ingress-controller \
+                             {L7_SNAT_FIELD_SINCE}, `keepaliveEnable: 1` before). See {SEED_DOC}"
+                        ));
+                    d.object = Some(ingress.id.clone());
+                    d.origin = ingress.origin.clone();
+                    out.push(d);
+                }
+            }
+            // On a backend Service, while the private Ingress in front of it has no SNAT.
+            if entry.network != Network::Private || l7_snat_on_every_listener(cx, entry) {
+                continue;
+            }
+            for &service_index in &entry.services {
+                let service = &ws.objects[service_index];
+                let Some((key, value)) = ws.annotation(service, PREVENT_LOOPBACK) else {
+                    continue;
+                };
+                if !is_true(value.as_str()) {
+                    continue;
+                }
+                let mut d = L7_META
+                    .diagnostic(
+                        Severity::Error,
+                        ws.location(service, key.span()),
+                        format!(
+                            "prevent-loopback on Service `{}` does not protect Ingress `{}`: calls to the Ingress \
+                             host go through the layer-7 CLB, which only SNAT fixes.",
+                            service.name(),
+                            ingress.name()
+                        ),
+                    )
+                    .with_help(format!(
+                        "enable SNAT on the Ingress's l7 listeners through its TkeServiceConfig \
+                         (`ingress.cloud.tencent.com/tke-service-config`), or have clients call \
+                         `{}.{}.svc.cluster.local`. See {SEED_DOC}",
+                        service.name(),
+                        service.namespace()
+                    ))
+                    .with_related(
+                        ws.location(ingress, ws.root(ingress).span()),
+                        format!("private-network CLB Ingress `{}` routes to this Service", ingress.name()),
+                    );
+                d.object = Some(service.id.clone());
+                d.origin = service.origin.clone();
+                out.push(d);
+            }
+        }
+    }
+}
+
+/// kube-proxy builds documented to bind LB addresses to the IPVS NIC, by minor
+/// (provider-facts §1.1): the first build of each minor that has it.
+const BINDING_BUILDS: &[&str] = &[
+    "v1.20.6-tke.12",
+    "v1.18.4-tke.20",
+    "v1.16.3-tke.25",
+    "v1.14.3-tke.24",
+    "v1.12.4-tke.30",
+];
+
+enum Binding {
+    Supported,
+    Unsupported(String),
+    Unknown(String),
+}
+
+fn same_minor(a: &Version, b: &Version) -> bool {
+    a.parts.first() == b.parts.first() && a.parts.get(1) == b.parts.get(1)
+}
+
+fn binding(cx: &Context<'_>) -> Binding {
+    let kube_proxy = cx.profile.spec.kube_proxy.as_ref();
+    match kube_proxy.and_then(|k| k.lb_address_binding) {
+        Some(true) => return Binding::Supported,
+        Some(false) => {
+            return Binding::Unsupported(
+                "the profile says `spec.kubeProxy.lbAddressBinding: false`".to_string(),
+            )
+        }
+        None => {}
+    }
+    let Some(text) = kube_proxy.and_then(|k| k.version.as_deref()) else {
+        return Binding::Unknown(
+            "the profile states neither `spec.kubeProxy.lbAddressBinding` nor `spec.kubeProxy.version`".to_string(),
+        );
+    };
+    let Some(version) = parse_version(text) else {
+        return Binding::Unknown(format!(
+            "kube-proxy version `{text}` is not a version lblint can compare"
+        ));
+    };
+    for build in BINDING_BUILDS {
+        let Some(minimum) = parse_version(build) else {
+            continue;
+        };
+        if same_minor(&version, &minimum) {
+            return if version >= minimum {
+                Binding::Supported
+            } else {
+                Binding::Unsupported(format!(
+                    "kube-proxy {text} (profile `spec.kubeProxy.version`{}) is older than {build}, the first {}.{} \
+                     build that binds LB addresses to the IPVS NIC",
+                    cx.profile
+                        .fact_line(&["spec", "kubeProxy", "version"])
+                        .map(|at| format!(" at {at}"))
+                        .unwrap_or_default(),
+                    minimum.parts[0],
+                    minimum.parts.get(1).copied().unwrap_or(0)
+                ))
+            };
+        }
+    }
+    Binding::Unknown(format!(
+        "the binding support of kube-proxy {text} is not documented for its minor version (known builds: {})",
+        BINDING_BUILDS.join(", ")
+    ))
+}
+
+pub struct PreventLoopbackKubeProxy;
+
+impl Rule for PreventLoopbackKubeProxy {
+    fn meta(&self) -> &'static RuleMeta {
+        &KUBE_PROXY_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !matches!(cx.profile.provider(), Provider::Tke | Provider::Generic) {
+            return;
+        }
+        // The annotation matters in IPVS mode only (iptables never sends pod traffic to the CLB).
+        if matches!(cx.profile.proxy_mode(), Some(m) if m != ProxyMode::Ipvs) {
+            return;
+        }
+        let verdict = binding(cx);
+        let ws = cx.ws;
+        for entry in &cx.model.entry_points {
+            if entry.kind != EntryKind::Service || entry.provider != Some(Provider::Tke) {
+                continue;
+            }
+            let service = &ws.objects[entry.object];
+            let Some((key, value)) = ws.annotation(service, PREVENT_LOOPBACK) else {
+                continue;
+            };
+            if !is_true(value.as_str()) {
+                continue;
+            }
+            let (severity, message) = match &verdict {
+                Binding::Supported => continue,
+                Binding::Unsupported(why) => (
+                    Severity::Error,
+                    format!(
+                        "prevent-loopback on Service `{}` will not work: {why}, so the CLB VIP is not intercepted \
+                         and in-cluster calls still loop back.",
+                        service.name()
+                    ),
+                ),
+                Binding::Unknown(why) => (
+                    Severity::Warning,
+                    format!(
+                        "prevent-loopback on Service `{}` works only if kube-proxy binds LB addresses to the IPVS NIC: \
+                         {why}.",
+                        service.name()
+                    ),
+                ),
+            };
+            let mut d = KUBE_PROXY_META
+                .diagnostic(severity, ws.location(service, key.span()), message)
+                .with_help(format!(
+                    "upgrade the kube-proxy DaemonSet in kube-system to a build that supports binding LB addresses \
+                     to the IPVS NIC (see TKE Kubernetes Revision Version History, \
+                     https://intl.cloud.tencent.com/document/product/457/9315; e.g. {}), then record it in the \
+                     profile as `spec.kubeProxy.lbAddressBinding: true`; or use SNAT on the CLB listeners instead. \
+                     See {SEED_DOC}",
+                    BINDING_BUILDS.join(", ")
+                ));
+            d.object = Some(service.id.clone());
+            d.origin = service.origin.clone();
+            out.push(d);
+        }
+    }
+}

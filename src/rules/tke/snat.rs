@@ -1,0 +1,223 @@
+//! SNAT on CLB listeners that will not take effect.
+//! TKE005 tke-snat-allowlist: the account allowlist for the feature is off.
+//! TKE006 tke-l7-snat-field-version: `snatEnable` on an ingress-controller before v2.9.0.
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::objects::Object;
+use crate::profile::version::at_least;
+use crate::profile::Provider;
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::yaml::NodeRef;
+
+use super::*;
+
+pub static ALLOWLIST_META: RuleMeta = RuleMeta {
+    id: "TKE005",
+    name: "tke-snat-allowlist",
+    default_severity: Severity::Error,
+    providers: &["tke"],
+    summary:
+        "CLB SNAT needs an account allowlist ticket; without it the setting does not take effect.",
+    doc: include_str!("../../../rules/TKE005.md"),
+};
+
+pub static FIELD_META: RuleMeta = RuleMeta {
+    id: "TKE006",
+    name: "tke-l7-snat-field-version",
+    default_severity: Severity::Error,
+    providers: &["tke"],
+    summary: "`l7Listeners[].snatEnable` needs ingress-controller v2.9.0 or later; older ones use `keepaliveEnable: 1`.",
+    doc: include_str!("../../../rules/TKE006.md"),
+};
+
+fn tke_configs<'w>(cx: &Context<'w>) -> impl Iterator<Item = &'w Object> {
+    cx.ws
+        .objects
+        .iter()
+        .filter(|o| o.kind() == "TkeServiceConfig" && o.group() == "cloud.tencent.com")
+}
+
+fn runs(cx: &Context<'_>) -> bool {
+    matches!(cx.profile.provider(), Provider::Tke | Provider::Generic)
+}
+
+pub struct SnatAllowlist;
+
+impl Rule for SnatAllowlist {
+    fn meta(&self) -> &'static RuleMeta {
+        &ALLOWLIST_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !runs(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        let allow = cx.profile.spec.allowlists.as_ref();
+        for config in tke_configs(cx) {
+            let mut report = |key: NodeRef<'_>, features: &[(&str, &str, Option<bool>)]| {
+                let off: Vec<&(&str, &str, Option<bool>)> =
+                    features.iter().filter(|f| f.2 == Some(false)).collect();
+                let unknown: Vec<&(&str, &str, Option<bool>)> =
+                    features.iter().filter(|f| f.2.is_none()).collect();
+                let (severity, message) = if !off.is_empty() {
+                    let names: Vec<String> = off
+                        .iter()
+                        .map(|f| format!("\"{}\" (`spec.allowlists.{}: false`)", f.0, f.1))
+                        .collect();
+                    (
+                        Severity::Error,
+                        format!(
+                            "SNAT here will not take effect: the account does not have {} enabled.",
+                            names.join(" and ")
+                        ),
+                    )
+                } else if !unknown.is_empty() {
+                    let names: Vec<String> =
+                        unknown.iter().map(|f| format!("\"{}\"", f.0)).collect();
+                    let fields: Vec<String> = unknown
+                        .iter()
+                        .map(|f| format!("`spec.allowlists.{}`", f.1))
+                        .collect();
+                    (
+                        Severity::Note,
+                        format!(
+                            "SNAT here takes effect only once the account has {} enabled by ticket; set {} in the \
+                             profile to check it.",
+                            names.join(" and "),
+                            fields.join(" and ")
+                        ),
+                    )
+                } else {
+                    return;
+                };
+                let mut d = ALLOWLIST_META
+                    .diagnostic(severity, ws.location(config, key.span()), message)
+                    .with_help(format!(
+                        "submit a ticket to enable {} for the account, then record it in the profile's \
+                         `spec.allowlists`. See {SEED_DOC}",
+                        features.iter().map(|f| format!("\"{}\"", f.0)).collect::<Vec<_>>().join(" and ")
+                    ));
+                d.object = Some(config.id.clone());
+                d.origin = config.origin.clone();
+                out.push(d);
+            };
+            for listener in listeners(ws, config, "l4Listeners") {
+                if let Some((key, _)) = listener
+                    .get_entry("snatEnable")
+                    .filter(|(_, v)| v.as_bool() == Some(true))
+                {
+                    report(
+                        key,
+                        &[(
+                            "CLB Layer 4 SNAT capability",
+                            "clbL4Snat",
+                            allow.and_then(|a| a.clb_l4_snat),
+                        )],
+                    );
+                }
+            }
+            for listener in listeners(ws, config, "l7Listeners") {
+                if let Some((key, _)) = l7_snat_field(listener) {
+                    // Seed 000: layer-7 SNAT needs both the L7 SNAT and the Keep Alive capability.
+                    report(
+                        key,
+                        &[
+                            (
+                                "CLB Layer 7 SNAT capability",
+                                "clbL7Snat",
+                                allow.and_then(|a| a.clb_l7_snat),
+                            ),
+                            (
+                                "Keep Alive capability",
+                                "clbKeepAlive",
+                                allow.and_then(|a| a.clb_keep_alive),
+                            ),
+                        ],
+                    );
+                }
+            }
+        }
+    }
+}
+
+pub struct L7SnatFieldVersion;
+
+impl Rule for L7SnatFieldVersion {
+    fn meta(&self) -> &'static RuleMeta {
+        &FIELD_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !runs(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        let version = cx
+            .profile
+            .spec
+            .addons
+            .as_ref()
+            .and_then(|a| a.ingress_controller.as_deref());
+        let supported = version.and_then(|v| at_least(v, L7_SNAT_FIELD_SINCE));
+        if supported == Some(true) {
+            return;
+        }
+        for config in tke_configs(cx) {
+            for listener in listeners(ws, config, "l7Listeners") {
+                let Some((key, value)) = listener
+                    .get_entry("snatEnable")
+                    .filter(|(_, v)| v.as_bool() == Some(true))
+                else {
+                    continue;
+                };
+                let (severity, message) = match (supported, version) {
+                    (Some(false), Some(v)) => (
+                        Severity::Error,
+                        format!(
+                            "`snatEnable` in l7Listeners is ignored by ingress-controller {v} (profile \
+                             `spec.addons.ingressController`{}): it is read from {L7_SNAT_FIELD_SINCE}; earlier \
+                             controllers enable layer-7 SNAT with `keepaliveEnable: 1`.",
+                            cx.profile
+                                .fact_line(&["spec", "addons", "ingressController"])
+                                .map(|at| format!(" at {at}"))
+                                .unwrap_or_default()
+                        ),
+                    ),
+                    _ => (
+                        Severity::Warning,
+                        format!(
+                            "`snatEnable` in l7Listeners works only with ingress-controller {L7_SNAT_FIELD_SINCE} or \
+                             later; set `spec.addons.ingressController` in the profile to check it."
+                        ),
+                    ),
+                };
+                let mut d = FIELD_META
+                    .diagnostic(severity, ws.location(config, key.span()), message)
+                    .with_help(format!(
+                        "upgrade the ingress-controller to {L7_SNAT_FIELD_SINCE} or later, or use `keepaliveEnable: 1` \
+                         (check the version with `kubectl -n kube-system get cm tke-ingress-controller-config -o \
+                         jsonpath='{{.data.VERSION}}'`). See {SEED_DOC}"
+                    ));
+                if severity == Severity::Error {
+                    let span = crate::yaml::Span {
+                        start: key.span().start,
+                        end: value.span().end,
+                    };
+                    d.fix = Some(Fix {
+                        description: "use `keepaliveEnable: 1`, the field this controller reads"
+                            .to_string(),
+                        applicability: Applicability::Safe,
+                        edits: vec![Edit {
+                            span,
+                            content: "keepaliveEnable: 1".to_string(),
+                        }],
+                    });
+                }
+                d.object = Some(config.id.clone());
+                d.origin = config.origin.clone();
+                out.push(d);
+            }
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! TKE012–TKE014: trade-offs of the vendor's loopback fixes (seed 000), as notes.
+//!
+//! - SNAT on a layer-4 listener: the backend sees the CLB's address; UDP cannot get the
+//!   real client IP back (TCP only through Proxy Protocol).
+//! - SNAT on a layer-7 listener (`snatEnable: true`, or `keepaliveEnable: 1` on older
+//!   controllers): the client IP comes from X-Forwarded-For, and nodes must allow the
+//!   LB IP segment.
+//! - `prevent-loopback: "true"`: in-cluster traffic no longer passes the CLB, so the CLB's
+//!   capabilities (the Service's TkeServiceConfig settings) do not apply to it.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::{EntryKind, Network};
+use crate::objects::Object;
+use crate::profile::Provider;
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::yaml::NodeRef;
+
+use super::listeners;
+use super::service_config::{is_config, Index};
+use super::tke_service_config;
+use super::{INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC};
+use super::{INTERNAL_SUBNET, PREVENT_LOOPBACK, SEED_DOC};
+
+pub static UDP_SNAT_META: RuleMeta = RuleMeta {
+    id: "TKE012",
+    name: "tke-udp-snat-client-ip",
+    default_severity: Severity::Note,
+    providers: &["tke"],
+    summary: "SNAT on a UDP layer-4 CLB listener: backends never see the real client IP.",
+    doc: include_str!("../../../rules/TKE012.md"),
+};
+
+pub static L7_SNAT_META: RuleMeta = RuleMeta {
+    id: "TKE013",
+    name: "tke-l7-snat-client-ip",
+    default_severity: Severity::Note,
+    providers: &["tke"],
+    summary: "SNAT on a layer-7 CLB listener: backends read the client from X-Forwarded-For, and nodes must allow the LB IP segment.",
+    doc: include_str!("../../../rules/TKE013.md"),
+};
+
+pub static BYPASS_META: RuleMeta = RuleMeta {
+    id: "TKE014",
+    name: "tke-prevent-loopback-bypasses-clb",
+    default_severity: Severity::Note,
+    providers: &["tke"],
+    summary: "prevent-loopback: in-cluster traffic bypasses the CLB, so the CLB settings in the Service's TkeServiceConfig apply only to outside traffic.",
+    doc: include_str!("../../../rules/TKE014.md"),
+};
+
+fn runs(cx: &Context<'_>) -> bool {
+    matches!(cx.profile.provider(), Provider::Tke | Provider::Generic)
+}
+
+fn with_object(mut d: Diagnostic, object: &Object) -> Diagnostic {
+    d.object = Some(object.id.clone());
+    d.origin = object.origin.clone();
+    d
+}
+
+/// A listener's `protocol:port`, for messages.
+fn listener_label(listener: NodeRef<'_>) -> String {
+    let protocol = listener
+        .get("protocol")
+        .and_then(|p| p.as_str())
+        .unwrap_or("?");
+    let port = listener.get("port").and_then(|p| p.as_str()).unwrap_or("?");
+    format!("{protocol}:{port}")
+}
+
+pub struct UdpSnat;
+
+impl Rule for UdpSnat {
+    fn meta(&self) -> &'static RuleMeta {
+        &UDP_SNAT_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !runs(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        let configs = Index::new(ws);
+        for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
+            for listener in listeners(ws, config, "l4Listeners") {
+                let udp = listener
+                    .get("protocol")
+                    .and_then(|p| p.as_str())
+                    .is_some_and(|p| p.eq_ignore_ascii_case("UDP"));
+                let Some((key, _)) = listener
+                    .get_entry("snatEnable")
+                    .filter(|(_, v)| v.as_bool() == Some(true))
+                else {
+                    continue;
+                };
+                if !udp {
+                    continue;
+                }
+                let mut d = UDP_SNAT_META
+                    .diagnostic(
+                        Severity::Note,
+                        ws.location(config, key.span()),
+                        format!(
+                            "SNAT on UDP listener {} of TkeServiceConfig `{}`: the CLB replaces the client's \
+                             source address with its own, and over UDP the real client IP cannot be obtained.",
+                            listener_label(listener),
+                            config.name()
+                        ),
+                    )
+                    .with_help(format!(
+                        "fine if the backends do not need the client IP. If they do, use intra-cluster forwarding \
+                         instead (`{PREVENT_LOOPBACK}: \"true\"` on the Service keeps the source IP), or have \
+                         in-cluster clients call the Service by name; only TCP listeners can carry the client IP \
+                         through Proxy Protocol. See {SEED_DOC}"
+                    ));
+                for (location, message) in configs.user_locations(index) {
+                    d = d.with_related(location, message);
+                }
+                out.push(with_object(d, config));
+            }
+        }
+    }
+}
+
+pub struct L7Snat;
+
+impl Rule for L7Snat {
+    fn meta(&self) -> &'static RuleMeta {
+        &L7_SNAT_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !runs(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        let configs = Index::new(ws);
+        for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
+            for listener in listeners(ws, config, "l7Listeners") {
+                let field = listener
+                    .get_entry("snatEnable")
+                    .filter(|(_, v)| v.as_bool() == Some(true))
+                    .or_else(|| {
+                        listener
+                            .get_entry("keepaliveEnable")
+                            .filter(|(_, v)| v.as_i64() == Some(1))
+                    });
+                let Some((key, value)) = field else {
+                    continue;
+                };
+                let setting = format!(
+                    "{}: {}",
+                    key.as_str().unwrap_or_default(),
+                    value.as_str().unwrap_or_default()
+                );
+                let mut d = L7_SNAT_META
+                    .diagnostic(
+                        Severity::Note,
+                        ws.location(config, key.span()),
+                        format!(
+                            "`{setting}` turns on SNAT for layer-7 listener {} of TkeServiceConfig `{}`: backends \
+                             see the CLB's address as the source, and the real client IP is only in the \
+                             X-Forwarded-For header.",
+                            listener_label(listener),
+                            config.name()
+                        ),
+                    )
+                    .with_help(format!(
+                        "read the client address from the X-Forwarded-For HTTP header in the backends, and make sure \
+                         the nodes' security group allows traffic from the load balancer's IP segment (the older \
+                         guide names 100.127.0.0/16, or \"allow by default\" on the CLB security group). See \
+                         {SEED_DOC} and {INGRESS_CONFIG_DOC}"
+                    ));
+                for (location, message) in configs.user_locations(index) {
+                    d = d.with_related(location, message);
+                }
+                out.push(with_object(d, config));
+            }
+        }
+    }
+}
+
+pub struct PreventLoopbackBypass;
+
+/// CLB settings of an l4 listener that in-cluster traffic will not get:
+/// (key node, description).
+fn clb_features(listener: NodeRef<'_>) -> Vec<(NodeRef<'_>, &'static str)> {
+    let enabled = |node: NodeRef<'_>| {
+        // An explicit `enable: false` turns the feature off.
+        node.get("enable").and_then(|e| e.as_bool()) != Some(false)
+    };
+    let mut out = Vec::new();
+    if let Some((key, session)) = listener.get_entry("session") {
+        if session.get("enable").and_then(|e| e.as_bool()) == Some(true) {
+            out.push((key, "session persistence"));
+        }
+    }
+    if let Some((key, check)) = listener.get_entry("healthCheck") {
+        if check.is_mapping() && enabled(check) {
+            out.push((key, "health check"));
+        }
+    }
+    if let Some((key, _)) = listener.get_entry("scheduler") {
+        out.push((key, "scheduler"));
+    }
+    out
+}
+
+impl Rule for PreventLoopbackBypass {
+    fn meta(&self) -> &'static RuleMeta {
+        &BYPASS_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !runs(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        for entry in &cx.model.entry_points {
+            if entry.kind != EntryKind::Service
+                || entry.network != Network::Private
+                || entry.provider != Some(Provider::Tke)
+            {
+                continue;
+            }
+            let service = &ws.objects[entry.object];
+            if ws.annotation(service, INTERNAL_SUBNET).is_none() {
+                continue;
+            }
+            let Some((key, _)) = ws
+                .annotation(service, PREVENT_LOOPBACK)
+                .filter(|(_, v)| v.as_str().is_some_and(|v| v == "true"))
+            else {
+                continue;
+            };
+            let Some(config) = tke_service_config(ws, service) else {
+                continue;
+            };
+            let features: Vec<(NodeRef<'_>, &'static str, String)> =
+                listeners(ws, config, "l4Listeners")
+                    .into_iter()
+                    .flat_map(|l| {
+                        let label = listener_label(l);
+                        clb_features(l)
+                            .into_iter()
+                            .map(move |(k, what)| (k, what, label.clone()))
+                    })
+                    .collect();
+            if features.is_empty() {
+                continue;
+            }
+            let mut kinds: Vec<&str> = features.iter().map(|(_, what, _)| *what).collect();
+            kinds.sort_unstable();
+            kinds.dedup();
+            let mut d = BYPASS_META
+                .diagnostic(
+                    Severity::Note,
+                    ws.location(service, key.span()),
+                    format!(
+                        "With `{PREVENT_LOOPBACK}: \"true\"`, in-cluster calls to Service `{}` bypass the CLB, so \
+                         the {} settings of TkeServiceConfig `{}` apply only to traffic from outside the cluster.",
+                        service.name(),
+                        kinds.join(", "),
+                        config.name()
+                    ),
+                )
+                .with_help(format!(
+                    "nothing to change if in-cluster clients do not rely on these CLB settings; if they do, use \
+                     SNAT on the layer-4 listeners (`snatEnable: true`, needs the CLB Layer 4 SNAT allowlist) \
+                     instead of intra-cluster forwarding: with SNAT the traffic passes the CLB and keeps its \
+                     capabilities. See {SEED_DOC} and {SERVICE_CONFIG_DOC}"
+                ));
+            for (feature_key, what, label) in features {
+                d = d.with_related(
+                    ws.location(config, feature_key.span()),
+                    format!("{what} of listener {label} applies only to traffic through the CLB"),
+                );
+            }
+            out.push(with_object(d, service));
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! The pre-commit hook, with the real `pre-commit` tool (tests/precommit.sh). CI installs
+//! pre-commit (`.ci/run`); elsewhere the test is skipped when it is not on PATH.
+
+use std::process::Command;
+
+fn on_path(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn hook_fails_on_risky_manifests_and_passes_clean_ones() {
+    if !on_path("pre-commit") {
+        eprintln!("skipped: `pre-commit` is not on PATH (python3 -m pip install pre-commit)");
+        return;
+    }
+    let out = Command::new("bash")
+        .arg("tests/precommit.sh")
+        .arg(env!("CARGO_BIN_EXE_lblint"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run tests/precommit.sh");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    for step in [
+        "ok: non-Kubernetes YAML and JSON are ignored",
+        "ok: a risky manifest fails",
+        "ok: a clean manifest passes",
+        "ok: an excluded path passed explicitly is still excluded",
+    ] {
+        assert!(stdout.contains(step), "{stdout}");
+    }
+}
+
+#[test]
+fn hooks_file_declares_both_hooks() {
+    let text = std::fs::read_to_string(".pre-commit-hooks.yaml").unwrap();
+    let hooks: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    let hooks = hooks.as_array().unwrap();
+    let by_id = |id: &str| {
+        hooks
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap_or_else(|| panic!("no hook {id}"))
+    };
+    let lint = by_id("lblint");
+    assert_eq!(lint["name"], "lblint");
+    assert_eq!(lint["language"], "rust");
+    assert_eq!(lint["entry"], "lblint check");
+    assert_eq!(lint["types_or"], serde_json::json!(["yaml", "json"]));
+    assert_eq!(lint["require_serial"], true);
+    assert!(lint["description"].as_str().is_some_and(|d| !d.is_empty()));
+    let fix = by_id("lblint-fix");
+    assert_eq!(fix["entry"], "lblint check --fix");
+    assert!(fix["description"].as_str().unwrap().contains("Reserved"));
+}
