@@ -1,10 +1,12 @@
 //! One integration-test binary (one link step): the CLI end to end, loader positions,
 //! provider verdicts, and the examples in every rule document.
 
+mod ack;
 mod cli;
 mod config;
 mod docs;
 mod fix;
+mod k8s;
 mod load;
 mod model;
 mod output;
@@ -13,6 +15,7 @@ mod sarif;
 mod suppress;
 mod tke;
 mod tke_config;
+mod vke;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
