@@ -154,13 +154,19 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
     let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
         let mut bytes = Vec::new();
         std::io::stdin()
+            .take(options.walk.max_file_size.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(CheckError::Stdin)?;
         Some(bytes)
     } else {
         None
     };
-    let loaded = load_all(&walked.files, stdin_text.as_deref(), options.threads);
+    let loaded = load_all(
+        &walked.files,
+        stdin_text.as_deref(),
+        options.threads,
+        options.walk.max_file_size,
+    );
     let order: Vec<&str> = walked.files.iter().map(|f| f.display.as_str()).collect();
     let filter = Filter {
         selected: &selected,
@@ -179,7 +185,7 @@ pub fn check_sources(files: &[(String, Vec<u8>)], profile: &Profile) -> CheckOut
     let limits = Limits::default();
     let loaded = files
         .iter()
-        .map(|(path, bytes)| load_bytes(path, Ok(bytes.clone()), &limits))
+        .map(|(path, bytes)| guarded(path, || load_bytes(path, Ok(bytes.clone()), &limits)))
         .collect();
     let order: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
     let filter = Filter {
@@ -290,7 +296,12 @@ struct Loaded {
 }
 
 /// Read and parse files on worker threads; results come back in input order.
-fn load_all(inputs: &[InputFile], stdin: Option<&[u8]>, threads: usize) -> Vec<Loaded> {
+fn load_all(
+    inputs: &[InputFile],
+    stdin: Option<&[u8]>,
+    threads: usize,
+    max_size: u64,
+) -> Vec<Loaded> {
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -298,7 +309,10 @@ fn load_all(inputs: &[InputFile], stdin: Option<&[u8]>, threads: usize) -> Vec<L
     .min(inputs.len().max(1));
     let limits = Limits::default();
     if threads <= 1 {
-        return inputs.iter().map(|i| load_one(i, stdin, &limits)).collect();
+        return inputs
+            .iter()
+            .map(|i| load_one(i, stdin, &limits, max_size))
+            .collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut results: Vec<Option<Loaded>> = (0..inputs.len()).map(|_| None).collect();
@@ -310,7 +324,7 @@ fn load_all(inputs: &[InputFile], stdin: Option<&[u8]>, threads: usize) -> Vec<L
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(input) = inputs.get(i) else { break };
-                        done.push((i, load_one(input, stdin, &limits)));
+                        done.push((i, load_one(input, stdin, &limits, max_size)));
                     }
                     done
                 })
@@ -318,7 +332,9 @@ fn load_all(inputs: &[InputFile], stdin: Option<&[u8]>, threads: usize) -> Vec<L
             .collect();
         workers
             .into_iter()
-            .map(|w| w.join().unwrap_or_default())
+            // `load_one` catches panics per file; one escaping here is re-raised, never
+            // turned into silently missing files.
+            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
     for (i, loaded) in chunks.into_iter().flatten() {
@@ -346,16 +362,32 @@ fn file_skipped(path: &str, reason: &str, pos: Option<Pos>) -> Diagnostic {
     )
 }
 
-/// Decode a file's bytes: UTF-8 with an optional BOM. Anything else is reported, not guessed.
+/// Decode a file's bytes the way kubectl reads a file (cli-runtime's `FileVisitor`:
+/// `unicode.BOMOverride(UTF8)`): UTF-8 with an optional BOM, or UTF-16 LE/BE when it starts
+/// with a byte-order mark (what Windows PowerShell `>` writes). Anything else is reported,
+/// not guessed. Positions in a UTF-16 file are lines and characters, the same in both.
 fn decode(bytes: Vec<u8>) -> Result<String, String> {
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err("it is UTF-16 encoded; Kubernetes manifests must be UTF-8".into());
+    if let Some(big_endian) = match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => Some(false),
+        Some([0xFE, 0xFF]) => Some(true),
+        _ => None,
+    } {
+        return decode_utf16(&bytes[2..], big_endian);
     }
     let bytes = match bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
         Some(rest) => rest.to_vec(),
         None => bytes,
     };
-    if bytes.contains(&0) {
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+        // ASCII text saved as UTF-16 without a BOM: every other byte is NUL.
+        let sample = &bytes[..bytes.len().min(512)];
+        let half = |skip: usize| sample.iter().skip(skip).step_by(2);
+        let nuls = half(nul % 2).filter(|&&b| b == 0).count();
+        let text = half(1 - nul % 2).filter(|&&b| b != 0).count();
+        let pairs = sample.len() / 2;
+        if pairs >= 2 && nuls * 10 >= pairs * 9 && text * 10 >= pairs * 9 {
+            return Err("it looks UTF-16 encoded without a byte-order mark; save it as UTF-8 (kubectl reads UTF-16 only with a BOM)".into());
+        }
         return Err("it is a binary file (it contains NUL bytes)".into());
     }
     String::from_utf8(bytes).map_err(|e| {
@@ -365,12 +397,84 @@ fn decode(bytes: Vec<u8>) -> Result<String, String> {
     })
 }
 
-fn load_one(input: &InputFile, stdin: Option<&[u8]>, limits: &Limits) -> Loaded {
-    let bytes = match &input.source {
-        InputSource::Stdin => Ok(stdin.unwrap_or_default().to_vec()),
-        InputSource::File(path) => std::fs::read(path).map_err(|e| format!("cannot read: {e}")),
-    };
-    load_bytes(&input.display, bytes, limits)
+fn decode_utf16(bytes: &[u8], big_endian: bool) -> Result<String, String> {
+    if bytes.len() % 2 != 0 {
+        return Err("it is UTF-16 encoded (byte-order mark) but has an odd number of bytes".into());
+    }
+    let units = bytes.chunks_exact(2).map(|c| {
+        if big_endian {
+            u16::from_be_bytes([c[0], c[1]])
+        } else {
+            u16::from_le_bytes([c[0], c[1]])
+        }
+    });
+    let mut text = String::with_capacity(bytes.len() / 2);
+    for (i, unit) in char::decode_utf16(units).enumerate() {
+        match unit {
+            Ok('\0') => return Err("it is a binary file (it contains NUL characters)".into()),
+            Ok(c) => text.push(c),
+            Err(_) => {
+                let line = text.matches('\n').count() + 1;
+                return Err(format!(
+                    "it is UTF-16 encoded (byte-order mark) but invalid: unpaired surrogate at code unit {i}, line {line}"
+                ));
+            }
+        }
+    }
+    // A UTF-8 BOM after the UTF-16 one is not content.
+    Ok(match text.strip_prefix('\u{FEFF}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}
+
+fn load_one(input: &InputFile, stdin: Option<&[u8]>, limits: &Limits, max_size: u64) -> Loaded {
+    guarded(&input.display, || {
+        let bytes = match &input.source {
+            InputSource::Stdin => Ok(stdin.unwrap_or_default().to_vec()),
+            InputSource::File(path) => read_capped(path, max_size),
+        };
+        let bytes = bytes.and_then(|b| match b.len() as u64 {
+            len if len > max_size => Err(walk::too_large(len, max_size)),
+            _ => Ok(b),
+        });
+        load_bytes(&input.display, bytes, limits)
+    })
+}
+
+/// Read at most `max_size + 1` bytes: a file that grew after the walk measured it (or a
+/// FIFO, or `/dev/zero` named on the command line) cannot exhaust memory.
+fn read_capped(path: &std::path::Path, max_size: u64) -> Result<Vec<u8>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let hint = file.metadata().map_or(0, |m| m.len()).min(max_size);
+    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0).saturating_add(1));
+    file.take(max_size.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    Ok(bytes)
+}
+
+/// Run one file's loading so that a bug (a panic) costs only that file: it becomes an
+/// `LBL003` diagnostic on the file, and every other file is still linted.
+fn guarded(display: &str, load: impl FnOnce() -> Loaded) -> Loaded {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(load)) {
+        Ok(loaded) => loaded,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Loaded {
+                file: None,
+                diagnostics: vec![file_skipped(
+                    display,
+                    &format!("lblint crashed while loading it ({what}); this is a bug in lblint, please report it with the file"),
+                    None,
+                )],
+            }
+        }
+    }
 }
 
 fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) -> Loaded {
@@ -422,6 +526,34 @@ fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) ->
                 .with_help("this document is not linted until the syntax error is fixed; other documents are"),
         );
     }
+    // Like every other finding, only in Kubernetes objects: other YAML is skipped silently.
+    let is_object = |doc: usize| {
+        let root = loaded.documents.get(doc).and_then(|d| d.root());
+        root.is_some_and(|r| r.get("apiVersion").is_some() && r.get("kind").is_some())
+    };
+    for dup in loaded
+        .duplicate_keys
+        .iter()
+        .filter(|d| is_object(d.document))
+    {
+        let at = |span: Span| Location {
+            file: source.path.clone(),
+            span,
+        };
+        diagnostics.push(
+            lbl::DUPLICATE_KEY
+                .diagnostic(
+                    Severity::Warning,
+                    at(dup.second),
+                    format!(
+                        "Duplicate key `{}`: Kubernetes keeps this value and silently drops the earlier one.",
+                        dup.key
+                    ),
+                )
+                .with_related(at(dup.first), "first written here; this value is discarded")
+                .with_help("delete one of the two entries (or merge them) so the manifest says what is applied"),
+        );
+    }
     Loaded {
         file: Some(LintFile { source, loaded }),
         diagnostics,
@@ -430,17 +562,47 @@ fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) ->
 
 /// A Helm template, not rendered output: a line that starts with a `{{` action (control
 /// structures, includes), or `{{` in a file that does not parse. `{{` inside values of a
-/// file that parses is data (Prometheus alert templates, Go templates in ConfigMaps).
+/// file that parses is data (Prometheus alert templates, Go templates in ConfigMaps), and
+/// so is a line inside a block or quoted scalar of such a file (Istio's sidecar-injector
+/// ConfigMap holds whole Go templates in `|` blocks).
 fn unrendered_template(text: &str, loaded: &LoadedFile) -> Option<usize> {
     let first = text.find("{{")?;
+    let parsed = loaded.errors.is_empty();
+    let mut in_value: Option<Vec<(usize, usize)>> = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with("{{") {
-            return Some(offset + (line.len() - line.trim_start().len()));
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("{{") {
+            let at = offset + (line.len() - trimmed.len());
+            if !parsed {
+                return Some(at);
+            }
+            let spans = in_value.get_or_insert_with(|| non_plain_scalar_spans(loaded));
+            let i = spans.partition_point(|&(start, _)| start <= at);
+            if !(i > 0 && at < spans[i - 1].1) {
+                return Some(at);
+            }
         }
         offset += line.len();
     }
-    (!loaded.errors.is_empty()).then_some(first)
+    (!parsed).then_some(first)
+}
+
+/// Byte ranges of the block and quoted scalars of every document, sorted, outermost first.
+fn non_plain_scalar_spans(loaded: &LoadedFile) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = loaded
+        .documents
+        .iter()
+        .flat_map(|d| &d.nodes)
+        .filter_map(|n| match &n.kind {
+            yaml::NodeKind::Scalar(s) if s.style != yaml::Style::Plain => {
+                Some((n.span.start.offset, n.span.end.offset))
+            }
+            _ => None,
+        })
+        .collect();
+    spans.sort_unstable();
+    spans
 }
 
 /// Walk and load like `check`, then build the cluster model (for `lblint model`).
@@ -458,17 +620,114 @@ pub fn load_model(
     let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
         let mut bytes = Vec::new();
         std::io::stdin()
+            .take(options.walk.max_file_size.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(CheckError::Stdin)?;
         Some(bytes)
     } else {
         None
     };
-    let files = load_all(&walked.files, stdin_text.as_deref(), options.threads)
-        .into_iter()
-        .filter_map(|loaded| loaded.file)
-        .collect();
+    let max_size = options.walk.max_file_size;
+    let files = load_all(
+        &walked.files,
+        stdin_text.as_deref(),
+        options.threads,
+        max_size,
+    )
+    .into_iter()
+    .filter_map(|loaded| loaded.file)
+    .collect();
     let ws = Workspace::new(files);
     let model = Model::build(&ws, profile);
     Ok((ws, model))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skipped_reason(loaded: &Loaded) -> &str {
+        assert!(loaded.file.is_none());
+        assert_eq!(loaded.diagnostics.len(), 1);
+        assert_eq!(loaded.diagnostics[0].rule, "LBL003");
+        &loaded.diagnostics[0].message
+    }
+
+    #[test]
+    fn read_error_is_a_file_diagnostic() {
+        let loaded = load_bytes(
+            "gone.yaml",
+            Err("cannot read: gone".into()),
+            &Limits::default(),
+        );
+        assert!(skipped_reason(&loaded).contains("cannot read: gone"));
+    }
+
+    #[test]
+    fn file_that_vanished_after_the_walk_is_reported() {
+        let dir = std::env::temp_dir().join(format!("lblint-vanish-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("vanishing.yaml");
+        std::fs::write(&path, "kind: x\n").unwrap();
+        let input = InputFile {
+            display: "vanishing.yaml".into(),
+            source: InputSource::File(path.clone()),
+        };
+        // Walked, then deleted before the read.
+        std::fs::remove_file(&path).unwrap();
+        let loaded = load_all(&[input], None, 1, u64::MAX).pop().unwrap();
+        assert!(skipped_reason(&loaded).contains("cannot read"));
+        let _ = std::fs::remove_dir(&dir);
+    }
+
+    #[test]
+    fn file_that_grew_past_the_limit_after_the_walk_is_reported() {
+        let loaded = load_one(
+            &InputFile {
+                display: "<stdin>".into(),
+                source: InputSource::Stdin,
+            },
+            Some(&b"# 0123456789\n"[..]),
+            &Limits::default(),
+            4,
+        );
+        assert!(skipped_reason(&loaded).contains("over the size limit of 4 bytes"));
+    }
+
+    #[test]
+    fn a_panic_while_loading_becomes_a_diagnostic_for_that_file() {
+        let loaded = guarded("boom.yaml", || panic!("kaboom"));
+        let reason = skipped_reason(&loaded);
+        assert!(
+            reason.contains("kaboom") && reason.contains("bug"),
+            "{reason}"
+        );
+        assert_eq!(&*loaded.diagnostics[0].location.file, "boom.yaml");
+    }
+
+    #[test]
+    fn utf16_with_a_bom_is_decoded_like_kubectl_does() {
+        let text = "\u{FEFF}kind: Service # café\n";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert_eq!(decode(le.clone()).unwrap(), "kind: Service # café\n");
+        assert_eq!(decode(be).unwrap(), "kind: Service # café\n");
+        assert!(decode(le[..le.len() - 1].to_vec())
+            .unwrap_err()
+            .contains("odd number"));
+        let lone = [0xFF, 0xFE, 0x00, 0xD8, b'a', 0];
+        assert!(decode(lone.to_vec())
+            .unwrap_err()
+            .contains("unpaired surrogate"));
+        let no_bom: Vec<u8> = "kind: x\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert!(decode(no_bom)
+            .unwrap_err()
+            .contains("without a byte-order mark"));
+        assert!(decode(vec![1, 2, 0, 0, 0, 5, 6, 7, 8, 9])
+            .unwrap_err()
+            .contains("binary"));
+    }
 }

@@ -363,7 +363,7 @@ pub fn walk(
     Ok(walked)
 }
 
-fn too_large(len: u64, limit: u64) -> String {
+pub(crate) fn too_large(len: u64, limit: u64) -> String {
     format!(
         "file is {len} bytes, over the size limit of {limit} bytes (raise it with --max-file-size)"
     )

@@ -41,9 +41,19 @@ pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/LBL004.md"),
 };
 
-pub static ALL: [&RuleMeta; 4] = [
+pub static DUPLICATE_KEY: RuleMeta = RuleMeta {
+    id: "LBL005",
+    name: "duplicate-key",
+    default_severity: Severity::Warning,
+    providers: &["any"],
+    summary: "A mapping key is written twice; Kubernetes silently keeps only the last value.",
+    doc: include_str!("../../rules/LBL005.md"),
+};
+
+pub static ALL: [&RuleMeta; 5] = [
     &YAML_SYNTAX,
     &UNRENDERED_TEMPLATE,
     &FILE_SKIPPED,
     &UNUSED_SUPPRESSION,
+    &DUPLICATE_KEY,
 ];

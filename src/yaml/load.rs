@@ -36,6 +36,18 @@ pub struct SyntaxError {
     pub message: String,
 }
 
+/// A key written twice in one mapping. Kubernetes (go-yaml v2) keeps the last value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DuplicateKey {
+    /// Index into [`LoadedFile::documents`].
+    pub document: usize,
+    pub key: String,
+    /// The earlier occurrence, whose value is discarded.
+    pub first: Span,
+    /// The later occurrence, whose value wins.
+    pub second: Span,
+}
+
 /// Everything read from one file.
 #[derive(Clone, Debug, Default)]
 pub struct LoadedFile {
@@ -45,6 +57,8 @@ pub struct LoadedFile {
     pub errors: Vec<SyntaxError>,
     /// Every comment in the file, in source order.
     pub comments: Vec<Comment>,
+    /// Keys repeated within one mapping, in the documents that parsed, in source order.
+    pub duplicate_keys: Vec<DuplicateKey>,
 }
 
 /// After this many errors the file is hopeless; stop instead of reporting noise.
@@ -184,6 +198,8 @@ struct DocState {
     anchors: HashMap<usize, NodeId>,
     /// Comments before this document's root must start at or after this offset.
     comment_floor: usize,
+    /// Repeated keys found so far; kept only if the document completes.
+    duplicates: Vec<DuplicateKey>,
 }
 
 struct Builder<'s, 'l> {
@@ -355,14 +371,21 @@ impl Builder<'_, '_> {
                     stack: Vec::new(),
                     anchors: HashMap::new(),
                     comment_floor: self.last_node_end,
+                    duplicates: Vec::new(),
                 });
                 self.last_event_end = end;
             }
             Event::DocumentEnd => {
                 if let Some(mut state) = self.doc.take() {
                     drop_implicit_empty_root(&mut state.doc);
+                    state.doc.nodes.shrink_to_fit();
                     state.doc.span.end = self.lines.pos(end);
                     self.comment_floors.push(state.comment_floor);
+                    let document = self.out.documents.len();
+                    for mut dup in state.duplicates {
+                        dup.document = document;
+                        self.out.duplicate_keys.push(dup);
+                    }
                     self.out.documents.push(state.doc);
                 }
             }
@@ -376,7 +399,7 @@ impl Builder<'_, '_> {
             Event::Anchor(id, name) => {
                 if let Some(state) = &mut self.doc {
                     if let Some(&node) = state.anchors.get(&id) {
-                        state.doc.nodes[node.0 as usize].anchor = Some(name.into_owned());
+                        state.doc.nodes[node.0 as usize].anchor = Some(name.into());
                     }
                 }
             }
@@ -403,7 +426,7 @@ impl Builder<'_, '_> {
                 };
                 let style = map_style(style);
                 let resolved = resolve_scalar(&value, style, tag.as_deref());
-                let tag = tag.map(|t| t.original());
+                let tag = tag.map(|t| t.original().into_boxed_str());
                 let span = self.lines.span(start, end);
                 let kind = NodeKind::Scalar(Scalar {
                     value,
@@ -444,7 +467,7 @@ impl Builder<'_, '_> {
         let flow = style == granit_parser::StructureStyle::Flow;
         let is_seq = matches!(kind, NodeKind::Sequence(_));
         let span = self.lines.span(start, start);
-        let id = self.add_node(span, kind, tag.map(|t| t.original()), anchor)?;
+        let id = self.add_node(span, kind, tag.map(|t| t.original().into()), anchor)?;
         if let Some(state) = &mut self.doc {
             state.stack.push(Frame {
                 id,
@@ -467,7 +490,16 @@ impl Builder<'_, '_> {
         };
         // Flow collections end at their bracket; block ones at their last content char.
         let end = if frame.flow { end } else { frame.last_end };
+        if matches!(frame.kind, FrameKind::Map { .. }) {
+            find_duplicates(&state.doc, frame.id, &mut state.duplicates);
+        }
         let node = &mut state.doc.nodes[frame.id.0 as usize];
+        // Children lists are final now: drop the growth slack (big streams keep every tree).
+        match &mut node.kind {
+            NodeKind::Sequence(items) => items.shrink_to_fit(),
+            NodeKind::Mapping(entries) => entries.shrink_to_fit(),
+            _ => {}
+        }
         let start = node.span.start.offset;
         node.span.end = self.lines.pos(end.max(start));
         self.finish_node(end);
@@ -488,7 +520,7 @@ impl Builder<'_, '_> {
         &mut self,
         span: Span,
         kind: NodeKind,
-        tag: Option<String>,
+        tag: Option<Box<str>>,
         anchor: usize,
     ) -> Result<NodeId, Abort> {
         if self.total_nodes >= self.limits.max_nodes {
@@ -575,6 +607,61 @@ impl Builder<'_, '_> {
             stop -= 1;
         }
         (begin, stop.max(begin + 1))
+    }
+}
+
+/// Record the scalar keys of mapping `id` that repeat an earlier key (`<<` merge keys
+/// excepted). Keys compare by value, so `name`, `"name"` and `'name'` are one key.
+fn find_duplicates(doc: &Document, id: NodeId, out: &mut Vec<DuplicateKey>) {
+    let NodeKind::Mapping(entries) = &doc.nodes[id.0 as usize].kind else {
+        return;
+    };
+    if entries.len() < 2 {
+        return;
+    }
+    let key_text = |e: &Entry| -> Option<(&str, Span)> {
+        let node = &doc.nodes[e.key.0 as usize];
+        match &node.kind {
+            NodeKind::Scalar(s) if !(s.style == Style::Plain && s.value == "<<") => {
+                Some((s.value.as_str(), node.span))
+            }
+            _ => None,
+        }
+    };
+    let mut push = |text: &str, first: Span, second: Span| {
+        out.push(DuplicateKey {
+            document: 0,
+            key: text.to_string(),
+            first,
+            second,
+        });
+    };
+    if entries.len() <= 16 {
+        // Small mappings (nearly all of them): no allocation.
+        for (j, later) in entries.iter().enumerate().skip(1) {
+            let Some((text, span)) = key_text(later) else {
+                continue;
+            };
+            // A third occurrence is reported against the second.
+            if let Some((_, first)) = entries[..j]
+                .iter()
+                .rev()
+                .filter_map(key_text)
+                .find(|(t, _)| *t == text)
+            {
+                push(text, first, span);
+            }
+        }
+        return;
+    }
+    let mut seen: HashMap<&str, Span> = HashMap::with_capacity(entries.len());
+    for entry in entries {
+        let Some((text, span)) = key_text(entry) else {
+            continue;
+        };
+        if let Some(first) = seen.insert(text, span) {
+            push(text, first, span);
+        }
     }
 }
 

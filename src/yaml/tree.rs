@@ -55,8 +55,8 @@ pub struct Node {
     pub span: Span,
     pub kind: NodeKind,
     /// Explicit tag as written (`!!str`, `!custom`), if any.
-    pub tag: Option<String>,
-    pub anchor: Option<String>,
+    pub tag: Option<Box<str>>,
+    pub anchor: Option<Box<str>>,
 }
 
 /// A `# ...` comment; `text` excludes the `#`.

