@@ -126,6 +126,24 @@ fn resolve_rules(keys: &[String]) -> Result<Vec<&'static RuleMeta>, CheckError> 
         .collect()
 }
 
+/// The rules this run reports (`--select`, `--ignore`, config `off`): SARIF describes these.
+pub fn enabled_rules(options: &CheckOptions) -> Result<Vec<&'static RuleMeta>, CheckError> {
+    let selected = resolve_rules(&options.select)?;
+    let ignored = resolve_rules(&options.ignore)?;
+    let filter = Filter {
+        selected: &selected,
+        ignored: &ignored,
+        levels: &options.levels,
+        config_ignores: None,
+        config_source: None,
+        suppress: false,
+    };
+    Ok(rules::all_meta()
+        .into_iter()
+        .filter(|m| filter.enabled(m.id))
+        .collect())
+}
+
 /// Every id and name a rule can be selected by.
 pub fn rule_keys() -> Vec<&'static str> {
     rules::all_meta()
