@@ -2,6 +2,11 @@
 //! Source: Alibaba Cloud ASM, "pods cannot access the CLB address of an ingress gateway"
 //! (seed 003) and provider-facts §0.3, §3, §4.2.
 
+pub mod eni_needs_terway;
+pub mod eni_with_local_policy;
+pub mod gateway_namespace;
+pub mod local_policy_in_cluster;
+
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{Caller, EntryKind, EntryPoint, Fit};
 use crate::objects::{pod_template, Object, Workspace};
@@ -95,11 +100,3 @@ fn dns_name(entry: &EntryPoint, object: &Object) -> String {
         _ => format!("`{}.{}`", object.name(), object.namespace()),
     }
 }
-
-pub mod local_policy_in_cluster;
-
-pub mod eni_needs_terway;
-
-pub mod eni_with_local_policy;
-
-pub mod gateway_namespace;

@@ -2,6 +2,12 @@
 //! Source: Volcengine, "Configuring the IP mode of the LoadBalancer Service" (seed 002,
 //! last updated 2026-07-24) and provider-facts §0.2, §2, §4.1.
 
+pub mod ip_mode_invalid;
+pub mod ip_mode_not_load_balancer;
+pub mod ip_mode_status_mismatch;
+pub mod proxy_prerequisites;
+pub mod proxy_same_node;
+
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{EntryKind, EntryPoint, Fit};
 use crate::objects::{Object, Workspace};
@@ -67,13 +73,3 @@ fn proxy_services<'c>(
             (value.as_str() == Some("Proxy")).then_some((i, e, object, value))
         })
 }
-
-pub mod ip_mode_invalid;
-
-pub mod ip_mode_not_load_balancer;
-
-pub mod proxy_prerequisites;
-
-pub mod proxy_same_node;
-
-pub mod ip_mode_status_mismatch;
