@@ -21,8 +21,29 @@ impl Rule for LbAddressInCluster {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        // The same object defined in several files (a base and its overlays) is one entry
+        // point to the caller: report each call once, against the copy nearest the caller.
+        let mut seen = std::collections::HashMap::new();
         for caller in &cx.model.callers {
-            out.push(diagnostic(cx, caller));
+            let target = &cx.ws.objects[cx.model.entry_points[caller.target].object];
+            let key = (
+                caller.workload,
+                caller.location.clone(),
+                caller.address.clone(),
+                target.id.clone(),
+            );
+            let same_file = target.file == cx.ws.objects[caller.workload].file;
+            match seen.get(&key) {
+                Some(&(index, false)) if same_file => {
+                    out[index] = diagnostic(cx, caller);
+                    seen.insert(key, (index, true));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(key, (out.len(), same_file));
+                    out.push(diagnostic(cx, caller));
+                }
+            }
         }
     }
 }
