@@ -126,6 +126,24 @@ fn resolve_rules(keys: &[String]) -> Result<Vec<&'static RuleMeta>, CheckError> 
         .collect()
 }
 
+/// The rules this run reports (`--select`, `--ignore`, config `off`): SARIF describes these.
+pub fn enabled_rules(options: &CheckOptions) -> Result<Vec<&'static RuleMeta>, CheckError> {
+    let selected = resolve_rules(&options.select)?;
+    let ignored = resolve_rules(&options.ignore)?;
+    let filter = Filter {
+        selected: &selected,
+        ignored: &ignored,
+        levels: &options.levels,
+        config_ignores: None,
+        config_source: None,
+        suppress: false,
+    };
+    Ok(rules::all_meta()
+        .into_iter()
+        .filter(|m| filter.enabled(m.id))
+        .collect())
+}
+
 /// Every id and name a rule can be selected by.
 pub fn rule_keys() -> Vec<&'static str> {
     rules::all_meta()
@@ -138,35 +156,12 @@ pub fn rule_keys() -> Vec<&'static str> {
 pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, CheckError> {
     let selected = resolve_rules(&options.select)?;
     let ignored = resolve_rules(&options.ignore)?;
-    let paths = if options.paths.is_empty() {
-        vec![".".to_string()]
-    } else {
-        options.paths.clone()
-    };
-    let walked = walk::walk(&paths, options.stdin_filename.as_deref(), &options.walk)
-        .map_err(CheckError::Walk)?;
-
-    let mut diagnostics = Vec::new();
-    for skipped in &walked.skipped {
-        diagnostics.push(file_skipped(&skipped.display, &skipped.reason, None));
-    }
-
-    let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .take(options.walk.max_file_size.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .map_err(CheckError::Stdin)?;
-        Some(bytes)
-    } else {
-        None
-    };
-    let loaded = load_all(
-        &walked.files,
-        stdin_text.as_deref(),
-        options.threads,
-        options.walk.max_file_size,
-    );
+    let (walked, loaded) = walk_and_load(options)?;
+    let diagnostics = walked
+        .skipped
+        .iter()
+        .map(|skipped| file_skipped(&skipped.display, &skipped.reason, None))
+        .collect();
     let order: Vec<&str> = walked.files.iter().map(|f| f.display.as_str()).collect();
     let filter = Filter {
         selected: &selected,
@@ -607,6 +602,15 @@ pub fn load_model(
     options: &CheckOptions,
     profile: &Profile,
 ) -> Result<(Workspace, Model), CheckError> {
+    let (_, loaded) = walk_and_load(options)?;
+    let ws = Workspace::new(loaded.into_iter().filter_map(|l| l.file).collect());
+    let model = Model::build(&ws, profile);
+    Ok((ws, model))
+}
+
+/// The walk, then every file read (standard input once, capped at the size limit) and
+/// parsed on worker threads, in walk order.
+fn walk_and_load(options: &CheckOptions) -> Result<(walk::Walked, Vec<Loaded>), CheckError> {
     let paths = if options.paths.is_empty() {
         vec![".".to_string()]
     } else {
@@ -624,19 +628,13 @@ pub fn load_model(
     } else {
         None
     };
-    let max_size = options.walk.max_file_size;
-    let files = load_all(
+    let loaded = load_all(
         &walked.files,
         stdin_text.as_deref(),
         options.threads,
-        max_size,
-    )
-    .into_iter()
-    .filter_map(|loaded| loaded.file)
-    .collect();
-    let ws = Workspace::new(files);
-    let model = Model::build(&ws, profile);
-    Ok((ws, model))
+        options.walk.max_file_size,
+    );
+    Ok((walked, loaded))
 }
 
 #[cfg(test)]

@@ -424,7 +424,7 @@ fn run_check(args: CheckArgs) -> i32 {
     let report_options = ReportOptions {
         color,
         width: terminal_width(),
-        rules: rules::all_meta(),
+        rules: crate::check::enabled_rules(&options).unwrap_or_else(|_| rules::all_meta()),
         cwd: std::env::current_dir().ok(),
     };
     let mut buffer = Vec::new();

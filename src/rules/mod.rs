@@ -1,10 +1,13 @@
 //! Rule trait, metadata and the registry. Rules read the workspace, the profile and the
 //! cluster model; they never parse YAML or print.
 
+pub mod ack;
 pub mod docs;
+mod edit;
 pub mod k8s;
 pub mod lbl;
 pub mod tke;
+pub mod vke;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::Model;
@@ -73,6 +76,18 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &tke::tradeoffs::PreventLoopbackBypass,
         &k8s::lb_address_in_cluster::LbAddressInCluster,
         &k8s::annotation_value_not_string::AnnotationValueNotString,
+        &vke::ip_mode_invalid::IpModeInvalid,
+        &vke::ip_mode_not_load_balancer::IpModeNotLoadBalancer,
+        &vke::proxy_prerequisites::ProxyPrerequisites,
+        &vke::proxy_same_node::ProxySameNode,
+        &vke::ip_mode_status_mismatch::IpModeStatusMismatch,
+        &ack::local_policy_in_cluster::LocalPolicyInCluster,
+        &ack::eni_needs_terway::EniNeedsTerway,
+        &ack::eni_with_local_policy::EniWithLocalPolicy,
+        &ack::gateway_namespace::GatewayNamespace,
+        &k8s::no_short_circuit::NoShortCircuit,
+        &k8s::internal_traffic_policy_local::InternalTrafficPolicyLocal,
+        &k8s::class_ignores_annotations::ClassIgnoresAnnotations,
     ]
 }
 

@@ -102,3 +102,18 @@ fn every_rule_document_has_examples_and_they_hold() {
         }
     }
 }
+
+#[test]
+fn readme_lists_every_rule() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    for meta in rules::all_meta() {
+        let row = format!(
+            "| [{}](rules/{}.md) | `{}` | {} |",
+            meta.id,
+            meta.id,
+            meta.name,
+            meta.default_severity.as_str()
+        );
+        assert!(readme.contains(&row), "README's rules table lacks {row}");
+    }
+}

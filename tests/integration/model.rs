@@ -98,3 +98,23 @@ fn model_subcommand_text_and_json() {
     assert_eq!(api["callers"][0]["via"]["kind"], "env");
     assert_eq!(api["callers"][0]["location"]["line"], 63);
 }
+
+#[test]
+fn one_object_in_several_files_is_one_entry_point_to_a_caller() {
+    let (_, report) = check_json(&["--select", "K8S001", "testdata/model/overlays"]);
+    assert_eq!(
+        findings(&report),
+        vec![f(
+            "K8S001",
+            "note",
+            "testdata/model/overlays/base.yaml",
+            32,
+            29
+        )]
+    );
+    // The related location is the copy in the caller's own file.
+    assert_eq!(
+        report["diagnostics"][0]["related"][0]["file"],
+        "testdata/model/overlays/base.yaml"
+    );
+}

@@ -55,5 +55,6 @@ fn hooks_file_declares_both_hooks() {
     assert!(lint["description"].as_str().is_some_and(|d| !d.is_empty()));
     let fix = by_id("lblint-fix");
     assert_eq!(fix["entry"], "lblint check --fix");
-    assert!(fix["description"].as_str().unwrap().contains("Reserved"));
+    assert!(fix["description"].as_str().unwrap().contains("safe fixes"));
+    assert_eq!(fix["require_serial"], true);
 }

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::{check_json, f, findings, lblint_stdin};
+use crate::{check_json, f, findings, lblint_stdin, Finding};
 
 const HOSTILE: &str = "testdata/robust/hostile";
 
@@ -62,11 +62,11 @@ fn hostile_dir(name: &str) -> PathBuf {
     dir
 }
 
-type Finding = (String, String, String, u64, u64);
-
-/// Findings with the scratch directory prefix removed from file names.
+/// Findings with the scratch directory prefix removed from file names. Paths under the
+/// working directory (the crate root) are displayed relative to it.
 fn relative(report: &serde_json::Value, dir: &Path) -> Vec<Finding> {
-    let prefix = format!("{}/", dir.display());
+    let shown = dir.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(dir);
+    let prefix = format!("{}/", shown.display());
     findings(report)
         .into_iter()
         .map(|(r, s, file, l, c)| (r, s, file.trim_start_matches(&prefix).to_string(), l, c))

@@ -541,3 +541,26 @@ fn fingerprints_survive_line_moves() {
     prints.dedup();
     assert_eq!(prints.len(), count, "fingerprints collide");
 }
+
+#[test]
+fn driver_rules_are_the_enabled_rules() {
+    let ids = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["check", "--format", "sarif", "examples/manifests"];
+        args.extend_from_slice(extra);
+        let value = valid_sarif(&lblint(&args).stdout);
+        value["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ids(&["--select", "TKE001,K8S001"]),
+        vec!["TKE001", "K8S001"]
+    );
+    let all = ids(&[]);
+    let without = ids(&["--ignore", "K8S001"]);
+    assert_eq!(without.len() + 1, all.len());
+    assert!(!without.contains(&"K8S001".to_string()));
+}

@@ -1,0 +1,90 @@
+//! ACK002 ack-eni-backend-needs-terway: `backend-type: eni` on a cluster without Terway
+//! or inclusive ENI mode.
+
+use super::*;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "ACK002",
+    name: "ack-eni-backend-needs-terway",
+    default_severity: Severity::Error,
+    providers: &["ack"],
+    summary:
+        "`service.beta.kubernetes.io/backend-type: eni` needs the Terway CNI or inclusive ENI mode.",
+    doc: include_str!("../../../rules/ACK002.md"),
+};
+
+pub struct EniNeedsTerway;
+
+impl Rule for EniNeedsTerway {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !profile_applies(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        let network = cx.profile.spec.network.as_ref();
+        let eni_direct = network.and_then(|n| n.eni_direct);
+        let cni = network.and_then(|n| n.cni.as_deref());
+        let verdict = match (eni_direct, cni) {
+            (Some(true), _) => return,
+            (None, Some(c)) if c.eq_ignore_ascii_case("terway") => return,
+            (Some(false), _) => Some((
+                Severity::Error,
+                format!(
+                    "the cluster profile sets `spec.network.eniDirect: false`{} (neither Terway nor inclusive ENI \
+                     mode)",
+                    cx.profile.fact_at(&["spec", "network", "eniDirect"])
+                ),
+            )),
+            (None, Some(c)) => Some((
+                Severity::Error,
+                format!(
+                    "the cluster profile's `spec.network.cni` is `{c}`{}, not Terway (set \
+                     `spec.network.eniDirect: true` if the nodes run in inclusive ENI mode)",
+                    cx.profile.fact_at(&["spec", "network", "cni"])
+                ),
+            )),
+            (None, None) => Some((
+                Severity::Warning,
+                "the cluster profile does not say whether it can: set `spec.network.cni` or \
+                 `spec.network.eniDirect`"
+                    .to_string(),
+            )),
+        };
+        let Some((severity, why)) = verdict else {
+            return;
+        };
+        for (_, entry, object) in ack_entries(cx) {
+            let Some((_, value)) = backend_type(ws, object, entry.kind) else {
+                continue;
+            };
+            if value.as_str() != Some("eni") {
+                continue;
+            }
+            let message = format!(
+                "{} sets `{BACKEND_TYPE}: eni`, which adds pod ENIs to the CLB backend and needs the Terway CNI \
+                 or inclusive ENI mode; {why}.",
+                what(entry, object)
+            );
+            let mut d = META
+                .diagnostic(severity, ws.location(object, value.span()), message)
+                .with_help(format!(
+                    "remove `{BACKEND_TYPE}: eni` on clusters without Terway or inclusive ENI mode (and use the \
+                     Service DNS name for in-cluster calls), or move the workload to a Terway cluster. See {SEED_DOC}"
+                ));
+            for keys in [
+                &["spec", "network", "eniDirect"][..],
+                &["spec", "network", "cni"][..],
+            ] {
+                if let Some(at) = cx.profile.fact_location(keys) {
+                    d = d.with_related(at, "the cluster profile's network decides the verdict");
+                    break;
+                }
+            }
+            out.push(attach(d, object));
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! ACK003 ack-eni-backend-local-policy: `backend-type: eni` with `externalTrafficPolicy:
+//! Local`; the documented pairing is `Cluster`.
+
+use super::*;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "ACK003",
+    name: "ack-eni-backend-local-policy",
+    default_severity: Severity::Warning,
+    providers: &["ack"],
+    summary: "`backend-type: eni` is documented together with `externalTrafficPolicy: Cluster`, not `Local`.",
+    doc: include_str!("../../../rules/ACK003.md"),
+};
+
+pub struct EniWithLocalPolicy;
+
+impl Rule for EniWithLocalPolicy {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !profile_applies(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        for (_, entry, object) in ack_entries(cx) {
+            let Some((key, value)) = backend_type(ws, object, entry.kind) else {
+                continue;
+            };
+            if value.as_str() != Some("eni") {
+                continue;
+            }
+            let Some(policy) = local_policy(ws, object) else {
+                continue;
+            };
+            let message = format!(
+                "{} pairs `{BACKEND_TYPE}: eni` with `externalTrafficPolicy: Local`, but the vendor's fix for \
+                 in-cluster access to the CLB address is `eni` with `externalTrafficPolicy: Cluster`: with `Local`, \
+                 kube-proxy still programs the address only on nodes that run a backend pod.",
+                what(entry, object)
+            );
+            let mut d = META
+                .diagnostic(Severity::Warning, ws.location(object, policy.span()), message)
+                .with_help(format!(
+                    "set `externalTrafficPolicy: Cluster`; with `{BACKEND_TYPE}: eni` the CLB sends traffic \
+                     straight to pod ENIs, so the source IP is kept. See {SEED_DOC}"
+                ))
+                .with_related(ws.location(object, key.span()), "ENI backends are requested here");
+            d.fix = to_cluster_fix(ws, object, policy);
+            out.push(attach(d, object));
+        }
+    }
+}

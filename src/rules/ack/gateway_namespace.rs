@@ -1,0 +1,75 @@
+//! ACK004 ack-istio-gateway-namespace: an ASM IstioGateway outside `istio-system`.
+
+use super::*;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "ACK004",
+    name: "ack-istio-gateway-namespace",
+    default_severity: Severity::Error,
+    providers: &["ack"],
+    summary: "An ASM IstioGateway must be in the `istio-system` namespace.",
+    doc: include_str!("../../../rules/ACK004.md"),
+};
+
+pub struct GatewayNamespace;
+
+impl Rule for GatewayNamespace {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !profile_applies(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        for object in ws.objects.iter().filter(|o| is_istio_gateway(o)) {
+            let root = ws.root(object);
+            let namespace = root.path(&["metadata", "namespace"]);
+            let help = format!(
+                "set `metadata.namespace: {ISTIO_NAMESPACE}`: from Istio 1.6 an ASM gateway in another namespace \
+                 fails to start. See {GATEWAY_DOC}"
+            );
+            let d = match namespace.and_then(|n| n.as_str().map(|s| (n, s))) {
+                Some((_, ns)) if ns == ISTIO_NAMESPACE => continue,
+                Some((node, ns)) => {
+                    let mut d = META
+                        .diagnostic(
+                            Severity::Error,
+                            ws.location(object, node.span()),
+                            format!(
+                                "IstioGateway `{}` is in namespace `{ns}`, but ASM gateways must be in \
+                                 `{ISTIO_NAMESPACE}`: a gateway elsewhere fails to start.",
+                                object.name()
+                            ),
+                        )
+                        .with_help(help);
+                    d.fix = edit::replace_scalar(
+                        ws,
+                        object,
+                        node,
+                        ISTIO_NAMESPACE,
+                        format!("move the IstioGateway to `{ISTIO_NAMESPACE}`"),
+                        // Applying it creates a new object; the old one stays until deleted.
+                        Applicability::Unsafe,
+                    );
+                    d
+                }
+                None => {
+                    let at = root.path(&["metadata", "name"]).unwrap_or(root);
+                    META.diagnostic(
+                        Severity::Warning,
+                        ws.location(object, at.span()),
+                        format!(
+                            "IstioGateway `{}` has no `metadata.namespace`, so it lands in the namespace it is \
+                             applied to, and ASM gateways must be in `{ISTIO_NAMESPACE}`.",
+                            object.name()
+                        ),
+                    )
+                    .with_help(help)
+                }
+            };
+            out.push(attach(d, object));
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! K8S001 lb-address-in-cluster: a pod calls its own cluster's load-balancer address.
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::model::{Caller, EntryKind};
+use crate::rules::{Context, Rule, RuleMeta};
+
+pub static META: RuleMeta = RuleMeta {
+    id: "K8S001",
+    name: "lb-address-in-cluster",
+    default_severity: Severity::Note,
+    providers: &["any"],
+    summary: "A pod calls its own cluster's load-balancer address; call the Service by its DNS name instead.",
+    doc: include_str!("../../../rules/K8S001.md"),
+};
+
+pub struct LbAddressInCluster;
+
+impl Rule for LbAddressInCluster {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        // The same object defined in several files (a base and its overlays) is one entry
+        // point to the caller: report each call once, against the copy nearest the caller.
+        let mut seen = std::collections::HashMap::new();
+        for caller in &cx.model.callers {
+            let target = &cx.ws.objects[cx.model.entry_points[caller.target].object];
+            let key = (
+                caller.workload,
+                caller.location.clone(),
+                caller.address.clone(),
+                target.id.clone(),
+            );
+            let same_file = target.file == cx.ws.objects[caller.workload].file;
+            match seen.get(&key) {
+                Some(&(index, false)) if same_file => {
+                    out[index] = diagnostic(cx, caller);
+                    seen.insert(key, (index, true));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(key, (out.len(), same_file));
+                    out.push(diagnostic(cx, caller));
+                }
+            }
+        }
+    }
+}
+
+fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
+    let ws = cx.ws;
+    let entry = &cx.model.entry_points[caller.target];
+    let target = &ws.objects[entry.object];
+    let workload = &ws.objects[caller.workload];
+    // The in-cluster name that reaches the same pods without leaving the cluster.
+    let dns = match entry.kind {
+        EntryKind::Service => Some(format!(
+            "{}.{}.svc.cluster.local",
+            target.name(),
+            target.namespace()
+        )),
+        EntryKind::Ingress => match entry.services.as_slice() {
+            [only] => {
+                let service = &ws.objects[*only];
+                Some(format!(
+                    "{}.{}.svc.cluster.local",
+                    service.name(),
+                    service.namespace()
+                ))
+            }
+            _ => None,
+        },
+        EntryKind::IstioGateway | EntryKind::Gateway => None,
+    };
+    let location = match caller.address_span {
+        Some(span) => crate::diagnostic::Location {
+            file: caller.location.file.clone(),
+            span,
+        },
+        None => caller.location.clone(),
+    };
+    let message = format!(
+        "{} calls {}, the load-balancer address of {} in this cluster ({}): the traffic leaves the cluster \
+         and comes back through the load balancer.",
+        workload.id, caller.address, target.id, caller.via
+    );
+    let help = match (&dns, entry.kind) {
+        (Some(dns), EntryKind::Service) => format!(
+            "call `{dns}` (or `{}.{}`) instead: in-cluster traffic then goes straight to a backend pod, \
+             with no load-balancer loopback",
+            target.name(),
+            target.namespace()
+        ),
+        (Some(dns), _) => format!(
+            "call the backend Service `{dns}` instead of the Ingress host (mind the Ingress path and TLS \
+             settings the direct call skips)"
+        ),
+        (None, _) => format!(
+            "call the Service behind {} by its DNS name `<service>.<namespace>.svc.cluster.local` instead",
+            target.id
+        ),
+    };
+    let mut d = META
+        .diagnostic(Severity::Note, location.clone(), message)
+        .with_help(help);
+    d.object = Some(workload.id.clone());
+    d.origin = workload.origin.clone();
+    // Point at where the manifest states the address (else at the object's name).
+    let stated = entry
+        .addresses
+        .iter()
+        .find(|a| a.matches(&caller.address))
+        .and_then(|a| a.location.clone())
+        .or_else(|| {
+            let root = ws.root(target);
+            let name = root.path(&["metadata", "name"]).unwrap_or(root);
+            Some(ws.location(target, name.span()))
+        });
+    if let Some(stated) = stated {
+        d = d.with_related(
+            stated,
+            format!("{} gets this load-balancer address", target.id),
+        );
+    }
+    if let (Some(dns), Some(span), EntryKind::Service) = (dns, caller.address_span, entry.kind) {
+        d.fix = Some(Fix {
+            description: format!("call `{dns}` instead of {}", caller.address),
+            // The Service port equals the load-balancer port, but TLS names and
+            // source-IP based rules may differ: review before applying.
+            applicability: Applicability::Unsafe,
+            edits: vec![Edit { span, content: dns }],
+        });
+    }
+    d
+}

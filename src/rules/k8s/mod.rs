@@ -1,0 +1,7 @@
+//! Rules for any provider.
+
+pub mod annotation_value_not_string;
+pub mod class_ignores_annotations;
+pub mod internal_traffic_policy_local;
+pub mod lb_address_in_cluster;
+pub mod no_short_circuit;

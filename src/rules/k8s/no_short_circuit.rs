@@ -1,0 +1,117 @@
+//! K8S010 lb-no-short-circuit-in-cluster: the Service status says kube-proxy will not
+//! short-circuit calls to the load-balancer address (`ipMode: Proxy`, or a hostname
+//! only), and a pod calls that address.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::EntryKind;
+use crate::profile::{version, Provider};
+use crate::rules::{vke, Context, Rule, RuleMeta};
+use crate::yaml::NodeRef;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "K8S010",
+    name: "lb-no-short-circuit-in-cluster",
+    default_severity: Severity::Warning,
+    providers: &["any"],
+    summary: "With `ipMode: Proxy` or a hostname-only load-balancer status, in-cluster calls to the address really go through the load balancer.",
+    doc: include_str!("../../../rules/K8S010.md"),
+};
+
+pub struct NoShortCircuit;
+
+impl Rule for NoShortCircuit {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        let ws = cx.ws;
+        // Before 1.30 the LoadBalancerIPMode gate is off by default (alpha in 1.29).
+        let version = cx.profile.spec.kubernetes_version.as_deref();
+        let ip_mode_honoured = version.and_then(|v| version::at_least(v, "1.30"));
+        for (index, entry) in cx.model.entry_points.iter().enumerate() {
+            if entry.kind != EntryKind::Service {
+                continue;
+            }
+            let object = &ws.objects[entry.object];
+            let callers: Vec<_> = cx.model.callers_of(index).collect();
+            if callers.is_empty() {
+                continue;
+            }
+            // VKE004 judges a Service that asks for Proxy mode by annotation.
+            if matches!(cx.profile.provider(), Provider::Vke | Provider::Generic)
+                && ws
+                    .annotation(object, vke::IP_MODE)
+                    .and_then(|(_, v)| v.as_str())
+                    == Some("Proxy")
+            {
+                continue;
+            }
+            let ingress: Vec<NodeRef<'_>> = ws
+                .root(object)
+                .path(&["status", "loadBalancer", "ingress"])
+                .into_iter()
+                .flat_map(NodeRef::items)
+                .collect();
+            let proxy = ingress
+                .iter()
+                .filter_map(|i| i.get("ipMode"))
+                .find(|m| m.as_str() == Some("Proxy"));
+            let hostname_only = !ingress.is_empty()
+                && ingress.iter().all(|i| i.get("ip").is_none())
+                && ingress.iter().any(|i| i.get("hostname").is_some());
+            let (at, why) = match (proxy, hostname_only) {
+                (Some(mode), _) if ip_mode_honoured != Some(false) => {
+                    let gate = if ip_mode_honoured.is_none() {
+                        " (on Kubernetes 1.30 or later, where the LoadBalancerIPMode feature is on by default; \
+                         the cluster profile does not state `spec.kubernetesVersion`)"
+                    } else {
+                        ""
+                    };
+                    (mode, format!("its status reports `ipMode: Proxy`{gate}"))
+                }
+                (_, true) => (
+                    ingress
+                        .iter()
+                        .find_map(|i| i.get("hostname"))
+                        .expect("hostname_only has a hostname"),
+                    "its status has a hostname and no IP, which kube-proxy cannot bind".to_string(),
+                ),
+                _ => continue,
+            };
+            let first = callers[0];
+            let mut d = META
+                .diagnostic(
+                    Severity::Warning,
+                    ws.location(object, at.span()),
+                    format!(
+                        "In-cluster calls to the load-balancer address of Service `{}` really go through the load \
+                         balancer: {why}, so kube-proxy does not short-circuit them. {} calls {}; whether the load \
+                         balancer can send that traffic back into the same cluster, or the caller's own node \
+                         (hairpin), is now up to the provider.",
+                        object.name(),
+                        ws.objects[first.workload].id,
+                        first.address
+                    ),
+                )
+                .with_help(format!(
+                    "have in-cluster clients call `{}.{}.svc.cluster.local` (or the ClusterIP) instead, or check \
+                     that the provider's load balancer supports hairpin traffic from its own backends",
+                    object.name(),
+                    object.namespace()
+                ));
+            for caller in &callers {
+                d = d.with_related(
+                    caller.location.clone(),
+                    format!(
+                        "{} calls the load-balancer address {} from inside the cluster",
+                        ws.objects[caller.workload].id, caller.address
+                    ),
+                );
+            }
+            d.object = Some(object.id.clone());
+            d.origin = object.origin.clone();
+            out.push(d);
+        }
+    }
+}

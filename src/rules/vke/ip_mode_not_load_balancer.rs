@@ -1,0 +1,57 @@
+//! VKE002 vke-ip-mode-without-load-balancer: the annotation on a Service that gets no CLB.
+
+use super::*;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "VKE002",
+    name: "vke-ip-mode-without-load-balancer",
+    default_severity: Severity::Warning,
+    providers: &["vke"],
+    summary: "The Volcengine IP-mode annotation has no effect on a Service that is not `type: LoadBalancer`.",
+    doc: include_str!("../../../rules/VKE002.md"),
+};
+
+pub struct IpModeNotLoadBalancer;
+
+impl Rule for IpModeNotLoadBalancer {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !applies(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        for object in ws.objects.iter().filter(|o| is_service(o)) {
+            let Some((key, _)) = ip_mode(ws, object) else {
+                continue;
+            };
+            let type_node = ws.spec(object).and_then(|s| s.get("type"));
+            let service_type = type_node.and_then(|t| t.as_str()).unwrap_or("ClusterIP");
+            if service_type == "LoadBalancer" {
+                continue;
+            }
+            let mut d = META
+                .diagnostic(
+                    Severity::Warning,
+                    ws.location(object, key.span()),
+                    format!(
+                        "Service `{}` sets `{IP_MODE}` but is `type: {service_type}`, so the annotation has no \
+                         effect: the IP mode applies to LoadBalancer Services only.",
+                        object.name()
+                    ),
+                )
+                .with_help(format!(
+                    "set `spec.type: LoadBalancer` if the Service should get a CLB, or remove `{IP_MODE}`. See {SEED_DOC}"
+                ));
+            if let Some(t) = type_node {
+                d = d.with_related(
+                    ws.location(object, t.span()),
+                    "the Service type is set here",
+                );
+            }
+            out.push(attach(d, object));
+        }
+    }
+}

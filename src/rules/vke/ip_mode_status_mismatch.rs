@@ -1,0 +1,103 @@
+//! VKE005 vke-ip-mode-changed: the annotation disagrees with the IP mode in the
+//! Service's status; the mode cannot be changed after creation.
+
+use super::*;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "VKE005",
+    name: "vke-ip-mode-changed",
+    default_severity: Severity::Warning,
+    providers: &["vke"],
+    summary: "The Volcengine IP mode cannot be changed after creation; the annotation disagrees with the Service's status.",
+    doc: include_str!("../../../rules/VKE005.md"),
+};
+
+pub struct IpModeStatusMismatch;
+
+impl Rule for IpModeStatusMismatch {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !applies(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        for entry in cx
+            .model
+            .entry_points
+            .iter()
+            .filter(|e| e.kind == EntryKind::Service)
+        {
+            let object = &ws.objects[entry.object];
+            let annotation = ip_mode(ws, object);
+            let wanted = match annotation {
+                Some((_, value)) => match valid_mode(value) {
+                    Some(mode) => mode,
+                    // VKE001 reports the value itself.
+                    None => continue,
+                },
+                // No annotation means VIP, but only on a VKE Service.
+                None if entry.provider == Some(Provider::Vke) => "VIP",
+                None => continue,
+            };
+            let statuses = ws
+                .root(object)
+                .path(&["status", "loadBalancer", "ingress"])
+                .into_iter()
+                .flat_map(NodeRef::items)
+                .filter_map(|i| i.get("ipMode"));
+            for status in statuses {
+                let Some(actual) = status.as_str() else {
+                    continue;
+                };
+                if actual == wanted {
+                    continue;
+                }
+                let status_location = ws.location(object, status.span());
+                let (location, stated) = match annotation {
+                    Some((_, value)) => (
+                        ws.location(object, value.span()),
+                        format!("sets `{IP_MODE}: {wanted}`"),
+                    ),
+                    None => (
+                        status_location.clone(),
+                        format!("has no `{IP_MODE}` annotation (the default is `VIP`)"),
+                    ),
+                };
+                let message = format!(
+                    "Service `{}` {stated} but its status reports `ipMode: {actual}`: the IP mode cannot be \
+                     changed after the Service is created, so applying this manifest does not switch the mode. \
+                     (lblint reads the mode VKE applied from `status.loadBalancer.ingress[].ipMode`, the upstream \
+                     field the vendor's `status.ipMode` check refers to.)",
+                    object.name()
+                );
+                let mut d = META
+                    .diagnostic(Severity::Warning, location, message)
+                    .with_help(format!(
+                        "to keep the current mode, set `{IP_MODE}` to `{actual}`; to switch to `{wanted}`, delete \
+                         and recreate the Service (its CLB and address may change). See {SEED_DOC}"
+                    ));
+                if annotation.is_some() {
+                    d = d.with_related(
+                        status_location,
+                        format!("the live Service runs in `{actual}` mode"),
+                    );
+                }
+                let mut d = attach(d, object);
+                if let (Some((_, value)), true) = (annotation, VALID_MODES.contains(&actual)) {
+                    d.fix = edit::replace_scalar(
+                        ws,
+                        object,
+                        value,
+                        actual,
+                        format!("set `{IP_MODE}` back to `{actual}`, the mode the Service has"),
+                        Applicability::Unsafe,
+                    );
+                }
+                out.push(d);
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Volcengine Kubernetes Engine (VKE): the IP mode of LoadBalancer Services.
+//! Source: Volcengine, "Configuring the IP mode of the LoadBalancer Service" (seed 002,
+//! last updated 2026-07-24) and provider-facts §0.2, §2, §4.1.
+
+pub mod ip_mode_invalid;
+pub mod ip_mode_not_load_balancer;
+pub mod ip_mode_status_mismatch;
+pub mod proxy_prerequisites;
+pub mod proxy_same_node;
+
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::model::{EntryKind, EntryPoint, Fit};
+use crate::objects::{Object, Workspace};
+use crate::profile::{version, Profile, Provider};
+use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::yaml::NodeRef;
+
+pub const IP_MODE: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-ip-mode";
+/// The seed's valid values, spelled as it spells them (`VIP` is the default).
+pub const VALID_MODES: [&str; 2] = ["VIP", "Proxy"];
+pub const SEED_DOC: &str =
+    "Volcengine VKE, \"Configuring the IP mode of the LoadBalancer Service\"";
+
+/// Provider rules run when the profile names VKE, or on VKE-annotated objects without one.
+fn applies(cx: &Context<'_>) -> bool {
+    matches!(cx.profile.provider(), Provider::Vke | Provider::Generic)
+}
+
+fn is_service(object: &Object) -> bool {
+    object.kind() == "Service" && object.group().is_empty()
+}
+
+/// The IP-mode annotation as (key node, value node).
+fn ip_mode<'w>(ws: &'w Workspace, object: &Object) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
+    ws.annotation(object, IP_MODE)
+}
+
+/// The annotation's value when it is one of the valid spellings.
+fn valid_mode(value: NodeRef<'_>) -> Option<&str> {
+    value.as_str().filter(|v| VALID_MODES.contains(v))
+}
+
+fn attach(mut d: Diagnostic, object: &Object) -> Diagnostic {
+    d.object = Some(object.id.clone());
+    d.origin = object.origin.clone();
+    d
+}
+
+/// `Proxy` → `VIP`: unsafe, since the mode cannot be changed on an existing Service.
+fn to_vip_fix(ws: &Workspace, object: &Object, value: NodeRef<'_>) -> Option<Fix> {
+    edit::replace_scalar(
+        ws,
+        object,
+        value,
+        "VIP",
+        format!("set `{IP_MODE}` to `VIP`"),
+        Applicability::Unsafe,
+    )
+}
+
+/// LoadBalancer Services with the annotation set to exactly `Proxy`.
+fn proxy_services<'c>(
+    cx: &'c Context<'_>,
+) -> impl Iterator<Item = (usize, &'c EntryPoint, &'c Object, NodeRef<'c>)> + 'c {
+    cx.model
+        .entry_points
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.kind == EntryKind::Service)
+        .filter_map(move |(i, e)| {
+            let object = &cx.ws.objects[e.object];
+            let (_, value) = ip_mode(cx.ws, object)?;
+            (value.as_str() == Some("Proxy")).then_some((i, e, object, value))
+        })
+}

@@ -1,0 +1,197 @@
+//! VKE003 vke-proxy-mode-prerequisites: `Proxy` on a cluster that lacks a prerequisite.
+
+use super::*;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "VKE003",
+    name: "vke-proxy-mode-prerequisites",
+    default_severity: Severity::Error,
+    providers: &["vke"],
+    summary: "`Proxy` IP mode needs Kubernetes 1.30+, VPC-CNI with IPvlan and eBPF forwarding, and cloud-controller-manager v1.43.0+.",
+    doc: include_str!("../../../rules/VKE003.md"),
+};
+
+pub struct ProxyPrerequisites;
+
+/// A prerequisite the profile contradicts (with where it says so), or one it does not state.
+enum Verdict {
+    Missing(String, &'static [&'static str]),
+    Unknown(String),
+}
+
+fn version_fact(
+    profile: &Profile,
+    value: Option<&str>,
+    keys: &'static [&'static str],
+    minimum: &str,
+    what: &str,
+) -> Option<Verdict> {
+    let field = keys.join(".");
+    let Some(value) = value else {
+        return Some(Verdict::Unknown(format!(
+            "`{field}` ({what} must be {minimum} or later)"
+        )));
+    };
+    match version::at_least(value, minimum) {
+        Some(true) => None,
+        Some(false) => Some(Verdict::Missing(
+            format!(
+                "`{field}` is `{value}`{}, below {minimum}",
+                profile.fact_at(keys)
+            ),
+            keys,
+        )),
+        None => Some(Verdict::Unknown(format!(
+            "`{field}` (`{value}` is not a version lblint can compare; {what} must be {minimum} or later)"
+        ))),
+    }
+}
+
+fn string_fact(
+    profile: &Profile,
+    value: Option<&str>,
+    keys: &'static [&'static str],
+    wanted: &str,
+    what: &str,
+) -> Option<Verdict> {
+    let field = keys.join(".");
+    match value {
+        None => Some(Verdict::Unknown(format!(
+            "`{field}` (must be `{wanted}`: {what})"
+        ))),
+        Some(v) if v.eq_ignore_ascii_case(wanted) => None,
+        Some(v) => Some(Verdict::Missing(
+            format!(
+                "`{field}` is `{v}`{}, not `{wanted}` ({what})",
+                profile.fact_at(keys)
+            ),
+            keys,
+        )),
+    }
+}
+
+impl Rule for ProxyPrerequisites {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !applies(cx) {
+            return;
+        }
+        let spec = &cx.profile.spec;
+        let network = spec.network.as_ref();
+        let verdicts: Vec<Verdict> = [
+            version_fact(
+                cx.profile,
+                spec.kubernetes_version.as_deref(),
+                &["spec", "kubernetesVersion"],
+                "v1.30",
+                "the cluster Kubernetes version",
+            ),
+            string_fact(
+                cx.profile,
+                network.and_then(|n| n.cni.as_deref()),
+                &["spec", "network", "cni"],
+                "vpc-cni",
+                "the VPC-CNI network model",
+            ),
+            string_fact(
+                cx.profile,
+                network.and_then(|n| n.pod_interface.as_deref()),
+                &["spec", "network", "podInterface"],
+                "ipvlan",
+                "IPvlan pod network interfaces",
+            ),
+            string_fact(
+                cx.profile,
+                network.and_then(|n| n.service_forwarding.as_deref()),
+                &["spec", "network", "serviceForwarding"],
+                "ebpf",
+                "eBPF Service forwarding",
+            ),
+            version_fact(
+                cx.profile,
+                spec.addons
+                    .as_ref()
+                    .and_then(|a| a.cloud_controller_manager.as_deref()),
+                &["spec", "addons", "cloudControllerManager"],
+                "v1.43.0",
+                "the cloud-controller-manager add-on",
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if verdicts.is_empty() {
+            return;
+        }
+        let missing: Vec<&str> = verdicts
+            .iter()
+            .filter_map(|v| match v {
+                Verdict::Missing(s, _) => Some(s.as_str()),
+                Verdict::Unknown(_) => None,
+            })
+            .collect();
+        let unknown: Vec<&str> = verdicts
+            .iter()
+            .filter_map(|v| match v {
+                Verdict::Unknown(s) => Some(s.as_str()),
+                Verdict::Missing(..) => None,
+            })
+            .collect();
+        let profile = cx.profile.path.as_deref().map_or_else(
+            || "the cluster profile".to_string(),
+            |p| format!("the cluster profile {p}"),
+        );
+        for (_, _, object, value) in proxy_services(cx) {
+            let name = object.name();
+            let (severity, mut message) = if missing.is_empty() {
+                (
+                    Severity::Warning,
+                    format!(
+                        "Service `{name}` uses the `Proxy` IP mode, which works only on clusters that meet its \
+                         prerequisites, and {profile} does not say whether this one does; set {}.",
+                        unknown.join(", ")
+                    ),
+                )
+            } else {
+                (
+                    Severity::Error,
+                    format!(
+                        "Service `{name}` uses the `Proxy` IP mode, which this cluster does not support: {}.",
+                        missing.join("; ")
+                    ),
+                )
+            };
+            if !missing.is_empty() && !unknown.is_empty() {
+                message.push_str(&format!(
+                    " Also not stated in {profile}: {}.",
+                    unknown.join(", ")
+                ));
+            }
+            let mut d = META
+                .diagnostic(severity, cx.ws.location(object, value.span()), message)
+                .with_help(format!(
+                    "`Proxy` needs Kubernetes v1.30 or later, the VPC-CNI network model with IPvlan pod interfaces \
+                     and eBPF Service forwarding, and the cloud-controller-manager add-on v1.43.0 or later: upgrade \
+                     the cluster and add-on, or set `{IP_MODE}` to `VIP` (the default) before the Service is \
+                     created. See {SEED_DOC}"
+                ));
+            for keys in verdicts.iter().filter_map(|v| match v {
+                Verdict::Missing(_, keys) => Some(*keys),
+                Verdict::Unknown(_) => None,
+            }) {
+                if let Some(at) = cx.profile.fact_location(keys) {
+                    d = d.with_related(
+                        at,
+                        "the cluster profile states this prerequisite is not met",
+                    );
+                }
+            }
+            let mut d = attach(d, object);
+            d.fix = to_vip_fix(cx.ws, object, value);
+            out.push(d);
+        }
+    }
+}

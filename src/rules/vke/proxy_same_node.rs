@@ -1,0 +1,128 @@
+//! VKE004 vke-proxy-same-node: `Proxy` IP mode with an in-cluster caller that can share a
+//! node with a backend pod.
+
+use super::*;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "VKE004",
+    name: "vke-proxy-same-node",
+    default_severity: Severity::Error,
+    providers: &["vke"],
+    summary: "In `Proxy` IP mode a client pod on the same node as a backend pod cannot reach the CLB address.",
+    doc: include_str!("../../../rules/VKE004.md"),
+};
+
+pub struct ProxySameNode;
+
+impl Rule for ProxySameNode {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !applies(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        for (index, entry, object, value) in proxy_services(cx) {
+            let name = object.name();
+            let namespace = object.namespace();
+            let callers: Vec<_> = cx.model.callers_of(index).collect();
+            let fits: Vec<Fit> = callers
+                .iter()
+                .map(|c| {
+                    entry
+                        .backends
+                        .iter()
+                        .map(|&b| cx.model.can_share_node(ws, c.workload, b, |_| true))
+                        .fold(
+                            if entry.backends.is_empty() {
+                                Fit::Unknown
+                            } else {
+                                Fit::No
+                            },
+                            |acc, fit| match (acc, fit) {
+                                (Fit::Yes, _) | (_, Fit::Yes) => Fit::Yes,
+                                (Fit::Unknown, _) | (_, Fit::Unknown) => Fit::Unknown,
+                                _ => Fit::No,
+                            },
+                        )
+                })
+                .collect();
+            if !callers.is_empty() && fits.iter().all(|f| *f == Fit::No) {
+                // Required anti-affinity (or disjoint pools) keeps every caller apart.
+                continue;
+            }
+            let limit = "in `Proxy` mode the CLB may keep the client pod's source IP, so when it forwards a \
+                         request to a backend pod on the client's own node the reply skips the CLB and the \
+                         request fails";
+            let sharing = callers
+                .iter()
+                .zip(&fits)
+                .find(|(_, f)| **f == Fit::Yes)
+                .or_else(|| callers.iter().zip(&fits).find(|(_, f)| **f == Fit::Unknown));
+            let (severity, message) = match sharing {
+                Some((caller, Fit::Yes)) => (
+                    Severity::Error,
+                    format!(
+                        "Service `{name}` uses the `Proxy` IP mode and {} calls its CLB address {} from a pod that \
+                         can run on the same node as a backend pod (both fit a pool in `spec.nodePools`{} and no \
+                         required pod anti-affinity on `kubernetes.io/hostname` keeps them apart): {limit}.",
+                        ws.objects[caller.workload].id,
+                        caller.address,
+                        cx.profile
+                    .fact_line(&["spec", "nodePools"])
+                    .map(|l| format!(" at {l}"))
+                    .unwrap_or_default()
+                    ),
+                ),
+                Some((caller, _)) => {
+                    let why = if entry.backends.is_empty() {
+                        "the Service's backend pods are not in these manifests".to_string()
+                    } else if cx.profile.node_pools().is_none() {
+                        "set `spec.nodePools` in the cluster profile to settle it".to_string()
+                    } else {
+                        "the profile's node pools do not settle it".to_string()
+                    };
+                    (
+                        Severity::Warning,
+                        format!(
+                            "Service `{name}` uses the `Proxy` IP mode and {} calls its CLB address {}; whether \
+                             that pod can run on the same node as a backend pod is unknown ({why}): {limit}.",
+                            ws.objects[caller.workload].id, caller.address
+                        ),
+                    )
+                }
+                None => (
+                    Severity::Warning,
+                    format!(
+                        "Service `{name}` uses the `Proxy` IP mode, where a client pod on the same node as a \
+                         backend pod cannot reach the CLB address: {limit}. No in-cluster caller of its address \
+                         is visible in these manifests."
+                    ),
+                ),
+            };
+            let mut d = META
+                .diagnostic(severity, ws.location(object, value.span()), message)
+                .with_help(format!(
+                    "set `{IP_MODE}` to `VIP` (the default; the mode cannot be changed after creation, so recreate \
+                     the Service), or have in-cluster clients call `{name}.{namespace}.svc.cluster.local`, or keep \
+                     clients and backend pods on different nodes with required pod anti-affinity \
+                     (`requiredDuringSchedulingIgnoredDuringExecution`, `topologyKey: kubernetes.io/hostname`) \
+                     between them. See {SEED_DOC}"
+                ));
+            for caller in &callers {
+                d = d.with_related(
+                    caller.location.clone(),
+                    format!(
+                        "{} calls the CLB address {} from inside the cluster",
+                        ws.objects[caller.workload].id, caller.address
+                    ),
+                );
+            }
+            let mut d = attach(d, object);
+            d.fix = to_vip_fix(ws, object, value);
+            out.push(d);
+        }
+    }
+}
