@@ -51,6 +51,8 @@ impl Object {
 pub struct Workspace {
     pub files: Vec<LintFile>,
     pub objects: Vec<Object>,
+    /// Object indices by (kind, name): references by name resolve without a scan.
+    by_name: std::collections::HashMap<(String, String), Vec<usize>>,
 }
 
 impl Workspace {
@@ -61,7 +63,28 @@ impl Workspace {
                 collect_document(file_index, doc_index, doc, &mut objects);
             }
         }
-        Workspace { files, objects }
+        let mut by_name: std::collections::HashMap<(String, String), Vec<usize>> =
+            Default::default();
+        for (index, object) in objects.iter().enumerate() {
+            by_name
+                .entry((object.id.kind.clone(), object.id.name.clone()))
+                .or_default()
+                .push(index);
+        }
+        Workspace {
+            files,
+            objects,
+            by_name,
+        }
+    }
+
+    /// Every object of this kind and name, in input order.
+    pub fn named<'w>(&'w self, kind: &str, name: &str) -> impl Iterator<Item = &'w Object> + 'w {
+        self.by_name
+            .get(&(kind.to_string(), name.to_string()))
+            .into_iter()
+            .flatten()
+            .map(move |&i| &self.objects[i])
     }
 
     pub fn document(&self, object: &Object) -> &Document {

@@ -57,6 +57,9 @@ impl Model {
         let mut workloads = Vec::new();
         let mut placements = HashMap::new();
         let mut by_namespace: HashMap<&str, Vec<usize>> = HashMap::new();
+        // (namespace, label key, label value) -> workloads whose pods carry that label, so a
+        // selector is matched against its candidates only (linear in the manifest set).
+        let mut by_label: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
         for (index, object) in ws.objects.iter().enumerate() {
             if let Some(template) = pod_template(ws, object) {
                 workloads.push(index);
@@ -65,13 +68,25 @@ impl Model {
                     .entry(object.namespace())
                     .or_default()
                     .push(index);
+                for (key, value) in scheduling::template_labels(&template) {
+                    by_label
+                        .entry((object.namespace(), key, value))
+                        .or_default()
+                        .push(index);
+                }
             }
         }
         let service_backends = |service: usize| -> Vec<usize> {
             let object = &ws.objects[service];
             let selector = ws.spec(object).and_then(|s| s.get("selector"));
-            by_namespace
-                .get(object.namespace())
+            let Some((key, value)) = selector
+                .and_then(|s| s.entries().next())
+                .and_then(|(k, v)| Some((k.as_str()?, v.as_str()?)))
+            else {
+                return Vec::new();
+            };
+            by_label
+                .get(&(object.namespace(), key, value))
                 .into_iter()
                 .flatten()
                 .copied()
