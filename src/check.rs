@@ -483,9 +483,16 @@ fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) ->
         }
     };
     let source = Arc::new(SourceFile::new(display, text));
-    let mut loaded = yaml::load(&source.text, limits);
+    // Documents are slimmed as they are parsed; first note where their block and quoted
+    // scalars hold `{{` (data, not Helm actions, see `unrendered_template`).
+    let mut braced = Vec::new();
+    let mut loaded = yaml::load_with(&source.text, limits, &mut |doc| {
+        braced.extend(braced_scalar_spans(&doc, &source.text));
+        crate::objects::slim(doc)
+    });
+    braced.sort_unstable();
     let mut diagnostics = Vec::new();
-    if let Some(at) = unrendered_template(&source.text, &loaded) {
+    if let Some(at) = unrendered_template(&source.text, loaded.errors.is_empty(), &braced) {
         let pos = source.pos_at(at);
         diagnostics.push(
             lbl::UNRENDERED_TEMPLATE
@@ -557,10 +564,8 @@ fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) ->
 /// file that parses is data (Prometheus alert templates, Go templates in ConfigMaps), and
 /// so is a line inside a block or quoted scalar of such a file (Istio's sidecar-injector
 /// ConfigMap holds whole Go templates in `|` blocks).
-fn unrendered_template(text: &str, loaded: &LoadedFile) -> Option<usize> {
+fn unrendered_template(text: &str, parsed: bool, braced: &[(usize, usize)]) -> Option<usize> {
     let first = text.find("{{")?;
-    let parsed = loaded.errors.is_empty();
-    let mut in_value: Option<Vec<(usize, usize)>> = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
@@ -569,9 +574,8 @@ fn unrendered_template(text: &str, loaded: &LoadedFile) -> Option<usize> {
             if !parsed {
                 return Some(at);
             }
-            let spans = in_value.get_or_insert_with(|| non_plain_scalar_spans(loaded));
-            let i = spans.partition_point(|&(start, _)| start <= at);
-            if !(i > 0 && at < spans[i - 1].1) {
+            let i = braced.partition_point(|&(start, _)| start <= at);
+            if !(i > 0 && at < braced[i - 1].1) {
                 return Some(at);
             }
         }
@@ -580,21 +584,18 @@ fn unrendered_template(text: &str, loaded: &LoadedFile) -> Option<usize> {
     (!parsed).then_some(first)
 }
 
-/// Byte ranges of the block and quoted scalars of every document, sorted, outermost first.
-fn non_plain_scalar_spans(loaded: &LoadedFile) -> Vec<(usize, usize)> {
-    let mut spans: Vec<(usize, usize)> = loaded
-        .documents
+/// Byte ranges of a document's block and quoted scalars that hold `{{`, outermost first.
+fn braced_scalar_spans(doc: &yaml::Document, text: &str) -> Vec<(usize, usize)> {
+    doc.nodes
         .iter()
-        .flat_map(|d| &d.nodes)
         .filter_map(|n| match &n.kind {
             yaml::NodeKind::Scalar(s) if s.style != yaml::Style::Plain => {
-                Some((n.span.start.offset, n.span.end.offset))
+                let (start, end) = (n.span.start.offset, n.span.end.offset);
+                text.get(start..end)?.contains("{{").then_some((start, end))
             }
             _ => None,
         })
-        .collect();
-    spans.sort_unstable();
-    spans
+        .collect()
 }
 
 /// Walk and load like `check`, then build the cluster model (for `lblint model`).

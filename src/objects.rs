@@ -262,3 +262,35 @@ pub fn selector_matches(selector: Option<NodeRef<'_>>, labels: Option<NodeRef<'_
     }
     any
 }
+
+/// Kinds whose body (beyond `metadata`) some rule or the model reads. Any other object is
+/// slimmed to `apiVersion`, `kind` and `metadata` as soon as it is parsed, so a stream of
+/// CRDs costs little memory. A rule that reads another kind's spec must add it here.
+const KINDS_WITH_READ_BODIES: &[&str] = &[
+    "Service",
+    "Ingress",
+    "IstioGateway",
+    "Gateway",
+    "ConfigMap",
+    "TkeServiceConfig",
+    "Pod",
+];
+
+/// Keep what the rules read of a freshly parsed document (see [`KINDS_WITH_READ_BODIES`]):
+/// non-objects and lists stay whole, workloads (anything with a pod template) too.
+pub fn slim(doc: Document) -> Document {
+    let Some(root) = doc.root() else { return doc };
+    let Some(kind) = root.get("kind").and_then(|k| k.as_str()) else {
+        return doc;
+    };
+    let has_pod_template =
+        root.path(&["spec", "template"]).is_some() || root.path(&["spec", "jobTemplate"]).is_some();
+    if root.get("apiVersion").is_none()
+        || kind.ends_with("List")
+        || has_pod_template
+        || KINDS_WITH_READ_BODIES.contains(&kind)
+    {
+        return doc;
+    }
+    doc.keep_top_level(&["apiVersion", "kind", "metadata"])
+}

@@ -66,7 +66,19 @@ const MAX_ERRORS: usize = 100;
 
 /// Parse a YAML stream (BOM already stripped). Never panics.
 pub fn load(source: &str, limits: &Limits) -> LoadedFile {
+    load_with(source, limits, &mut |doc| doc)
+}
+
+/// Like [`load`], handing each document to `finish` as soon as it is complete, so a caller
+/// can slim it (or keep what it needs) before the next one is parsed: memory then follows
+/// what is kept, not the whole stream.
+pub fn load_with(
+    source: &str,
+    limits: &Limits,
+    finish: &mut dyn FnMut(Document) -> Document,
+) -> LoadedFile {
     let mut builder = Builder {
+        finish_document: finish,
         source,
         limits,
         lines: LineIndex::new(source),
@@ -202,7 +214,9 @@ struct DocState {
     duplicates: Vec<DuplicateKey>,
 }
 
-struct Builder<'s, 'l> {
+struct Builder<'s, 'l, 'f> {
+    /// Receives each completed document (see [`load_with`]).
+    finish_document: &'f mut dyn FnMut(Document) -> Document,
     source: &'s str,
     limits: &'l Limits,
     lines: LineIndex<'s>,
@@ -226,7 +240,7 @@ enum Abort {
     File(SyntaxError),
 }
 
-impl Builder<'_, '_> {
+impl Builder<'_, '_, '_> {
     fn options(&self) -> Options {
         let mut o = Options::default();
         o.emit_comments = true;
@@ -386,7 +400,8 @@ impl Builder<'_, '_> {
                         dup.document = document;
                         self.out.duplicate_keys.push(dup);
                     }
-                    self.out.documents.push(state.doc);
+                    let document = (self.finish_document)(state.doc);
+                    self.out.documents.push(document);
                 }
             }
             Event::Comment(text, _) => {

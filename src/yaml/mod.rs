@@ -9,7 +9,7 @@ mod load;
 mod resolve;
 mod tree;
 
-pub use load::{load, DuplicateKey, Limits, LoadedFile, SyntaxError};
+pub use load::{load, load_with, DuplicateKey, Limits, LoadedFile, SyntaxError};
 pub use resolve::resolve_plain;
 pub use tree::{
     Comment, Document, Entry, Node, NodeId, NodeKind, NodeRef, Resolved, Scalar, Style,

@@ -535,3 +535,32 @@ fn long_comment_blocks_are_fine() {
     assert_eq!(file.documents[0].leading_comments.len(), 500);
     assert_eq!(file.documents[1].leading_comments.len(), 1000);
 }
+
+#[test]
+fn keep_top_level_copies_kept_subtrees_once_and_keeps_spans() {
+    let text = "apiVersion: v1\nkind: X\nmetadata:\n  labels: &l {a: b}\n  annotations: *l\nspec:\n  big: [1, 2, 3]\n";
+    let file = load(text, &Limits::default());
+    let doc = file.documents.into_iter().next().unwrap();
+    let before = doc
+        .root()
+        .unwrap()
+        .path(&["metadata", "labels", "a"])
+        .unwrap()
+        .span();
+    let slim = doc.keep_top_level(&["apiVersion", "kind", "metadata"]);
+    let root = slim.root().unwrap();
+    assert!(root.get("spec").is_none());
+    assert_eq!(root.get("kind").and_then(|k| k.as_str()), Some("X"));
+    // The alias still resolves, to the one copy of the anchored mapping.
+    assert_eq!(
+        root.path(&["metadata", "annotations", "a"])
+            .and_then(|v| v.as_str()),
+        Some("b")
+    );
+    assert_eq!(
+        root.path(&["metadata", "labels", "a"]).unwrap().span(),
+        before
+    );
+    // root, 3 kept keys, apiVersion and kind values, metadata map, 2 keys, mapping, a, b, alias
+    assert_eq!(slim.nodes.len(), 13);
+}

@@ -90,8 +90,97 @@ impl Document {
         self.root.map(|id| NodeRef { doc: self, id })
     }
 
+    /// The document with its root mapping cut down to the entries whose key is in `keys`
+    /// (their subtrees whole, spans unchanged). Each node is copied at most once, so aliases
+    /// keep pointing at one copy and nothing is expanded.
+    pub fn keep_top_level(self, keys: &[&str]) -> Document {
+        let Some(root) = self.root else { return self };
+        let NodeKind::Mapping(entries) = &self.node(root).kind else {
+            return self;
+        };
+        let kept: Vec<Entry> = entries
+            .iter()
+            .copied()
+            .filter(|e| self.at(e.key).as_str().is_some_and(|k| keys.contains(&k)))
+            .collect();
+        let mut copier = Copier {
+            from: &self,
+            map: vec![None; self.nodes.len()],
+            nodes: Vec::new(),
+        };
+        // The root first, so it keeps id 0 semantics simple; its entries are filled after.
+        copier.nodes.push(Node {
+            span: self.node(root).span,
+            kind: NodeKind::Mapping(Vec::new()),
+            tag: self.node(root).tag.clone(),
+            anchor: self.node(root).anchor.clone(),
+        });
+        copier.map[root.0 as usize] = Some(NodeId(0));
+        let new_entries: Vec<Entry> = kept
+            .iter()
+            .map(|e| Entry {
+                key: copier.copy(e.key),
+                value: copier.copy(e.value),
+            })
+            .collect();
+        copier.nodes[0].kind = NodeKind::Mapping(new_entries);
+        let mut nodes = copier.nodes;
+        nodes.shrink_to_fit();
+        Document {
+            nodes,
+            root: Some(NodeId(0)),
+            span: self.span,
+            index: self.index,
+            leading_comments: self.leading_comments,
+        }
+    }
+
     pub fn at(&self, id: NodeId) -> NodeRef<'_> {
         NodeRef { doc: self, id }
+    }
+}
+
+/// Copies a subset of a document's arena into a new one, each node once.
+struct Copier<'d> {
+    from: &'d Document,
+    map: Vec<Option<NodeId>>,
+    nodes: Vec<Node>,
+}
+
+impl Copier<'_> {
+    /// Copy a node and everything below it (the input's nesting is bounded by the loader's
+    /// depth limit, so recursion here is bounded too).
+    fn copy(&mut self, id: NodeId) -> NodeId {
+        if let Some(done) = self.map[id.0 as usize] {
+            return done;
+        }
+        let new_id = NodeId(self.nodes.len() as u32);
+        self.map[id.0 as usize] = Some(new_id);
+        let old = self.from.node(id);
+        self.nodes.push(Node {
+            span: old.span,
+            kind: NodeKind::Alias(None),
+            tag: old.tag.clone(),
+            anchor: old.anchor.clone(),
+        });
+        let kind = match &old.kind {
+            NodeKind::Scalar(s) => NodeKind::Scalar(s.clone()),
+            NodeKind::Sequence(items) => {
+                NodeKind::Sequence(items.iter().map(|&i| self.copy(i)).collect())
+            }
+            NodeKind::Mapping(entries) => NodeKind::Mapping(
+                entries
+                    .iter()
+                    .map(|e| Entry {
+                        key: self.copy(e.key),
+                        value: self.copy(e.value),
+                    })
+                    .collect(),
+            ),
+            NodeKind::Alias(target) => NodeKind::Alias(target.map(|t| self.copy(t))),
+        };
+        self.nodes[new_id.0 as usize].kind = kind;
+        new_id
     }
 }
 

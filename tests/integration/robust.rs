@@ -336,3 +336,18 @@ fn go_templates_inside_block_scalars_of_rendered_output_are_data() {
         "{report:#}"
     );
 }
+
+#[test]
+fn objects_no_rule_reads_are_slimmed_but_their_metadata_is_still_linted() {
+    let dir = scratch("robust-slim");
+    let mut text = String::from(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: big.example.com\n  annotations:\n    enabled: true\nspec:\n  versions:\n",
+    );
+    for i in 0..2000 {
+        text.push_str(&format!("    - name: v{i}\n      schema: {{openAPIV3Schema: {{description: \"{{{{ x }}}}\"}}}}\n"));
+    }
+    fs::write(dir.join("crd.yaml"), text).unwrap();
+    let (_, report) = check_json(&[dir.to_str().unwrap()]);
+    let got = relative(&report, &dir);
+    assert_eq!(got, vec![f("K8S002", "error", "crd.yaml", 6, 14)]);
+}
