@@ -57,9 +57,12 @@ impl Rule for NoShortCircuit {
                 .iter()
                 .filter_map(|i| i.get("ipMode"))
                 .find(|m| m.as_str() == Some("Proxy"));
-            let hostname_only = !ingress.is_empty()
-                && ingress.iter().all(|i| i.get("ip").is_none())
-                && ingress.iter().any(|i| i.get("hostname").is_some());
+            // A status with a hostname and no IP anywhere: that hostname.
+            let hostname_only = if ingress.iter().all(|i| i.get("ip").is_none()) {
+                ingress.iter().find_map(|i| i.get("hostname"))
+            } else {
+                None
+            };
             let (at, why) = match (proxy, hostname_only) {
                 (Some(mode), _) if ip_mode_honoured != Some(false) => {
                     let gate = if ip_mode_honoured.is_none() {
@@ -70,11 +73,8 @@ impl Rule for NoShortCircuit {
                     };
                     (mode, format!("its status reports `ipMode: Proxy`{gate}"))
                 }
-                (_, true) => (
-                    ingress
-                        .iter()
-                        .find_map(|i| i.get("hostname"))
-                        .expect("hostname_only has a hostname"),
+                (_, Some(hostname)) => (
+                    hostname,
                     "its status has a hostname and no IP, which kube-proxy cannot bind".to_string(),
                 ),
                 _ => continue,
