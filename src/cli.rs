@@ -202,55 +202,6 @@ pub struct CheckArgs {
     pub unsafe_fixes: bool,
 }
 
-/// Rounds of fix-then-relint before giving up (a fix may enable another).
-const MAX_FIX_ROUNDS: usize = 10;
-
-/// Apply fixes until none is left, re-linting after each round. A round that would make a
-/// file unparsable is not written. Returns the number of problems fixed.
-fn apply_fixes(
-    options: &CheckOptions,
-    profile: &Profile,
-    unsafe_fixes: bool,
-) -> Result<usize, String> {
-    let mut total = 0;
-    // A fix whose finding is still there after it was applied did not work: never reapply it.
-    let mut applied: std::collections::HashSet<(&'static str, String, String)> = Default::default();
-    for _ in 0..MAX_FIX_ROUNDS {
-        let mut outcome = check(options, profile).map_err(|e| e.to_string())?;
-        let key = |d: &crate::diagnostic::Diagnostic| {
-            (d.rule, d.location.file.to_string(), d.message.clone())
-        };
-        outcome
-            .diagnostics
-            .retain(|d| d.fix.is_none() || !applied.contains(&key(d)));
-        let plan = crate::fix::plan(&outcome.diagnostics, &outcome.sources, unsafe_fixes);
-        applied.extend(plan.applied.iter().map(|&i| key(&outcome.diagnostics[i])));
-        let mut written = 0;
-        for (path, (text, fixed)) in &plan.files {
-            let Some(before) = outcome.sources.get(path) else {
-                continue;
-            };
-            let limits = crate::yaml::Limits::default();
-            let errors_before = crate::yaml::load(&before.text, &limits).errors.len();
-            if crate::yaml::load(text, &limits).errors.len() > errors_before {
-                eprintln!("lblint: not fixing {path}: the edits would break its YAML");
-                continue;
-            }
-            let on_disk = std::path::Path::new(&**path);
-            if !on_disk.is_file() {
-                continue;
-            }
-            std::fs::write(on_disk, text).map_err(|e| format!("cannot write {path}: {e}"))?;
-            written += 1;
-            total += fixed;
-        }
-        if written == 0 {
-            break;
-        }
-    }
-    Ok(total)
-}
-
 /// Parse arguments, run, and return the exit status.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
@@ -402,7 +353,7 @@ fn run_check(args: CheckArgs) -> i32 {
         return fail("--fix cannot write back to standard input; lint files instead");
     }
     if args.fix {
-        match apply_fixes(&options, &profile, args.unsafe_fixes) {
+        match crate::fix::apply(&options, &profile, args.unsafe_fixes) {
             Ok(0) => {}
             Ok(n) => eprintln!("lblint: fixed {n} problem{}", if n == 1 { "" } else { "s" }),
             Err(err) => return fail(err),

@@ -97,6 +97,55 @@ pub fn plan(diagnostics: &[Diagnostic], sources: &SourceMap, unsafe_fixes: bool)
     out
 }
 
+/// Rounds of fix-then-relint before giving up (a fix may enable another).
+const MAX_FIX_ROUNDS: usize = 10;
+
+/// Apply fixes until none is left, re-linting after each round. A round that would make a
+/// file unparsable is not written. Returns the number of problems fixed.
+pub fn apply(
+    options: &crate::check::CheckOptions,
+    profile: &crate::profile::Profile,
+    unsafe_fixes: bool,
+) -> Result<usize, String> {
+    let mut total = 0;
+    // A fix whose finding is still there after it was applied did not work: never reapply it.
+    let mut applied: std::collections::HashSet<(&'static str, String, String)> = Default::default();
+    for _ in 0..MAX_FIX_ROUNDS {
+        let mut outcome = crate::check::check(options, profile).map_err(|e| e.to_string())?;
+        let key = |d: &crate::diagnostic::Diagnostic| {
+            (d.rule, d.location.file.to_string(), d.message.clone())
+        };
+        outcome
+            .diagnostics
+            .retain(|d| d.fix.is_none() || !applied.contains(&key(d)));
+        let plan = plan(&outcome.diagnostics, &outcome.sources, unsafe_fixes);
+        applied.extend(plan.applied.iter().map(|&i| key(&outcome.diagnostics[i])));
+        let mut written = 0;
+        for (path, (text, fixed)) in &plan.files {
+            let Some(before) = outcome.sources.get(path) else {
+                continue;
+            };
+            let limits = crate::yaml::Limits::default();
+            let errors_before = crate::yaml::load(&before.text, &limits).errors.len();
+            if crate::yaml::load(text, &limits).errors.len() > errors_before {
+                eprintln!("lblint: not fixing {path}: the edits would break its YAML");
+                continue;
+            }
+            let on_disk = std::path::Path::new(&**path);
+            if !on_disk.is_file() {
+                continue;
+            }
+            std::fs::write(on_disk, text).map_err(|e| format!("cannot write {path}: {e}"))?;
+            written += 1;
+            total += fixed;
+        }
+        if written == 0 {
+            break;
+        }
+    }
+    Ok(total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
