@@ -27,8 +27,14 @@ impl Profile {
     /// locations and "(cluster.yaml:9)" in messages. Sequence items are addressed by index.
     pub fn fact_location(&self, keys: &[&str]) -> Option<Location> {
         let (path, text) = (self.path.as_deref()?, self.text.as_deref()?);
-        let loaded = crate::yaml::load(text, &crate::yaml::Limits::default());
-        let mut node = loaded.documents.first()?.root()?;
+        // Parsed once per run, however many findings cite the profile.
+        let document = self.tree.0.get_or_init(|| {
+            crate::yaml::load(text, &crate::yaml::Limits::default())
+                .documents
+                .into_iter()
+                .next()
+        });
+        let mut node = document.as_ref()?.root()?;
         for key in keys {
             node = match key.parse::<usize>() {
                 Ok(index) => node.items().nth(index)?,

@@ -134,6 +134,7 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
         spec: doc.spec,
         path: Some(path.to_owned()),
         text: Some(Arc::from(text)),
+        tree: Default::default(),
     })
 }
 
@@ -164,6 +165,7 @@ pub fn generic() -> Profile {
         spec: Spec::unknown(super::model::Provider::Generic),
         path: None,
         text: None,
+        tree: Default::default(),
     }
 }
 

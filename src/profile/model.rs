@@ -106,6 +106,25 @@ pub struct Profile {
     pub path: Option<String>,
     /// The file's text, so findings can point at the fact that decided them.
     pub text: Option<std::sync::Arc<str>>,
+    /// `text` parsed once, on the first fact lookup.
+    pub tree: FactTree,
+}
+
+/// A cache of the profile's YAML tree; it carries no facts of its own, so every two compare
+/// equal.
+#[derive(Clone, Default)]
+pub struct FactTree(pub std::sync::Arc<std::sync::OnceLock<Option<crate::yaml::Document>>>);
+
+impl PartialEq for FactTree {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for FactTree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FactTree")
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
