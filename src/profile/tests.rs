@@ -412,66 +412,21 @@ fn yaml_to_json(text: &str) -> Value {
     serde_saphyr::from_str(text).expect("valid YAML")
 }
 
-/// Checks the subset of draft-07 that `json_schema` uses. Enough to catch a schema that
-/// disagrees with the loader about names, required keys, enums and basic types.
+/// Validate against the profile schema with a real draft-07 validator.
 fn check_schema(v: &Value, schema: &Value, at: &str) -> Result<(), String> {
-    if let Some(c) = schema.get("const") {
-        if v != c {
-            return Err(format!("{at}: {v} != const {c}"));
-        }
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft7)
+        .build(schema)
+        .map_err(|e| format!("schema does not compile: {e}"))?;
+    let errors: Vec<String> = validator
+        .iter_errors(v)
+        .map(|e| format!("{at}{}: {e}", e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
     }
-    if let Some(e) = schema.get("enum").and_then(Value::as_array) {
-        if !e.contains(v) {
-            return Err(format!("{at}: {v} not in enum"));
-        }
-    }
-    let types: Vec<&str> = match schema.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => vec![],
-    };
-    let kind = match v {
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(_) => "string",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::Null => "null",
-    };
-    if !types.is_empty() && !types.contains(&kind) {
-        return Err(format!("{at}: {kind}, expected {types:?}"));
-    }
-    if let Value::Object(map) = v {
-        let props = schema.get("properties").and_then(Value::as_object);
-        for req in schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if !map.contains_key(req.as_str().unwrap()) {
-                return Err(format!("{at}: missing required {req}"));
-            }
-        }
-        for (k, child) in map {
-            let path = format!("{at}.{k}");
-            match (
-                props.and_then(|p| p.get(k)),
-                schema.get("additionalProperties"),
-            ) {
-                (Some(s), _) => check_schema(child, s, &path)?,
-                (None, Some(Value::Bool(false))) => return Err(format!("{path}: not allowed")),
-                (None, Some(s @ Value::Object(_))) => check_schema(child, s, &path)?,
-                (None, _) => {}
-            }
-        }
-    }
-    if let (Value::Array(items), Some(s)) = (v, schema.get("items")) {
-        for (i, item) in items.iter().enumerate() {
-            check_schema(item, s, &format!("{at}[{i}]"))?;
-        }
-    }
-    Ok(())
 }
 
 #[test]

@@ -288,74 +288,21 @@ fn yaml(path: &str) -> Value {
     serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// The subset of draft-07 the two schemas use: const, enum, type, properties, required,
-/// additionalProperties, propertyNames (enum), items, minLength.
+/// Validate against one of lblint's schemas with a real draft-07 validator.
 fn validate(v: &Value, schema: &Value, at: &str) -> Result<(), String> {
-    if let Some(c) = schema.get("const") {
-        if v != c {
-            return Err(format!("{at}: {v} != {c}"));
-        }
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft7)
+        .build(schema)
+        .map_err(|e| format!("schema does not compile: {e}"))?;
+    let errors: Vec<String> = validator
+        .iter_errors(v)
+        .map(|e| format!("{at}{}: {e}", e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
     }
-    if let Some(e) = schema.get("enum").and_then(Value::as_array) {
-        if !e.contains(v) {
-            return Err(format!("{at}: {v} not in {e:?}"));
-        }
-    }
-    let types: Vec<&str> = match schema.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => vec![],
-    };
-    let kind = match v {
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(_) => "string",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::Null => "null",
-    };
-    if !types.is_empty() && !types.contains(&kind) {
-        return Err(format!("{at}: {kind}, expected {types:?}"));
-    }
-    if let (Value::String(s), Some(min)) = (v, schema.get("minLength").and_then(Value::as_u64)) {
-        if (s.chars().count() as u64) < min {
-            return Err(format!("{at}: shorter than {min}"));
-        }
-    }
-    if let Value::Object(map) = v {
-        for req in schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if !map.contains_key(req.as_str().unwrap()) {
-                return Err(format!("{at}: missing {req}"));
-            }
-        }
-        let props = schema.get("properties").and_then(Value::as_object);
-        for (k, child) in map {
-            let path = format!("{at}.{k}");
-            if let Some(names) = schema.get("propertyNames") {
-                validate(&Value::String(k.clone()), names, &path)?;
-            }
-            match (
-                props.and_then(|p| p.get(k)),
-                schema.get("additionalProperties"),
-            ) {
-                (Some(s), _) => validate(child, s, &path)?,
-                (None, Some(Value::Bool(false))) => return Err(format!("{path}: not allowed")),
-                (None, Some(s @ Value::Object(_))) => validate(child, s, &path)?,
-                _ => {}
-            }
-        }
-    }
-    if let (Value::Array(items), Some(s)) = (v, schema.get("items")) {
-        for (i, item) in items.iter().enumerate() {
-            validate(item, s, &format!("{at}[{i}]"))?;
-        }
-    }
-    Ok(())
 }
 
 #[test]
