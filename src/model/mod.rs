@@ -159,13 +159,6 @@ impl Model {
         }
     }
 
-    pub fn entry_point(&self, object: usize) -> Option<(usize, &EntryPoint)> {
-        self.entry_points
-            .iter()
-            .enumerate()
-            .find(|(_, e)| e.object == object)
-    }
-
     pub fn callers_of(&self, entry_point: usize) -> impl Iterator<Item = &Caller> {
         self.callers.iter().filter(move |c| c.target == entry_point)
     }
