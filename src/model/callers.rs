@@ -68,13 +68,7 @@ struct Value<'w> {
     via: Via,
 }
 
-fn container_values<'w>(
-    ws: &'w Workspace,
-    object: &'w Object,
-    template: &PodTemplate<'w>,
-    out: &mut Vec<Value<'w>>,
-) {
-    let _ = ws;
+fn container_values<'w>(object: &'w Object, template: &PodTemplate<'w>, out: &mut Vec<Value<'w>>) {
     let spec = template.spec;
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for container in spec.get(list).into_iter().flat_map(NodeRef::items) {
@@ -256,7 +250,7 @@ pub fn find(
             continue;
         };
         let mut values = Vec::new();
-        container_values(ws, object, &template, &mut values);
+        container_values(object, &template, &mut values);
         for (name, key) in consumed_config_maps(&template) {
             let Some(config_map) = config_maps.get(&(object.namespace(), name)) else {
                 continue;

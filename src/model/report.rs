@@ -19,8 +19,7 @@ fn location_json(location: &Location) -> Value {
     json!({"file": &*location.file, "line": location.span.start.line, "column": location.span.start.column})
 }
 
-fn placement_json(ws: &Workspace, model: &Model, workload: usize) -> Value {
-    let _ = ws;
+fn placement_json(model: &Model, workload: usize) -> Value {
     match model.placement(workload).and_then(|p| p.pools.as_ref()) {
         None => Value::Null,
         Some(fits) => Value::Object(
@@ -87,11 +86,11 @@ pub fn to_json(ws: &Workspace, model: &Model) -> Value {
                 })).collect::<Vec<_>>(),
                 "services": e.services.iter().map(|&s| object_id(s)).collect::<Vec<_>>(),
                 "backends": e.backends.iter().map(|&b| json!({
-                    "object": object_id(b), "pools": placement_json(ws, model, b),
+                    "object": object_id(b), "pools": placement_json(model, b),
                 })).collect::<Vec<_>>(),
                 "callers": model.callers_of(index).map(|c| json!({
                     "object": object_id(c.workload), "address": c.address, "via": c.via,
-                    "location": location_json(&c.location), "pools": placement_json(ws, model, c.workload),
+                    "location": location_json(&c.location), "pools": placement_json(model, c.workload),
                 })).collect::<Vec<_>>(),
             })
         })
