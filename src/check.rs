@@ -525,6 +525,25 @@ fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) ->
                 .with_help("this document is not linted until the syntax error is fixed; other documents are"),
         );
     }
+    for too_complex in &loaded.too_complex {
+        let (severity, help) = if too_complex.rejected_by_kubernetes {
+            (Severity::Error, "write the repeated content out, or merge fewer copies per level; `kubectl apply` fails on this document")
+        } else {
+            (Severity::Warning, "write the repeated content out, or merge fewer copies per level; this document is not linted")
+        };
+        diagnostics.push(
+            lbl::EXCESSIVE_ALIASING
+                .diagnostic(
+                    severity,
+                    Location {
+                        file: source.path.clone(),
+                        span: too_complex.span,
+                    },
+                    format!("Document not linted: {}.", too_complex.message),
+                )
+                .with_help(help),
+        );
+    }
     // Like every other finding, only in Kubernetes objects: other YAML is skipped silently.
     let is_object = |doc: usize| {
         let root = loaded.documents.get(doc).and_then(|d| d.root());

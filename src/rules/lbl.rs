@@ -50,10 +50,20 @@ pub static DUPLICATE_KEY: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/LBL005.md"),
 };
 
-pub static ALL: [&RuleMeta; 5] = [
+pub static EXCESSIVE_ALIASING: RuleMeta = RuleMeta {
+    id: "LBL006",
+    name: "excessive-aliasing",
+    default_severity: Severity::Error,
+    providers: &["any"],
+    summary: "A document's aliases or merge keys expand too far: Kubernetes rejects it, or it is over lblint's budget; it is not linted.",
+    doc: include_str!("../../rules/LBL006.md"),
+};
+
+pub static ALL: [&RuleMeta; 6] = [
     &YAML_SYNTAX,
     &UNRENDERED_TEMPLATE,
     &FILE_SKIPPED,
     &UNUSED_SUPPRESSION,
     &DUPLICATE_KEY,
+    &EXCESSIVE_ALIASING,
 ];

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError, Tag};
 
+use super::merge::{self, TooComplex};
 use super::resolve::resolve_plain;
 use super::tree::{Comment, Document, Entry, Node, NodeId, NodeKind, Resolved, Scalar, Style};
 use super::{Pos, Span};
@@ -59,6 +60,28 @@ pub struct LoadedFile {
     pub comments: Vec<Comment>,
     /// Keys repeated within one mapping, in the documents that parsed, in source order.
     pub duplicate_keys: Vec<DuplicateKey>,
+    /// Documents that parsed but are not kept: their aliases or merge keys expand too far
+    /// (Kubernetes rejects them, or resolving them is over lblint's budget).
+    pub too_complex: Vec<TooComplex>,
+}
+
+/// Check a finished document's alias expansion and index its merge keys (inline merges,
+/// `<<: {a: 1}`, need no alias).
+fn resolve_aliases(
+    mut doc: Document,
+    has_alias: bool,
+    may_merge: bool,
+) -> Result<Document, TooComplex> {
+    if has_alias {
+        if let Some(too_complex) = merge::check_aliasing(&doc) {
+            return Err(too_complex);
+        }
+    }
+    if may_merge {
+        let budget = merge::merge_budget(&doc);
+        merge::index_merges(&mut doc, budget)?;
+    }
+    Ok(doc)
 }
 
 /// After this many errors the file is hopeless; stop instead of reporting noise.
@@ -212,6 +235,10 @@ struct DocState {
     comment_floor: usize,
     /// Repeated keys found so far; kept only if the document completes.
     duplicates: Vec<DuplicateKey>,
+    /// An alias was seen: the document's expansion must be checked.
+    has_alias: bool,
+    /// A plain `<<` scalar was seen: the document may have merge keys to index.
+    may_merge: bool,
 }
 
 struct Builder<'s, 'l, 'f> {
@@ -386,6 +413,8 @@ impl Builder<'_, '_, '_> {
                     anchors: HashMap::new(),
                     comment_floor: self.last_node_end,
                     duplicates: Vec::new(),
+                    has_alias: false,
+                    may_merge: false,
                 });
                 self.last_event_end = end;
             }
@@ -394,13 +423,30 @@ impl Builder<'_, '_, '_> {
                     drop_implicit_empty_root(&mut state.doc);
                     state.doc.nodes.shrink_to_fit();
                     state.doc.span.end = self.lines.pos(end);
+                    let budget = merge::merge_budget(&state.doc);
+                    let indexed = resolve_aliases(state.doc, state.has_alias, state.may_merge)
+                        .map(|doc| (self.finish_document)(doc))
+                        .and_then(|mut document| {
+                            // Slimming renumbers nodes: index the kept part again, with the
+                            // whole document's budget (a part never costs more).
+                            if state.may_merge && document.merged.is_empty() {
+                                merge::index_merges(&mut document, budget)?;
+                            }
+                            Ok(document)
+                        });
+                    let document = match indexed {
+                        Ok(document) => document,
+                        Err(too_complex) => {
+                            self.out.too_complex.push(too_complex);
+                            return Ok(());
+                        }
+                    };
                     self.comment_floors.push(state.comment_floor);
-                    let document = self.out.documents.len();
+                    let index = self.out.documents.len();
                     for mut dup in state.duplicates {
-                        dup.document = document;
+                        dup.document = index;
                         self.out.duplicate_keys.push(dup);
                     }
-                    let document = (self.finish_document)(state.doc);
                     self.out.documents.push(document);
                 }
             }
@@ -419,6 +465,9 @@ impl Builder<'_, '_, '_> {
                 }
             }
             Event::Alias(id) => {
+                if let Some(state) = &mut self.doc {
+                    state.has_alias = true;
+                }
                 let target = self.doc.as_ref().and_then(|s| s.anchors.get(&id).copied());
                 let span = self.lines.span(start, end);
                 self.add_node(span, NodeKind::Alias(target), None, 0)?;
@@ -440,6 +489,11 @@ impl Builder<'_, '_, '_> {
                     value.into_owned()
                 };
                 let style = map_style(style);
+                if style == Style::Plain && value == "<<" {
+                    if let Some(state) = &mut self.doc {
+                        state.may_merge = true;
+                    }
+                }
                 let resolved = resolve_scalar(&value, style, tag.as_deref());
                 let tag = tag.map(|t| t.original().into_boxed_str());
                 let span = self.lines.span(start, end);

@@ -6,10 +6,12 @@
 //! with the raw source text always reachable through the node's span.
 
 mod load;
+mod merge;
 mod resolve;
 mod tree;
 
 pub use load::{load, load_with, DuplicateKey, Limits, LoadedFile, SyntaxError};
+pub use merge::TooComplex;
 pub use resolve::resolve_plain;
 pub use tree::{
     Comment, Document, Entry, Node, NodeId, NodeKind, NodeRef, Resolved, Scalar, Style,

@@ -1,5 +1,8 @@
 //! Arena tree of one YAML document.
 
+use std::collections::HashMap;
+
+use super::merge::is_merge_key;
 use super::Span;
 
 /// Index of a node in its document's arena.
@@ -79,6 +82,9 @@ pub struct Document {
     /// Comments between the previous document's last node and this document's root node
     /// (where Helm writes `# Source: ...`).
     pub leading_comments: Vec<Comment>,
+    /// For each mapping with `<<` merge keys, the entries merged into it, one per key, in
+    /// lookup order (see [`super::merge::index_merges`]; the loader fills it).
+    pub merged: HashMap<NodeId, Box<[Entry]>>,
 }
 
 impl Document {
@@ -101,7 +107,11 @@ impl Document {
         let kept: Vec<Entry> = entries
             .iter()
             .copied()
-            .filter(|e| self.at(e.key).as_str().is_some_and(|k| keys.contains(&k)))
+            // Merge keys stay: what they merge may be one of the kept keys.
+            .filter(|e| {
+                is_merge_key(&self, e.key)
+                    || self.at(e.key).as_str().is_some_and(|k| keys.contains(&k))
+            })
             .collect();
         let mut copier = Copier {
             from: &self,
@@ -132,6 +142,8 @@ impl Document {
             span: self.span,
             index: self.index,
             leading_comments: self.leading_comments,
+            // Node ids changed; the loader indexes the slim document again.
+            merged: HashMap::new(),
         }
     }
 
@@ -190,9 +202,6 @@ pub struct NodeRef<'d> {
     pub doc: &'d Document,
     pub id: NodeId,
 }
-
-/// How many `<<` merges deep a key lookup follows (merge chains are user-controlled).
-const MAX_MERGE_DEPTH: usize = 16;
 
 impl<'d> NodeRef<'d> {
     pub fn node(&self) -> &'d Node {
@@ -271,7 +280,7 @@ impl<'d> NodeRef<'d> {
     }
 
     /// Mapping entries as written, including `<<` merge keys (empty for anything else).
-    pub fn entries(self) -> impl Iterator<Item = (NodeRef<'d>, NodeRef<'d>)> + 'd {
+    pub fn written_entries(self) -> impl Iterator<Item = (NodeRef<'d>, NodeRef<'d>)> + 'd {
         let doc = self.doc;
         let entries: &'d [Entry] = match &self.resolved().node().kind {
             NodeKind::Mapping(entries) => entries,
@@ -282,38 +291,37 @@ impl<'d> NodeRef<'d> {
             .map(move |e| (NodeRef { doc, id: e.key }, NodeRef { doc, id: e.value }))
     }
 
+    /// Mapping entries as Kubernetes sees them: the mapping's own entries (without `<<`
+    /// keys), then those merged in with `<<` that it does not set itself (spans point where
+    /// they are written, usually an anchor). Empty for anything else.
+    pub fn entries(self) -> impl Iterator<Item = (NodeRef<'d>, NodeRef<'d>)> + 'd {
+        let doc = self.doc;
+        let id = self.resolved().id;
+        let merged: &'d [Entry] = doc.merged.get(&id).map_or(&[], |t| &t[..]);
+        self.written_entries()
+            .filter(move |(k, _)| !is_merge_key(doc, k.id))
+            .chain(
+                merged
+                    .iter()
+                    .map(move |e| (NodeRef { doc, id: e.key }, NodeRef { doc, id: e.value })),
+            )
+    }
+
     /// Look up a key the way Kubernetes does: the last duplicate wins, and keys merged
     /// in with `<<` count when the mapping does not set them itself.
     pub fn get_entry(self, key: &str) -> Option<(NodeRef<'d>, NodeRef<'d>)> {
-        self.get_entry_depth(key, 0)
-    }
-
-    fn get_entry_depth(self, key: &str, depth: usize) -> Option<(NodeRef<'d>, NodeRef<'d>)> {
-        let mut found = None;
-        let mut merges = Vec::new();
-        for (k, v) in self.entries() {
-            match k.as_str() {
-                Some(text) if text == key => found = Some((k, v)),
-                Some("<<") if k.scalar().is_some_and(|s| s.style == Style::Plain) => merges.push(v),
-                _ => {}
-            }
-        }
-        if found.is_some() || depth >= MAX_MERGE_DEPTH {
-            return found;
-        }
-        for merge in merges {
-            let sources: Vec<NodeRef<'d>> = if merge.is_sequence() {
-                merge.items().collect()
-            } else {
-                vec![merge]
-            };
-            for source in sources {
-                if let Some(hit) = source.resolved().get_entry_depth(key, depth + 1) {
-                    return Some(hit);
-                }
-            }
-        }
-        None
+        let doc = self.doc;
+        let own = self
+            .written_entries()
+            .filter(|(k, _)| k.as_str() == Some(key) && !is_merge_key(doc, k.id))
+            .last();
+        own.or_else(|| {
+            let merged = doc.merged.get(&self.resolved().id)?;
+            merged
+                .iter()
+                .find(|e| doc.at(e.key).as_str() == Some(key))
+                .map(|e| (doc.at(e.key), doc.at(e.value)))
+        })
     }
 
     pub fn get(self, key: &str) -> Option<NodeRef<'d>> {

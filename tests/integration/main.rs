@@ -7,6 +7,7 @@ mod config;
 mod docs;
 mod fix;
 mod k8s;
+mod limits;
 mod load;
 mod model;
 mod output;

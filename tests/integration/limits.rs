@@ -1,0 +1,62 @@
+//! Bounded work and memory: merge-key and alias bombs, special files, the memory budget.
+//! Each input is built at test time; each would hang, block or exhaust memory without the
+//! limit it tests, and every other file's findings must survive it.
+
+use std::fs;
+
+use crate::robust::{relative, scratch};
+use crate::{check_json, f, findings};
+
+/// The shape from issue 10: 16 anchors, each `<<`-merging 6 copies of the one before, into
+/// a Service's annotations (6^16 lookups if merges were followed path by path).
+fn merge_bomb() -> String {
+    let mut text = String::from("x-anchors:\n  a0: &a0 {k: v}\n");
+    for i in 1..16 {
+        let refs = vec![format!("*a{}", i - 1); 6].join(", ");
+        text.push_str(&format!("  a{i}: &a{i} {{<<: [{refs}]}}\n"));
+    }
+    text + "apiVersion: v1\nkind: Service\nmetadata:\n  name: bomb\n  annotations:\n    <<: [*a15, *a15, *a15, *a15, *a15, *a15]\nspec:\n  type: LoadBalancer\n"
+}
+
+#[test]
+fn merge_bomb_is_reported_at_its_alias_and_other_findings_are_kept() {
+    let dir = scratch("limits-merge-bomb");
+    fs::write(dir.join("bomb.yaml"), merge_bomb()).unwrap();
+    // A second document in the bomb's file, and a second file: both still linted.
+    let service = fs::read_to_string("testdata/tke/private-no-caller.yaml").unwrap();
+    fs::write(
+        dir.join("bomb.yaml"),
+        format!("{}---\n{service}", merge_bomb()),
+    )
+    .unwrap();
+    fs::write(dir.join("service.yaml"), &service).unwrap();
+    let (code, report) = check_json(&["--no-config", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        relative(&report, &dir),
+        vec![
+            f("LBL006", "error", "bomb.yaml", 23, 10),
+            f("TKE001", "warning", "bomb.yaml", 34, 5),
+            f("TKE001", "warning", "service.yaml", 8, 5),
+        ],
+        "{report:#}"
+    );
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("document contains excessive aliasing"),
+        "{message}"
+    );
+}
+
+#[test]
+fn annotations_merged_with_a_merge_key_are_seen_by_rules() {
+    let file = "testdata/robust/merged-annotations.yaml";
+    let (code, report) = check_json(&["--no-config", file]);
+    assert_eq!(code, 1);
+    // The finding points where the merged annotation is written: in the anchor.
+    assert_eq!(
+        findings(&report),
+        vec![f("TKE001", "warning", file, 3, 3)],
+        "{report:#}"
+    );
+}
