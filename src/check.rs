@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::io::Read;
+use std::io::Read as _;
 use std::sync::Arc;
 
 use crate::config::RuleLevel;
@@ -10,6 +10,7 @@ use crate::diagnostic::{Diagnostic, Location, Severity, Summary};
 use crate::model::Model;
 use crate::objects::{LintFile, Workspace};
 use crate::profile::Profile;
+use crate::read::ReadError;
 use crate::rules::{self, lbl, Context, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::{self, ConfigIgnores};
@@ -437,16 +438,14 @@ fn load_one(input: &InputFile, stdin: Option<&[u8]>, limits: &Limits, max_size: 
     })
 }
 
-/// Read at most `max_size + 1` bytes: a file that grew after the walk measured it (or a
-/// FIFO, or `/dev/zero` named on the command line) cannot exhaust memory.
+/// Read a regular file of at most `max_size` bytes: a FIFO or device is never opened, and a
+/// file that grew after the walk measured it cannot exhaust memory.
 fn read_capped(path: &std::path::Path, max_size: u64) -> Result<Vec<u8>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-    let hint = file.metadata().map_or(0, |m| m.len()).min(max_size);
-    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0).saturating_add(1));
-    file.take(max_size.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    Ok(bytes)
+    crate::read::read_regular(path, max_size).map_err(|e| match e {
+        ReadError::TooLarge { len, limit } => walk::too_large(len, limit),
+        ReadError::NotRegular(kind) => walk::not_regular(kind),
+        ReadError::Io(e) => format!("cannot read: {e}"),
+    })
 }
 
 /// Run one file's loading so that a bug (a panic) costs only that file: it becomes an

@@ -125,15 +125,9 @@ pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
         ConfigError::new(&shown, Arc::from(""), Place::NOWHERE, message, None)
             .with_code("lblint::config")
     };
-    if let Ok(meta) = std::fs::metadata(&abs) {
-        if meta.is_file() && meta.len() > MAX_CONFIG_BYTES as u64 {
-            return Err(unreadable(format!(
-                "config file is too large ({} bytes; at most {MAX_CONFIG_BYTES})",
-                meta.len()
-            )));
-        }
-    }
-    let bytes = std::fs::read(&abs).map_err(|e| unreadable(format!("cannot read config: {e}")))?;
+    // Only a regular file of at most 1 MiB is read: a FIFO or /dev/zero fails at once.
+    let bytes = crate::read::read_regular(&abs, MAX_CONFIG_BYTES as u64)
+        .map_err(|e| unreadable(format!("cannot read config: {e}")))?;
     let text = String::from_utf8(bytes)
         .map_err(|e| unreadable(format!("config file is not valid UTF-8: {e}")))?;
     let dir = abs

@@ -11,6 +11,7 @@ pub mod fix;
 pub mod model;
 pub mod objects;
 pub mod profile;
+pub mod read;
 pub mod report;
 pub mod rules;
 pub mod source;

@@ -278,7 +278,12 @@ pub fn walk(
             if filter.excluded(&display) {
                 continue;
             }
+            let kind = meta.as_ref().ok().and_then(crate::read::irregular_kind);
             match meta {
+                Ok(_) if kind.is_some() => walked.skipped.push(Skipped {
+                    display,
+                    reason: not_regular(kind.unwrap_or("not a regular file")),
+                }),
                 Ok(m) if m.len() > options.max_file_size => walked.skipped.push(Skipped {
                     display,
                     reason: too_large(m.len(), options.max_file_size),
@@ -339,8 +344,16 @@ pub fn walk(
             if filter.excluded(&display) || !filter.included(&display) {
                 continue;
             }
-            let size = entry.metadata().map(|m| m.len());
-            match size {
+            // A FIFO would block the read, a device never end: only regular files are read.
+            let meta = entry.metadata();
+            if let Some(kind) = meta.as_ref().ok().and_then(crate::read::irregular_kind) {
+                walked.skipped.push(Skipped {
+                    display,
+                    reason: not_regular(kind),
+                });
+                continue;
+            }
+            match meta.map(|m| m.len()) {
                 Ok(len) if len > options.max_file_size => walked.skipped.push(Skipped {
                     display,
                     reason: too_large(len, options.max_file_size),
@@ -361,6 +374,10 @@ pub fn walk(
         }
     }
     Ok(walked)
+}
+
+pub(crate) fn not_regular(kind: &str) -> String {
+    format!("it is {kind}, not a regular file; lblint reads regular files, and standard input with `-` (`lblint check - < FILE`)")
 }
 
 pub(crate) fn too_large(len: u64, limit: u64) -> String {

@@ -143,16 +143,9 @@ pub fn load_profile(path: &std::path::Path) -> Result<Profile, ProfileError> {
     let shown = path.display().to_string();
     let unreadable =
         |message: String| ProfileError::new(&shown, Arc::from(""), Place::NOWHERE, message, None);
-    // Check the size before reading so a huge or endless file (e.g. /dev/zero) is not slurped.
-    if let Ok(meta) = std::fs::metadata(path) {
-        if meta.is_file() && meta.len() > MAX_PROFILE_BYTES as u64 {
-            return Err(unreadable(format!(
-                "profile is too large ({} bytes; at most {MAX_PROFILE_BYTES})",
-                meta.len()
-            )));
-        }
-    }
-    let bytes = std::fs::read(path).map_err(|e| unreadable(format!("cannot read profile: {e}")))?;
+    // Only a regular file of at most 1 MiB is read: a FIFO or /dev/zero fails at once.
+    let bytes = crate::read::read_regular(path, MAX_PROFILE_BYTES as u64)
+        .map_err(|e| unreadable(format!("cannot read profile: {e}")))?;
     let text = String::from_utf8(bytes)
         .map_err(|e| unreadable(format!("profile is not valid UTF-8: {e}")))?;
     parse_profile(&text, &shown)

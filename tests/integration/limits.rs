@@ -60,3 +60,75 @@ fn annotations_merged_with_a_merge_key_are_seen_by_rules() {
         "{report:#}"
     );
 }
+
+#[cfg(unix)]
+fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_a_scanned_folder_is_reported_not_opened() {
+    let dir = scratch("limits-fifo");
+    mkfifo(&dir.join("x.yaml"));
+    fs::copy(
+        "testdata/tke/private-no-caller.yaml",
+        dir.join("service.yaml"),
+    )
+    .unwrap();
+    let (code, report) = check_json(&["--no-config", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        relative(&report, &dir),
+        vec![
+            f("TKE001", "warning", "service.yaml", 8, 5),
+            f("LBL003", "warning", "x.yaml", 1, 1),
+        ]
+    );
+    let message = report["diagnostics"][1]["message"].as_str().unwrap();
+    assert!(
+        message.contains("a named pipe (FIFO), not a regular file"),
+        "{message}"
+    );
+    // Named on the command line, it is not opened either.
+    let fifo = dir.join("x.yaml");
+    let (code, report) = check_json(&["--no-config", fifo.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(findings(&report)[0].0, "LBL003");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_special_or_oversized_profile_or_config_fails_the_run_at_once() {
+    let dir = scratch("limits-special-profile");
+    let fifo = dir.join("fifo.yaml");
+    mkfifo(&fifo);
+    let big = dir.join("big.yaml");
+    fs::write(&big, format!("# {}\n", "x".repeat(1024 * 1024))).unwrap();
+    let service = "testdata/tke/private-no-caller.yaml";
+    for (flag, path, words) in [
+        ("--profile", fifo.to_str().unwrap(), "a named pipe (FIFO)"),
+        ("--profile", "/dev/zero", "a character device"),
+        (
+            "--profile",
+            big.to_str().unwrap(),
+            "over the limit of 1048576 bytes",
+        ),
+        ("--config", fifo.to_str().unwrap(), "a named pipe (FIFO)"),
+        ("--config", "/dev/zero", "a character device"),
+        (
+            "--config",
+            big.to_str().unwrap(),
+            "over the limit of 1048576 bytes",
+        ),
+    ] {
+        let run = crate::lblint(&["check", flag, path, service]);
+        assert_eq!(run.code, 2, "{flag} {path}: {}", run.stderr);
+        assert!(run.stderr.contains(words), "{flag} {path}: {}", run.stderr);
+        assert!(run.stdout.is_empty());
+    }
+}

@@ -62,12 +62,36 @@ fn lblint_at(dir: &str, args: &[&str], stdin: Option<&[u8]>) -> Run {
         // lblint may exit before reading (bad arguments): a broken pipe is not a test failure.
         let _ = child.stdin.take().unwrap().write_all(bytes);
     }
-    let out = child.wait_with_output().unwrap();
+    let out = with_watchdog(child.id(), || child.wait_with_output().unwrap());
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// A hang (the bug several tests guard against) fails the test instead of stalling CI: the
+/// child is killed after two minutes, far above any run here, and exits by signal (-1).
+fn with_watchdog<T>(pid: u32, wait: impl FnOnce() -> T) -> T {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let done = Arc::new(AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            for _ in 0..2400 {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                if done.load(Ordering::Relaxed) {
+                    return;
+                }
+            }
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        })
+    };
+    let result = wait();
+    done.store(true, Ordering::Relaxed);
+    let _ = watchdog.join();
+    result
 }
 
 /// `lblint check --format json ARGS`: exit status and parsed report.
