@@ -1,6 +1,6 @@
 //! The config file, `lblint.yaml` or `.lblint.yaml`: found from the working directory
-//! upwards (stopping at the repository root, the first directory holding `.git`), or named
-//! with `--config`. Parsed like the profile (serde-saphyr, `deny_unknown_fields`), so every
+//! upwards, never above the repository root (the first directory holding `.git`) and, outside
+//! a repository, only in the working directory; or named with `--config`. Parsed like the profile (serde-saphyr, `deny_unknown_fields`), so every
 //! mistake is an error with the file's line and column and a "did you mean".
 //!
 //! Paths and globs in the file are relative to the file's own directory.
@@ -62,6 +62,8 @@ pub struct Config {
     pub source: Arc<SourceFile>,
     /// `profile`, resolved against [`Config::dir`].
     pub profile: Option<PathBuf>,
+    /// Where `profile` is written in the file, for errors about it.
+    pub(crate) profile_at: Option<Place>,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
     pub fail_on: Option<FailOnLevel>,
@@ -80,21 +82,68 @@ impl Config {
     }
 }
 
+/// The repository `dir` is in: the nearest ancestor holding `.git` (a directory, or the
+/// file a worktree or submodule has).
+pub fn repository_root(dir: &Path) -> Option<&Path> {
+    dir.ancestors().find(|d| d.join(".git").exists())
+}
+
 /// The config file for a run started in `cwd`: `lblint.yaml` or `.lblint.yaml` in `cwd`
-/// or the nearest parent, not looking above the repository root (a directory with `.git`).
+/// or a parent up to the repository root. Outside a repository only `cwd` is searched: a
+/// file planted in a shared parent (`/tmp`, a home directory) must not configure the run.
 pub fn discover(cwd: &Path) -> Option<PathBuf> {
-    for dir in cwd.ancestors() {
-        for name in FILE_NAMES {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Some(candidate);
-            }
-        }
-        if dir.join(".git").exists() {
-            return None;
-        }
+    let dirs: Vec<&Path> = match repository_root(cwd) {
+        Some(root) => cwd
+            .ancestors()
+            .take_while(|d| d.starts_with(root))
+            .collect(),
+        None => vec![cwd],
+    };
+    dirs.into_iter()
+        .flat_map(|dir| FILE_NAMES.map(|name| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+/// A config file comes with the repository, so it may be a stranger's (a pull request):
+/// the profile it names must be inside that repository (or, outside one, inside the
+/// config's own folder) once symbolic links are resolved. Otherwise a config could make
+/// lblint read `/etc/passwd` or `/proc/self/environ` and print it in a parse error.
+fn check_profile_is_inside(config: &Config, cwd: &Path) -> Result<(), ConfigError> {
+    let Some(profile) = &config.profile else {
+        return Ok(());
+    };
+    let (trusted, kind) = match repository_root(&config.dir) {
+        Some(root) => (root, "repository"),
+        None => (config.dir.as_path(), "config file's folder"),
+    };
+    // A profile that does not exist leaks nothing; the profile loader reports it.
+    let Ok(resolved) = profile.canonicalize() else {
+        return Ok(());
+    };
+    let trusted_resolved = trusted
+        .canonicalize()
+        .unwrap_or_else(|_| trusted.to_path_buf());
+    if resolved.starts_with(&trusted_resolved) {
+        return Ok(());
     }
-    None
+    let shown = config.source.path.to_string();
+    let at = config.profile_at.unwrap_or(Place::NOWHERE);
+    Err(ConfigError::new(
+        &shown,
+        Arc::from(config.source.text.as_str()),
+        at,
+        format!(
+            "the profile `{}` resolves to `{}`, outside the {kind} `{}`; a config file may only name a profile inside it",
+            display_relative(profile, cwd),
+            resolved.display(),
+            match display_relative(trusted, cwd) {
+                here if here.is_empty() => ".".to_string(),
+                there => there,
+            },
+        ),
+        Some("keep the profile in the repository, or name it on the command line with --profile".into()),
+    )
+    .with_code("lblint::config"))
 }
 
 /// `path` as shown to a user in `cwd`: relative, with `..` when it is above `cwd`.
@@ -135,6 +184,7 @@ pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
         .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
     let mut config = parse_config(&text, &shown, &dir)?;
     config.path = abs;
+    check_profile_is_inside(&config, cwd)?;
     Ok(config)
 }
 
@@ -142,7 +192,7 @@ pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Raw {
     #[serde(default)]
-    profile: Option<String>,
+    profile: Option<Spanned<String>>,
     #[serde(default)]
     include: Option<Vec<GlobText>>,
     #[serde(default)]
@@ -366,6 +416,7 @@ pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, Confi
         dir: dir.clone(),
         source: source.clone(),
         profile: None,
+        profile_at: None,
         include: Vec::new(),
         exclude: Vec::new(),
         fail_on: None,
@@ -373,7 +424,15 @@ pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, Confi
         ignore: Vec::new(),
     };
     let Some(raw) = raw else { return Ok(config) };
-    config.profile = raw.profile.map(|p| dir.join(p));
+    if let Some(profile) = raw.profile {
+        let at = place_of(&profile.referenced, text);
+        let end = at.offset + profile.value.len().max(1);
+        config.profile_at = Some(Place {
+            len: text.get(at.offset..end).map_or(0, str::len),
+            ..at
+        });
+        config.profile = Some(dir.join(profile.value));
+    }
     config.include = raw
         .include
         .unwrap_or_default()

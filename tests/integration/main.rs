@@ -17,6 +17,7 @@ mod sarif;
 mod suppress;
 mod tke;
 mod tke_config;
+mod trust;
 mod vke;
 mod yaml_suite;
 
