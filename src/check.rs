@@ -15,7 +15,7 @@ use crate::rules::{self, lbl, Context, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::{self, ConfigIgnores};
 use crate::walk::{self, InputFile, InputSource, WalkError, WalkOptions};
-use crate::yaml::{self, Limits, LoadedFile, Pos, Span};
+use crate::yaml::{self, Limits, LoadedFile, MemoryBudget, Pos, Span};
 
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
@@ -291,6 +291,13 @@ struct Loaded {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// Parse trees (and texts) a run may hold: 16 times the file size limit, 1 GiB by default.
+/// Real manifests build trees of 5 to 10 times their size; a file of one-character list
+/// items, 40 times. Raising --max-file-size raises it with the files it admits.
+pub fn memory_budget(max_file_size: u64) -> u64 {
+    max_file_size.saturating_mul(16)
+}
+
 /// Read and parse files on worker threads; results come back in input order.
 fn load_all(
     inputs: &[InputFile],
@@ -303,7 +310,10 @@ fn load_all(
         n => n,
     }
     .min(inputs.len().max(1));
-    let limits = Limits::default();
+    let limits = Limits {
+        budget: Some(Arc::new(MemoryBudget::new(memory_budget(max_size)))),
+        ..Limits::default()
+    };
     if threads <= 1 {
         return inputs
             .iter()
@@ -481,6 +491,25 @@ fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) ->
             }
         }
     };
+    let over_budget = |limit: u64| {
+        Loaded {
+        file: None,
+        diagnostics: vec![file_skipped(
+            display,
+            &format!(
+                "the run's memory budget ({} MiB of parse trees, 16 times --max-file-size) is used up; lint it in a separate run, or raise --max-file-size",
+                limit >> 20
+            ),
+            None,
+        )],
+    }
+    };
+    let text_cost = text.len() as u64;
+    if let Some(budget) = &limits.budget {
+        if !budget.charge(text_cost) {
+            return over_budget(budget.limit());
+        }
+    }
     let source = Arc::new(SourceFile::new(display, text));
     // Documents are slimmed as they are parsed; first note where their block and quoted
     // scalars hold `{{` (data, not Helm actions, see `unrendered_template`).
@@ -490,6 +519,10 @@ fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) ->
         crate::objects::slim(doc)
     });
     braced.sort_unstable();
+    if let (Some(limit), Some(budget)) = (loaded.over_budget, &limits.budget) {
+        budget.release(text_cost);
+        return over_budget(limit);
+    }
     let mut diagnostics = Vec::new();
     if let Some(at) = unrendered_template(&source.text, loaded.errors.is_empty(), &braced) {
         let pos = source.pos_at(at);

@@ -5,13 +5,19 @@
 //! line index (granit's char index is not a byte offset).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError, Tag};
 
+use super::budget::{self, MemoryBudget};
+use super::events::{
+    drop_implicit_empty_root, find_block_indicator, find_duplicates, map_style, next_char_end,
+    resolve_scalar,
+};
+use super::lines::LineIndex;
 use super::merge::{self, TooComplex};
-use super::resolve::resolve_plain;
-use super::tree::{Comment, Document, Entry, Node, NodeId, NodeKind, Resolved, Scalar, Style};
-use super::{Pos, Span};
+use super::tree::{Comment, Document, Entry, Node, NodeId, NodeKind, Scalar, Style};
+use super::Span;
 
 /// Bounds that keep hostile input cheap.
 #[derive(Clone, Debug)]
@@ -20,6 +26,8 @@ pub struct Limits {
     pub max_depth: usize,
     /// Maximum number of nodes in one file (all documents).
     pub max_nodes: usize,
+    /// The run's memory budget, shared by every file; `None`: unbounded.
+    pub budget: Option<Arc<MemoryBudget>>,
 }
 
 impl Default for Limits {
@@ -27,6 +35,7 @@ impl Default for Limits {
         Limits {
             max_depth: 256,
             max_nodes: 20_000_000,
+            budget: None,
         }
     }
 }
@@ -63,25 +72,9 @@ pub struct LoadedFile {
     /// Documents that parsed but are not kept: their aliases or merge keys expand too far
     /// (Kubernetes rejects them, or resolving them is over lblint's budget).
     pub too_complex: Vec<TooComplex>,
-}
-
-/// Check a finished document's alias expansion and index its merge keys (inline merges,
-/// `<<: {a: 1}`, need no alias).
-fn resolve_aliases(
-    mut doc: Document,
-    has_alias: bool,
-    may_merge: bool,
-) -> Result<Document, TooComplex> {
-    if has_alias {
-        if let Some(too_complex) = merge::check_aliasing(&doc) {
-            return Err(too_complex);
-        }
-    }
-    if may_merge {
-        let budget = merge::merge_budget(&doc);
-        merge::index_merges(&mut doc, budget)?;
-    }
-    Ok(doc)
+    /// The file would overdraw the run's memory budget (this many bytes): it was dropped
+    /// whole, and everything else here is empty.
+    pub over_budget: Option<u64>,
 }
 
 /// After this many errors the file is hopeless; stop instead of reporting noise.
@@ -112,104 +105,12 @@ pub fn load_with(
         last_node_end: 0,
         last_event_end: 0,
         comment_floors: Vec::new(),
+        charged: 0,
+        pending: 0,
+        doc_cost: 0,
     };
     builder.run();
     builder.finish()
-}
-
-/// Converts byte offsets to line/column. Columns count chars, so non-ASCII lines need a
-/// scan; a cursor makes the mostly-increasing offsets of one long line (minified JSON) linear.
-struct LineIndex<'s> {
-    source: &'s str,
-    /// Byte offset of each line start. `\r\n`, `\n` and a lone `\r` end a line, as in YAML.
-    starts: Vec<usize>,
-    ascii: Vec<bool>,
-    /// (line, byte offset, 0-based column) of the last non-ASCII lookup.
-    cursor: (usize, usize, usize),
-}
-
-impl<'s> LineIndex<'s> {
-    fn new(source: &'s str) -> Self {
-        let bytes = source.as_bytes();
-        let mut starts = vec![0];
-        let mut ascii = Vec::new();
-        let mut line_ascii = true;
-        let mut i = 0;
-        while i < bytes.len() {
-            let b = bytes[i];
-            let brk = match b {
-                b'\n' => Some(i + 1),
-                b'\r' if bytes.get(i + 1) == Some(&b'\n') => Some(i + 2),
-                b'\r' => Some(i + 1),
-                _ => None,
-            };
-            line_ascii &= b.is_ascii();
-            if let Some(next) = brk {
-                ascii.push(line_ascii);
-                line_ascii = true;
-                starts.push(next);
-                i = next;
-            } else {
-                i += 1;
-            }
-        }
-        ascii.push(line_ascii);
-        LineIndex {
-            source,
-            starts,
-            ascii,
-            cursor: (usize::MAX, 0, 0),
-        }
-    }
-
-    fn pos(&mut self, offset: usize) -> Pos {
-        let mut offset = offset.min(self.source.len());
-        while !self.source.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let line = self
-            .starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1);
-        let start = self.starts[line];
-        let col = if self.ascii[line] {
-            offset - start
-        } else {
-            let (cl, cb, cc) = self.cursor;
-            let col = if cl == line && cb <= offset {
-                cc + self.source[cb..offset].chars().count()
-            } else {
-                self.source[start..offset].chars().count()
-            };
-            self.cursor = (line, offset, col);
-            col
-        };
-        Pos {
-            line: u32::try_from(line + 1).unwrap_or(u32::MAX),
-            column: u32::try_from(col + 1).unwrap_or(u32::MAX),
-            offset,
-        }
-    }
-
-    fn span(&mut self, start: usize, end: usize) -> Span {
-        Span {
-            start: self.pos(start),
-            end: self.pos(end.max(start)),
-        }
-    }
-
-    /// Byte offset for a granit marker: its byte offset, else from its line and char column.
-    fn marker_offset(&self, m: &granit_parser::Marker) -> usize {
-        if let Some(b) = m.byte_offset() {
-            return b.min(self.source.len());
-        }
-        let line = m.line().saturating_sub(1).min(self.starts.len() - 1);
-        let start = self.starts[line];
-        self.source[start..]
-            .char_indices()
-            .nth(m.col())
-            .map_or(self.source.len(), |(i, _)| start + i)
-    }
 }
 
 enum FrameKind {
@@ -257,7 +158,16 @@ struct Builder<'s, 'l, 'f> {
     last_event_end: usize,
     /// `DocState::comment_floor` of each entry of `out.documents`.
     comment_floors: Vec<usize>,
+    /// Bytes taken from the run's memory budget for this file, and not yet taken (charged
+    /// in chunks, so the shared counter is touched rarely).
+    charged: u64,
+    pending: u64,
+    /// Estimated bytes of the document being built.
+    doc_cost: u64,
 }
+
+/// Charge the memory budget once this much is pending.
+const CHARGE_CHUNK: u64 = 1 << 20;
 
 /// Why the tree builder stopped a document early.
 enum Abort {
@@ -265,6 +175,8 @@ enum Abort {
     Document(SyntaxError),
     /// Stop reading the file.
     File(SyntaxError),
+    /// Over the run's memory budget: drop the whole file.
+    Budget,
 }
 
 impl Builder<'_, '_, '_> {
@@ -297,7 +209,10 @@ impl Builder<'_, '_, '_> {
                 Some(Err(err)) => Abort::Document(self.scan_error(&err)),
             };
             self.doc = None;
+            let dropped = std::mem::take(&mut self.doc_cost);
+            self.uncharge(dropped);
             match abort {
+                Abort::Budget => return self.drop_over_budget(),
                 Abort::File(e) => {
                     self.out.errors.push(e);
                     return;
@@ -315,7 +230,53 @@ impl Builder<'_, '_, '_> {
         }
     }
 
+    /// Take `cost` more bytes from the budget (in chunks).
+    fn charge(&mut self, cost: u64) -> Result<(), Abort> {
+        self.doc_cost += cost;
+        self.pending += cost;
+        if self.pending >= CHARGE_CHUNK {
+            self.flush_charge()?;
+        }
+        Ok(())
+    }
+
+    fn flush_charge(&mut self) -> Result<(), Abort> {
+        if let Some(budget) = &self.limits.budget {
+            if !budget.charge(self.pending) {
+                return Err(Abort::Budget);
+            }
+        }
+        self.charged += std::mem::take(&mut self.pending);
+        Ok(())
+    }
+
+    /// Give back `bytes` no longer held (a dropped or slimmed document).
+    fn uncharge(&mut self, bytes: u64) {
+        let from_pending = bytes.min(self.pending);
+        self.pending -= from_pending;
+        let rest = (bytes - from_pending).min(self.charged);
+        self.charged -= rest;
+        if let Some(budget) = &self.limits.budget {
+            budget.release(rest);
+        }
+    }
+
+    fn drop_over_budget(&mut self) {
+        if let Some(budget) = &self.limits.budget {
+            budget.release(self.charged);
+            self.out = LoadedFile {
+                over_budget: Some(budget.limit()),
+                ..LoadedFile::default()
+            };
+            self.comment_floors.clear();
+        }
+        (self.charged, self.pending) = (0, 0);
+    }
+
     fn finish(mut self) -> LoadedFile {
+        if self.flush_charge().is_err() {
+            self.drop_over_budget();
+        }
         // granit may buffer comments; keep the documented source order.
         self.out.comments.sort_by_key(|c| c.span.start.offset);
         // Leading comments: after the previous document's last node (or what an earlier
@@ -424,23 +385,29 @@ impl Builder<'_, '_, '_> {
                     state.doc.nodes.shrink_to_fit();
                     state.doc.span.end = self.lines.pos(end);
                     let budget = merge::merge_budget(&state.doc);
-                    let indexed = resolve_aliases(state.doc, state.has_alias, state.may_merge)
-                        .map(|doc| (self.finish_document)(doc))
-                        .and_then(|mut document| {
-                            // Slimming renumbers nodes: index the kept part again, with the
-                            // whole document's budget (a part never costs more).
-                            if state.may_merge && document.merged.is_empty() {
-                                merge::index_merges(&mut document, budget)?;
-                            }
-                            Ok(document)
-                        });
+                    let indexed =
+                        merge::resolve_aliases(state.doc, state.has_alias, state.may_merge)
+                            .map(|doc| (self.finish_document)(doc))
+                            .and_then(|mut document| {
+                                // Slimming renumbers nodes: index the kept part again, with the
+                                // whole document's budget (a part never costs more).
+                                if state.may_merge && document.merged.is_empty() {
+                                    merge::index_merges(&mut document, budget)?;
+                                }
+                                Ok(document)
+                            });
+                    let full_cost = std::mem::take(&mut self.doc_cost);
                     let document = match indexed {
                         Ok(document) => document,
                         Err(too_complex) => {
+                            self.uncharge(full_cost);
                             self.out.too_complex.push(too_complex);
                             return Ok(());
                         }
                     };
+                    // Slimming dropped most of some documents: only what is kept counts.
+                    let kept = budget::document_cost(&document.nodes);
+                    self.uncharge(full_cost.saturating_sub(kept));
                     self.comment_floors.push(state.comment_floor);
                     let index = self.out.documents.len();
                     for mut dup in state.duplicates {
@@ -613,6 +580,10 @@ impl Builder<'_, '_, '_> {
             )));
         };
         self.total_nodes += 1;
+        self.charge(budget::node_cost(&kind, tag.as_deref()))?;
+        let Some(state) = &mut self.doc else {
+            return Ok(NodeId(u32::MAX));
+        };
         let id = NodeId(raw);
         state.doc.nodes.push(Node {
             span,
@@ -676,157 +647,5 @@ impl Builder<'_, '_, '_> {
             stop -= 1;
         }
         (begin, stop.max(begin + 1))
-    }
-}
-
-/// Record the scalar keys of mapping `id` that repeat an earlier key (`<<` merge keys
-/// excepted). Keys compare by value, so `name`, `"name"` and `'name'` are one key.
-fn find_duplicates(doc: &Document, id: NodeId, out: &mut Vec<DuplicateKey>) {
-    let NodeKind::Mapping(entries) = &doc.nodes[id.0 as usize].kind else {
-        return;
-    };
-    if entries.len() < 2 {
-        return;
-    }
-    let key_text = |e: &Entry| -> Option<(&str, Span)> {
-        let node = &doc.nodes[e.key.0 as usize];
-        match &node.kind {
-            NodeKind::Scalar(s) if !(s.style == Style::Plain && s.value == "<<") => {
-                Some((s.value.as_str(), node.span))
-            }
-            _ => None,
-        }
-    };
-    let mut push = |text: &str, first: Span, second: Span| {
-        out.push(DuplicateKey {
-            document: 0,
-            key: text.to_string(),
-            first,
-            second,
-        });
-    };
-    if entries.len() <= 16 {
-        // Small mappings (nearly all of them): no allocation.
-        for (j, later) in entries.iter().enumerate().skip(1) {
-            let Some((text, span)) = key_text(later) else {
-                continue;
-            };
-            // A third occurrence is reported against the second.
-            if let Some((_, first)) = entries[..j]
-                .iter()
-                .rev()
-                .filter_map(key_text)
-                .find(|(t, _)| *t == text)
-            {
-                push(text, first, span);
-            }
-        }
-        return;
-    }
-    let mut seen: HashMap<&str, Span> = HashMap::with_capacity(entries.len());
-    for entry in entries {
-        let Some((text, span)) = key_text(entry) else {
-            continue;
-        };
-        if let Some(first) = seen.insert(text, span) {
-            push(text, first, span);
-        }
-    }
-}
-
-/// granit gives an empty document (`---` alone) a null scalar root; the source has none.
-fn drop_implicit_empty_root(doc: &mut Document) {
-    let Some(root) = doc.root else { return };
-    let node = &doc.nodes[root.0 as usize];
-    let implicit = node.span.is_empty()
-        && node.tag.is_none()
-        && node.anchor.is_none()
-        && matches!(&node.kind, NodeKind::Scalar(s) if s.style == Style::Plain);
-    if implicit && doc.nodes.len() == 1 {
-        doc.nodes.clear();
-        doc.root = None;
-    }
-}
-
-/// Find the `|` or `>` that opens a block scalar, scanning the properties and indicators
-/// (`:`, `-`, `?`, `&anchor`, `!tag`, comments) between the previous token and the content.
-fn find_block_indicator(source: &str, from: usize, to: usize) -> Option<usize> {
-    let bytes = source.as_bytes();
-    let mut i = from;
-    while i < to.min(bytes.len()) {
-        match bytes[i] {
-            b'|' | b'>' => return Some(i),
-            b' ' | b'\t' | b'\r' | b'\n' | b':' | b'-' | b'?' => i += 1,
-            b'&' | b'!' => {
-                while i < to && !matches!(bytes[i], b' ' | b'\t' | b'\r' | b'\n') {
-                    i += 1;
-                }
-            }
-            b'#' => {
-                while i < to && !matches!(bytes[i], b'\r' | b'\n') {
-                    i += 1;
-                }
-            }
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// End of the char starting at `off` (for one-char error spans); `off` itself at EOF.
-fn next_char_end(source: &str, off: usize) -> usize {
-    source
-        .get(off..)
-        .and_then(|rest| rest.chars().next())
-        .map_or(off, |c| off + c.len_utf8())
-}
-
-fn map_style(style: ScalarStyle) -> Style {
-    match style {
-        ScalarStyle::Plain => Style::Plain,
-        ScalarStyle::SingleQuoted => Style::SingleQuoted,
-        ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
-        ScalarStyle::Literal => Style::Literal,
-        ScalarStyle::Folded => Style::Folded,
-    }
-}
-
-/// Resolution of a scalar as go-yaml v2 reads it: untagged plain scalars by their text,
-/// everything written quoted or as a block is a string, core-schema tags force a type.
-fn resolve_scalar(value: &str, style: Style, tag: Option<&Tag>) -> Resolved {
-    let Some(tag) = tag else {
-        return if style == Style::Plain {
-            resolve_plain(value)
-        } else {
-            Resolved::Str
-        };
-    };
-    let by_text = resolve_plain(value);
-    let core = |s: &str| tag.is_yaml_core_schema_tag(s);
-    let ok = if core("int") {
-        matches!(by_text, Resolved::Int(_))
-    } else if core("bool") {
-        matches!(by_text, Resolved::Bool(_))
-    } else if core("null") {
-        matches!(by_text, Resolved::Null)
-    } else if core("float") {
-        // v2 accepts an int for `!!float` and converts it.
-        if let Resolved::Int(i) = by_text {
-            return Resolved::Float(i as f64);
-        }
-        matches!(by_text, Resolved::Float(_))
-    } else if tag
-        .suffix_in_namespace("tag:yaml.org,2002:")
-        .is_some_and(|name| name == "timestamp")
-    {
-        matches!(by_text, Resolved::Timestamp)
-    } else {
-        // `!!str`, `!`, `!!binary`, custom tags: the text.
-        false
-    };
-    if ok {
-        by_text
-    } else {
-        Resolved::Str
     }
 }

@@ -17,6 +17,25 @@ use std::collections::{HashMap, HashSet};
 use super::tree::{Document, Entry, NodeId, NodeKind, Style};
 use super::Span;
 
+/// Check a finished document's alias expansion and index its merge keys (inline merges,
+/// `<<: {a: 1}`, need no alias).
+pub(super) fn resolve_aliases(
+    mut doc: Document,
+    has_alias: bool,
+    may_merge: bool,
+) -> Result<Document, TooComplex> {
+    if has_alias {
+        if let Some(too_complex) = check_aliasing(&doc) {
+            return Err(too_complex);
+        }
+    }
+    if may_merge {
+        let budget = merge_budget(&doc);
+        index_merges(&mut doc, budget)?;
+    }
+    Ok(doc)
+}
+
 /// Why a document is not linted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TooComplex {

@@ -5,11 +5,15 @@
 //! Plain scalars are resolved the way Kubernetes reads YAML (go-yaml v2, YAML 1.1),
 //! with the raw source text always reachable through the node's span.
 
+mod budget;
+mod events;
+mod lines;
 mod load;
 mod merge;
 mod resolve;
 mod tree;
 
+pub use budget::MemoryBudget;
 pub use load::{load, load_with, DuplicateKey, Limits, LoadedFile, SyntaxError};
 pub use merge::TooComplex;
 pub use resolve::resolve_plain;

@@ -132,3 +132,45 @@ fn a_special_or_oversized_profile_or_config_fails_the_run_at_once() {
         assert!(run.stdout.is_empty());
     }
 }
+
+#[test]
+fn files_over_the_runs_memory_budget_are_reported_and_skipped() {
+    // The budget is 16 x --max-file-size: 32 MB here. Each 400 KB file of one-character
+    // list items builds a tree of ~15 MB, so two fit and the others are skipped, each
+    // reported; nothing aborts. One thread makes the order (and so the verdicts) fixed.
+    let dir = scratch("limits-memory");
+    let tiny = format!("items:\n{}", "- a\n".repeat(100_000));
+    for i in 1..=5 {
+        fs::write(dir.join(format!("tiny-{i}.yaml")), &tiny).unwrap();
+    }
+    fs::copy(
+        "testdata/tke/private-no-caller.yaml",
+        dir.join("a-service.yaml"),
+    )
+    .unwrap();
+    let (code, report) = check_json(&[
+        "--no-config",
+        "--threads",
+        "1",
+        "--max-file-size",
+        "2000000",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        relative(&report, &dir),
+        vec![
+            f("TKE001", "warning", "a-service.yaml", 8, 5),
+            f("LBL003", "warning", "tiny-3.yaml", 1, 1),
+            f("LBL003", "warning", "tiny-4.yaml", 1, 1),
+            f("LBL003", "warning", "tiny-5.yaml", 1, 1),
+        ],
+        "{report:#}"
+    );
+    let message = report["diagnostics"][1]["message"].as_str().unwrap();
+    assert!(
+        message.contains("memory budget (30 MiB of parse trees"),
+        "{message}"
+    );
+    assert_eq!(report["summary"]["files"], 6);
+}
