@@ -10,8 +10,9 @@ use crate::diagnostic::{Diagnostic, Location, Severity, Summary};
 use crate::model::Model;
 use crate::objects::{LintFile, Workspace};
 use crate::profile::Profile;
+use crate::guard::{self, InternalError};
 use crate::read::ReadError;
-use crate::rules::{self, lbl, Context, RuleMeta};
+use crate::rules::{self, lbl, Context, Rule, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::{self, ConfigIgnores};
 use crate::walk::{self, InputFile, InputSource, WalkError, WalkOptions};
@@ -74,6 +75,8 @@ pub struct CheckOutcome {
     pub diagnostics: Vec<Diagnostic>,
     pub summary: Summary,
     pub sources: SourceMap,
+    /// Rules that crashed (a bug): their findings are missing, and the run exits 2.
+    pub internal_errors: Vec<InternalError>,
 }
 
 impl CheckOutcome {
@@ -172,12 +175,28 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
         config_source: options.config_source.as_ref(),
         suppress: !options.no_ignores,
     };
-    Ok(lint_loaded(loaded, diagnostics, &order, profile, &filter))
+    Ok(lint_loaded(
+        loaded,
+        diagnostics,
+        &order,
+        profile,
+        &filter,
+        &rules::registry(),
+    ))
 }
 
 /// Lint in-memory files (display path, bytes) with every rule: the whole flow minus the walk
 /// (and minus the config file: comment and annotation suppressions apply).
 pub fn check_sources(files: &[(String, Vec<u8>)], profile: &Profile) -> CheckOutcome {
+    check_sources_with(files, profile, &rules::registry())
+}
+
+/// [`check_sources`] with these rules instead of the registry's.
+pub fn check_sources_with(
+    files: &[(String, Vec<u8>)],
+    profile: &Profile,
+    rules: &[&dyn Rule],
+) -> CheckOutcome {
     let limits = Limits::default();
     let loaded = files
         .iter()
@@ -192,7 +211,7 @@ pub fn check_sources(files: &[(String, Vec<u8>)], profile: &Profile) -> CheckOut
         config_source: None,
         suppress: true,
     };
-    lint_loaded(loaded, Vec::new(), &order, profile, &filter)
+    lint_loaded(loaded, Vec::new(), &order, profile, &filter, rules)
 }
 
 fn sort(diagnostics: &mut Vec<Diagnostic>, order: &HashMap<&str, usize>) {
@@ -210,6 +229,7 @@ fn lint_loaded(
     order: &[&str],
     profile: &Profile,
     filter: &Filter<'_>,
+    rules: &[&dyn Rule],
 ) -> CheckOutcome {
     let file_count = order.len();
     let mut files = Vec::new();
@@ -238,9 +258,7 @@ fn lint_loaded(
         profile,
         model: &model,
     };
-    for rule in rules::registry() {
-        rule.check(&cx, &mut diagnostics);
-    }
+    let internal_errors = guard::run_rules(rules, &cx, &mut diagnostics);
 
     // Filter stage: rules that do not run, severity overrides, then suppressions.
     diagnostics.retain(|d| filter.enabled(d.rule));
@@ -283,6 +301,7 @@ fn lint_loaded(
         diagnostics,
         summary,
         sources,
+        internal_errors,
     }
 }
 
@@ -461,14 +480,10 @@ fn read_capped(path: &std::path::Path, max_size: u64) -> Result<Vec<u8>, String>
 /// Run one file's loading so that a bug (a panic) costs only that file: it becomes an
 /// `LBL003` diagnostic on the file, and every other file is still linted.
 fn guarded(display: &str, load: impl FnOnce() -> Loaded) -> Loaded {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(load)) {
+    match guard::catch(load) {
         Ok(loaded) => loaded,
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
+        Err(crash) => {
+            let what = crash.to_string();
             Loaded {
                 file: None,
                 diagnostics: vec![file_skipped(

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::check::{check, CheckOptions};
 use crate::config::{self, Config, FailOnLevel};
 use crate::diagnostic::Severity;
+use crate::guard::{self, InternalError};
 use crate::profile::{self, Profile, Provider, ProxyMode};
 use crate::report::{self, Format, ReportOptions};
 use crate::rules;
@@ -204,6 +205,7 @@ pub struct CheckArgs {
 
 /// Parse arguments, run, and return the exit status.
 pub fn main() -> i32 {
+    guard::install_hook();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -247,6 +249,14 @@ fn fail(message: impl std::fmt::Display) -> i32 {
     EXIT_FAILURE
 }
 
+/// One line per crash on stderr; the run failed (exit 2) even if the report was written.
+fn internal_failure(crashes: &[InternalError]) -> i32 {
+    for crash in crashes {
+        eprintln!("lblint: {crash}");
+    }
+    EXIT_FAILURE
+}
+
 fn stderr_color() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
 }
@@ -262,10 +272,11 @@ fn print_located_error(heading: &str, err: &profile::ProfileError) {
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
     };
     let mut rendered = String::new();
-    if handler
-        .render_report(&mut rendered, &err.diagnostic())
-        .is_err()
-    {
+    // A rendering failure (or a miette bug) still shows the error, as plain text.
+    if !matches!(
+        guard::catch(|| handler.render_report(&mut rendered, &err.diagnostic())),
+        Ok(Ok(()))
+    ) {
         rendered = err.to_string();
     }
     eprintln!("lblint: error: {heading}\n{rendered}");
@@ -359,9 +370,17 @@ fn run_check(args: CheckArgs) -> i32 {
             Err(err) => return fail(err),
         }
     }
-    let outcome = match check(&options, &profile) {
-        Ok(outcome) => outcome,
-        Err(err) => return fail(err),
+    // Rules are guarded one by one; this catches a crash anywhere else in the pipeline.
+    let outcome = match guard::catch(|| check(&options, &profile)) {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(err)) => return fail(err),
+        Err(crash) => {
+            return internal_failure(&[InternalError {
+                what: "the check".to_string(),
+                lost: "no report was written",
+                crash,
+            }])
+        }
     };
     let color = match args.color {
         ColorArg::Always => true,
@@ -378,17 +397,20 @@ fn run_check(args: CheckArgs) -> i32 {
         rules: crate::check::enabled_rules(&options).unwrap_or_else(|_| rules::all_meta()),
         cwd: std::env::current_dir().ok(),
     };
-    let mut buffer = Vec::new();
-    if let Err(err) = report::write_report(
-        format,
-        &outcome.diagnostics,
-        &outcome.summary,
-        &outcome.sources,
-        &report_options,
-        &mut buffer,
-    ) {
-        return fail(format!("cannot write the report: {err}"));
-    }
+    let rendered = guard::render_report(format, |format, out| {
+        report::write_report(
+            format,
+            &outcome.diagnostics,
+            &outcome.summary,
+            &outcome.sources,
+            &report_options,
+            out,
+        )
+    });
+    let (buffer, report_crash) = match rendered {
+        Ok(rendered) => (rendered.bytes, rendered.crash),
+        Err(err) => return fail(format!("cannot write the report: {err}")),
+    };
     let written = match &args.output {
         Some(path) => std::fs::write(path, &buffer)
             .map_err(|e| format!("cannot write {}: {e}", path.display())),
@@ -402,6 +424,15 @@ fn run_check(args: CheckArgs) -> i32 {
     };
     if let Err(err) = written {
         return fail(err);
+    }
+    let crashes: Vec<InternalError> = outcome
+        .internal_errors
+        .iter()
+        .cloned()
+        .chain(report_crash)
+        .collect();
+    if !crashes.is_empty() {
+        return internal_failure(&crashes);
     }
     let threshold = match fail_on {
         FailOn::Error => Some(Severity::Error),

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub mod fix;
+pub mod guard;
 pub mod model;
 pub mod objects;
 pub mod profile;

@@ -47,6 +47,12 @@ impl SourceFile {
         }
     }
 
+    /// Byte offset of each line start (lines end at `\n`), built once per file on first use:
+    /// every later position lookup and snippet is a binary search, never a rescan.
+    pub fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| line_starts(&self.text))
+    }
+
     /// Line and column (1-based, column in chars) of a byte offset. Lines end at `\n`.
     /// O(log lines + line length): rules call it once per finding, and a stream can hold
     /// hundreds of thousands of findings.
@@ -55,11 +61,7 @@ impl SourceFile {
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let starts = self.line_starts.get_or_init(|| {
-            std::iter::once(0)
-                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
-                .collect()
-        });
+        let starts = self.line_starts();
         let line = starts.partition_point(|&s| s <= offset) - 1;
         let line_start = starts[line];
         crate::yaml::Pos {
@@ -69,4 +71,11 @@ impl SourceFile {
             offset,
         }
     }
+}
+
+/// Byte offset of each line start in `text`: 0, then one past every `\n`.
+pub fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
 }

@@ -1,9 +1,12 @@
 //! A profile that cannot be used, with the place in the profile file that says why.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
+use miette::{Diagnostic, LabeledSpan, MietteError, SourceCode, SourceSpan, SpanContents};
+
+use crate::report::escape::{escape, Keep};
+use crate::report::excerpt::Excerpt;
 
 /// Why a profile could not be loaded.
 ///
@@ -19,16 +22,18 @@ pub struct ProfileError {
     pub len: usize,
     pub message: String,
     pub help: Option<String>,
-    /// Path and text for miette, and the miette code; boxed to keep
+    /// Text and snippet for miette, and the miette code; boxed to keep
     /// `Result<_, ProfileError>` small.
     named: Box<Named>,
 }
 
 #[derive(Clone, Debug)]
 struct Named {
-    source: NamedSource<Arc<str>>,
+    text: Arc<str>,
     /// `lblint::profile`, or `lblint::config` for config-file errors.
     code: &'static str,
+    /// Built when first rendered.
+    snippet: OnceLock<Snippet>,
 }
 
 impl ProfileError {
@@ -48,8 +53,9 @@ impl ProfileError {
             message: message.into(),
             help,
             named: Box::new(Named {
-                source: NamedSource::new(path, source_text).with_language("yaml"),
+                text: source_text,
                 code: "lblint::profile",
+                snippet: OnceLock::new(),
             }),
         }
     }
@@ -62,7 +68,25 @@ impl ProfileError {
 
     /// The profile text as parsed (BOM stripped); empty when the file could not be read.
     pub fn source_text(&self) -> &str {
-        self.named.source.inner()
+        &self.named.text
+    }
+
+    /// The snippet miette draws: the error's line, clipped and escaped like a finding's (a
+    /// one-line JSON profile must not make miette panic on columns past 65,535).
+    fn snippet(&self) -> &Snippet {
+        self.named.snippet.get_or_init(|| {
+            let text = &*self.named.text;
+            let starts = crate::source::line_starts(text);
+            let range = (self.offset, self.offset + self.len);
+            let (excerpt, spans) = Excerpt::new(text, &starts, &[range]);
+            Snippet {
+                name: escape(&self.path, Keep::Nothing).into_owned(),
+                excerpt,
+                label: spans[0],
+                line: self.line.saturating_sub(1),
+                column: self.column.saturating_sub(1),
+            }
+        })
     }
 
     /// Whether the error points into the file (false for unreadable files).
@@ -128,17 +152,15 @@ impl Place {
 
 impl fmt::Display for ProfileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = escape(&self.path, Keep::Nothing);
+        let message = escape(&self.message, Keep::Newlines);
         if self.is_located() {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.path, self.line, self.column, self.message
-            )?;
+            write!(f, "{path}:{}:{}: {message}", self.line, self.column)?;
         } else {
-            write!(f, "{}: {}", self.path, self.message)?;
+            write!(f, "{path}: {message}")?;
         }
         if let Some(help) = &self.help {
-            write!(f, "\n  help: {help}")?;
+            write!(f, "\n  help: {}", escape(help, Keep::Newlines))?;
         }
         Ok(())
     }
@@ -156,12 +178,12 @@ impl Diagnostic for ProfileError {
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         self.help
             .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display + 'a>)
+            .map(|h| Box::new(escape(h, Keep::Newlines)) as Box<dyn fmt::Display + 'a>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
         self.is_located()
-            .then_some(&self.named.source as &dyn SourceCode)
+            .then(|| self.snippet() as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
@@ -183,16 +205,17 @@ impl ProfileError {
     fn label(&self) -> Option<LabeledSpan> {
         // Short label: miette prints the message as the heading above the snippet.
         self.is_located()
-            .then(|| LabeledSpan::new(Some("here".to_owned()), self.offset, self.len))
+            .then(|| LabeledSpan::new_with_span(Some("here".to_owned()), self.snippet().label))
     }
 }
 
 impl fmt::Display for ProfileDiagnostic<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = escape(&self.0.message, Keep::Newlines);
         if self.0.is_located() {
-            f.write_str(&self.0.message)
+            f.write_str(&message)
         } else {
-            write!(f, "{}: {}", self.0.path, self.0.message)
+            write!(f, "{}: {message}", escape(&self.0.path, Keep::Nothing))
         }
     }
 }
@@ -205,10 +228,7 @@ impl Diagnostic for ProfileDiagnostic<'_> {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.0
-            .help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display + 'a>)
+        self.0.help()
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -218,6 +238,46 @@ impl Diagnostic for ProfileDiagnostic<'_> {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let label = self.0.label()?;
         Some(Box::new(std::iter::once(label)))
+    }
+}
+
+/// The error's excerpt, named by the profile path, with the label's real position for the
+/// header (miette would count the excerpt's columns, and in bytes).
+#[derive(Clone, Debug)]
+struct Snippet {
+    name: String,
+    excerpt: Excerpt,
+    label: SourceSpan,
+    /// 0-based line and char column of the label in the file.
+    line: usize,
+    column: usize,
+}
+
+impl SourceCode for Snippet {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let contents = self.excerpt.read_named(
+            span,
+            context_lines_before,
+            context_lines_after,
+            Some(self.name.clone()),
+        )?;
+        if context_lines_before > 0 || span.offset() != self.label.offset() {
+            return Ok(Box::new(contents));
+        }
+        // The label alone: miette reads its header position from here.
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.name.clone(),
+            contents.data(),
+            *contents.span(),
+            self.line,
+            self.column,
+            contents.line_count(),
+        )))
     }
 }
 

@@ -9,6 +9,7 @@ use std::io;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::SourceMap;
 
+use super::escape::{escape, Keep};
 use super::sarif::utf16_column;
 
 pub(super) fn write(
@@ -40,9 +41,12 @@ pub(super) fn write(
     Ok(())
 }
 
-/// Escaping of a command's message (`toCommandValue` + `escapeData` in @actions/core).
+/// Escaping of a command's message (`toCommandValue` + `escapeData` in @actions/core), after
+/// terminal controls are made visible (the runner's log prints the command line as it is):
+/// `\r` and `\n` are encoded, the runner decodes them into the annotation only.
 pub fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
+    escape(text, Keep::LineBreaks)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }

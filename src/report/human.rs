@@ -4,18 +4,21 @@
 //! slot for (cross-file related locations, template origin, fix, rule name)
 //! are appended as rustc-style `= note:` lines.
 
+use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 use std::io;
 
 use miette::{
-    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
-    SourceCode, SourceSpan, SpanContents,
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, SourceCode, SourceSpan,
+    SpanContents,
 };
 
 use crate::diagnostic::{Applicability, Diagnostic, Location, Severity, Summary};
-use crate::source::SourceMap;
+use crate::source::{SourceFile, SourceMap};
 use crate::yaml::Pos;
 
+use super::escape::{escape, Keep};
+use super::excerpt::{Excerpt, CONTEXT_LINES};
 use super::ReportOptions;
 
 pub(super) fn write(
@@ -50,6 +53,8 @@ fn handler(options: &ReportOptions) -> GraphicalReportHandler {
         .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         .with_break_words(false)
         .without_syntax_highlighting()
+        // `Excerpt` holds exactly these context lines.
+        .with_context_lines(CONTEXT_LINES)
         // miette counts the header column in bytes; our source names carry the
         // char-based `line:col` instead (see `NamedText`).
         .without_primary_span_start()
@@ -66,37 +71,48 @@ fn render(
     let mut report = Report {
         header: format!(
             "{}[{}]: {}",
-            diagnostic.severity, diagnostic.rule, diagnostic.message
+            diagnostic.severity,
+            diagnostic.rule,
+            escape(&diagnostic.message, Keep::Newlines)
         ),
         severity: match diagnostic.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
             Severity::Note => miette::Severity::Advice,
         },
-        help: diagnostic.help.as_deref(),
+        help: diagnostic
+            .help
+            .as_deref()
+            .map(|help| escape(help, Keep::Newlines).into_owned()),
         source: None,
         labels: Vec::new(),
     };
 
     match file {
         Some(file) => {
-            let mut source = NamedText {
-                path: &file.path,
-                text: &file.text,
-                positions: Vec::new(),
-            };
-            let primary = source.span(&diagnostic.location);
-            report
-                .labels
-                .push(LabeledSpan::new_primary_with_span(None, primary));
+            let same_file: Vec<_> = diagnostic
+                .related
+                .iter()
+                .filter(|related| related.location.file == diagnostic.location.file)
+                .collect();
+            let locations: Vec<&Location> = std::iter::once(&diagnostic.location)
+                .chain(same_file.iter().map(|related| &related.location))
+                .collect();
+            let (source, spans) = NamedText::new(file, &locations);
+            let mut spans = spans.into_iter();
+            if let Some(primary) = spans.next() {
+                report
+                    .labels
+                    .push(LabeledSpan::new_primary_with_span(None, primary));
+            }
+            for (related, span) in same_file.iter().zip(spans) {
+                report.labels.push(LabeledSpan::new_with_span(
+                    Some(escape(&related.message, Keep::Nothing).into_owned()),
+                    span,
+                ));
+            }
             for related in &diagnostic.related {
-                if related.location.file == diagnostic.location.file {
-                    let span = source.span(&related.location);
-                    report.labels.push(LabeledSpan::new_with_span(
-                        Some(related.message.clone()),
-                        span,
-                    ));
-                } else {
+                if related.location.file != diagnostic.location.file {
                     notes.push(related_note(&related.location, &related.message));
                 }
             }
@@ -129,7 +145,7 @@ fn render(
     let mut text = String::new();
     handler.render_report(&mut text, &report)?;
     for note in notes {
-        writeln!(text, "  = {note}")?;
+        writeln!(text, "  = {}", escape(&note, Keep::Nothing))?;
     }
     Ok(text)
 }
@@ -171,7 +187,7 @@ fn plural(count: usize, one: &str, many: &str) -> String {
 struct Report<'a> {
     header: String,
     severity: miette::Severity,
-    help: Option<&'a str>,
+    help: Option<String>,
     source: Option<NamedText<'a>>,
     labels: Vec<LabeledSpan>,
 }
@@ -191,6 +207,7 @@ impl miette::Diagnostic for Report<'_> {
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         self.help
+            .as_ref()
             .map(|help| Box::new(help) as Box<dyn fmt::Display + 'a>)
     }
 
@@ -204,37 +221,45 @@ impl miette::Diagnostic for Report<'_> {
     }
 }
 
-/// A source text whose snippet headers read `path:line:col`.
+/// A file's excerpt whose snippet headers read `path:line:col`.
 ///
 /// miette derives the header column from bytes, which is wrong after non-ASCII
 /// text; we name each span with the char-based position the diagnostic carries.
 #[derive(Debug)]
 struct NamedText<'a> {
-    path: &'a str,
-    text: &'a str,
-    /// Start offset of every label, with its position as the loader computed it.
+    /// Escaped for the terminal.
+    path: Cow<'a, str>,
+    excerpt: Excerpt,
+    /// Start of every label in the excerpt, with its position in the file.
     positions: Vec<(usize, Pos)>,
 }
 
-impl NamedText<'_> {
-    /// The miette span for `location`, clamped to the text and to char
-    /// boundaries so a stale or odd span still renders instead of erroring.
-    fn span(&mut self, location: &Location) -> SourceSpan {
-        let text = self.text;
-        let mut start = location.span.start.offset.min(text.len());
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
-        let mut end = location.span.end.offset.clamp(start, text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        let mut pos = location.span.start;
-        if pos.offset != start || pos.line == 0 {
-            pos = position_of(text, start);
-        }
-        self.positions.push((start, pos));
-        SourceSpan::new(start.into(), end - start)
+impl<'a> NamedText<'a> {
+    /// The excerpt of `file` for labels at `locations`, and each label's span in it. Spans
+    /// are clamped to the text and to char boundaries so a stale or odd span still renders.
+    fn new(file: &'a SourceFile, locations: &[&Location]) -> (NamedText<'a>, Vec<SourceSpan>) {
+        let ranges: Vec<(usize, usize)> = locations
+            .iter()
+            .map(|l| (l.span.start.offset, l.span.end.offset))
+            .collect();
+        let (excerpt, spans) = Excerpt::new(&file.text, file.line_starts(), &ranges);
+        let positions = locations
+            .iter()
+            .zip(&spans)
+            .map(|(location, span)| {
+                let pos = location.span.start;
+                let fits = pos.line != 0
+                    && pos.offset <= file.text.len()
+                    && file.text.is_char_boundary(pos.offset);
+                (span.offset(), if fits { pos } else { file.pos_at(pos.offset) })
+            })
+            .collect();
+        let text = NamedText {
+            path: escape(&file.path, Keep::Nothing),
+            excerpt,
+            positions,
+        };
+        (text, spans)
     }
 
     fn name_at(&self, offset: usize) -> String {
@@ -242,20 +267,12 @@ impl NamedText<'_> {
             .positions
             .iter()
             .find(|(start, _)| *start == offset)
-            .map(|(_, pos)| *pos)
-            .unwrap_or_else(|| position_of(self.text, offset));
-        format!("{}:{}:{}", self.path, pos.line, pos.column)
-    }
-}
-
-/// Line and char column of a byte offset (for spans we had to move).
-fn position_of(text: &str, offset: usize) -> Pos {
-    let before = &text[..offset];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    Pos {
-        line: before.matches('\n').count() as u32 + 1,
-        column: before[line_start..].chars().count() as u32 + 1,
-        offset,
+            .map(|(_, pos)| *pos);
+        match pos {
+            Some(pos) => format!("{}:{}:{}", self.path, pos.line, pos.column),
+            // Only a merged snippet starts elsewhere, and miette names it by its label.
+            None => self.path.to_string(),
+        }
     }
 }
 
@@ -266,16 +283,12 @@ impl SourceCode for NamedText<'_> {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        let inner = self
-            .text
-            .read_span(span, context_lines_before, context_lines_after)?;
-        Ok(Box::new(MietteSpanContents::new_named(
-            self.name_at(span.offset()),
-            inner.data(),
-            *inner.span(),
-            inner.line(),
-            inner.column(),
-            inner.line_count(),
-        )))
+        let contents = self.excerpt.read_named(
+            span,
+            context_lines_before,
+            context_lines_after,
+            Some(self.name_at(span.offset())),
+        )?;
+        Ok(Box::new(contents))
     }
 }

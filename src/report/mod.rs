@@ -13,6 +13,8 @@ use crate::rules::RuleMeta;
 use crate::source::SourceMap;
 
 mod compact;
+pub(crate) mod escape;
+pub(crate) mod excerpt;
 mod github;
 mod human;
 mod json;
