@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use crate::config::RuleLevel;
 use crate::diagnostic::{Diagnostic, Location, Severity, Summary};
+use crate::guard::{self, InternalError};
 use crate::model::Model;
 use crate::objects::{LintFile, Workspace};
 use crate::profile::Profile;
-use crate::guard::{self, InternalError};
 use crate::read::ReadError;
 use crate::rules::{self, lbl, Context, Rule, RuleMeta};
 use crate::source::{SourceFile, SourceMap};

@@ -167,7 +167,9 @@ pub fn render_report(
     };
     let mut lost = "no report was written";
     let mut fallback = Vec::new();
-    if format == Format::Human && matches!(catch(|| render(Format::Compact, &mut fallback)), Ok(Ok(()))) {
+    if format == Format::Human
+        && matches!(catch(|| render(Format::Compact, &mut fallback)), Ok(Ok(())))
+    {
         lost = "the findings are listed in the compact format instead";
     } else {
         fallback.clear();

@@ -55,7 +55,13 @@ fn a_crashing_rule_is_named_and_the_other_rules_still_report() {
     let found: Vec<_> = outcome
         .diagnostics
         .iter()
-        .map(|d| (d.rule, d.location.span.start.line, d.location.span.start.column))
+        .map(|d| {
+            (
+                d.rule,
+                d.location.span.start.line,
+                d.location.span.start.column,
+            )
+        })
         .collect();
     // K8S002's finding is there; the broken rule's half-made one is not.
     assert_eq!(found, [("K8S002", 6, 13)]);
@@ -116,9 +122,7 @@ fn an_internal_error_is_one_escaped_line() {
 }
 
 /// A reporter with a bug in the formats listed; the others write their name.
-fn reporter(
-    broken: &'static [Format],
-) -> impl FnMut(Format, &mut Vec<u8>) -> io::Result<()> {
+fn reporter(broken: &'static [Format]) -> impl FnMut(Format, &mut Vec<u8>) -> io::Result<()> {
     move |format, out| {
         out.extend_from_slice(b"partial ");
         if broken.contains(&format) {

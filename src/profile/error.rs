@@ -182,8 +182,7 @@ impl Diagnostic for ProfileError {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.is_located()
-            .then(|| self.snippet() as &dyn SourceCode)
+        self.is_located().then(|| self.snippet() as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {

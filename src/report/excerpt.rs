@@ -163,9 +163,7 @@ impl Excerpt {
         let line = block.first_line + inner.line();
         let (column, line_count) = (inner.column(), inner.line_count());
         Ok(match name {
-            Some(name) => {
-                MietteSpanContents::new_named(name, data, span, line, column, line_count)
-            }
+            Some(name) => MietteSpanContents::new_named(name, data, span, line, column, line_count),
             None => MietteSpanContents::new(data, span, line, column, line_count),
         })
     }

@@ -53,12 +53,18 @@ fn distant_labels_get_separate_blocks_with_real_line_numbers() {
     );
     let (_, spans) = Excerpt::new(&text, &line_starts(&text), &[last, first]);
     assert_eq!(snippet(&excerpt, spans[0]).0, 199_997);
-    assert_eq!(snippet(&excerpt, spans[1]), (0, "k1: v\nk2: v\nk3: v\n".into()));
+    assert_eq!(
+        snippet(&excerpt, spans[1]),
+        (0, "k1: v\nk2: v\nk3: v\n".into())
+    );
 }
 
 #[test]
 fn a_label_far_into_a_long_line_is_shown_in_a_window() {
-    let text = format!("{{\"pad\": \"{}\", \"scrape\": true}}\n", "x".repeat(1 << 20));
+    let text = format!(
+        "{{\"pad\": \"{}\", \"scrape\": true}}\n",
+        "x".repeat(1 << 20)
+    );
     let (excerpt, shown) = excerpt(&text, &[span_of(&text, "true")]);
     assert_eq!(shown, ["true"]);
     let expected = format!("…{}\", \"scrape\": true}}\n", "x".repeat(27));
@@ -84,7 +90,10 @@ fn a_huge_label_is_cut_after_its_first_characters() {
 
 #[test]
 fn labels_far_apart_on_one_line_get_one_window_each() {
-    let text = format!("{{\"a\": 1, \"pad\": \"{}\", \"b\": 2}}", "é".repeat(50_000));
+    let text = format!(
+        "{{\"a\": 1, \"pad\": \"{}\", \"b\": 2}}",
+        "é".repeat(50_000)
+    );
     let (excerpt, shown) = excerpt(&text, &[span_of(&text, "\"b\""), span_of(&text, "\"a\"")]);
     assert_eq!(shown, ["\"b\"", "\"a\""]);
     let expected = format!(

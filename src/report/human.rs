@@ -226,7 +226,7 @@ impl miette::Diagnostic for Report<'_> {
 /// miette derives the header column from bytes, which is wrong after non-ASCII
 /// text; we name each span with the char-based position the diagnostic carries.
 #[derive(Debug)]
-struct NamedText<'a> {
+pub(super) struct NamedText<'a> {
     /// Escaped for the terminal.
     path: Cow<'a, str>,
     excerpt: Excerpt,
@@ -237,7 +237,10 @@ struct NamedText<'a> {
 impl<'a> NamedText<'a> {
     /// The excerpt of `file` for labels at `locations`, and each label's span in it. Spans
     /// are clamped to the text and to char boundaries so a stale or odd span still renders.
-    fn new(file: &'a SourceFile, locations: &[&Location]) -> (NamedText<'a>, Vec<SourceSpan>) {
+    pub(super) fn new(
+        file: &'a SourceFile,
+        locations: &[&Location],
+    ) -> (NamedText<'a>, Vec<SourceSpan>) {
         let ranges: Vec<(usize, usize)> = locations
             .iter()
             .map(|l| (l.span.start.offset, l.span.end.offset))
@@ -251,7 +254,10 @@ impl<'a> NamedText<'a> {
                 let fits = pos.line != 0
                     && pos.offset <= file.text.len()
                     && file.text.is_char_boundary(pos.offset);
-                (span.offset(), if fits { pos } else { file.pos_at(pos.offset) })
+                (
+                    span.offset(),
+                    if fits { pos } else { file.pos_at(pos.offset) },
+                )
             })
             .collect();
         let text = NamedText {
@@ -260,6 +266,12 @@ impl<'a> NamedText<'a> {
             positions,
         };
         (text, spans)
+    }
+
+    /// What miette reads for this diagnostic's snippets: the excerpt, never the file.
+    #[cfg(test)]
+    pub(super) fn excerpt_text(&self) -> &str {
+        self.excerpt.text()
     }
 
     fn name_at(&self, offset: usize) -> String {

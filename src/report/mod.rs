@@ -21,6 +21,8 @@ mod json;
 pub mod sarif;
 
 #[cfg(test)]
+mod hostile_tests;
+#[cfg(test)]
 mod tests;
 
 /// Output format selected with `--format`.

@@ -48,7 +48,7 @@ fn pos(text: &str, offset: usize) -> Pos {
 }
 
 /// Location of the `nth` (0-based) occurrence of `needle` in `text`.
-fn find(file: &str, text: &str, needle: &str, nth: usize) -> Location {
+pub(super) fn find(file: &str, text: &str, needle: &str, nth: usize) -> Location {
     let start = text
         .match_indices(needle)
         .nth(nth)
@@ -57,7 +57,7 @@ fn find(file: &str, text: &str, needle: &str, nth: usize) -> Location {
     span_at(file, text, start, start + needle.len())
 }
 
-fn span_at(file: &str, text: &str, start: usize, end: usize) -> Location {
+pub(super) fn span_at(file: &str, text: &str, start: usize, end: usize) -> Location {
     Location {
         file: Arc::from(file),
         span: Span {
@@ -67,7 +67,7 @@ fn span_at(file: &str, text: &str, start: usize, end: usize) -> Location {
     }
 }
 
-fn sources(files: &[(&str, &str)]) -> SourceMap {
+pub(super) fn sources(files: &[(&str, &str)]) -> SourceMap {
     let mut map = SourceMap::default();
     for (path, text) in files {
         map.insert(Arc::new(SourceFile::new(
@@ -182,7 +182,7 @@ fn basic() -> (Vec<Diagnostic>, Summary, SourceMap) {
     )
 }
 
-fn report(
+pub(super) fn report(
     format: Format,
     diagnostics: &[Diagnostic],
     summary: &Summary,
@@ -213,6 +213,7 @@ macro_rules! snapshot {
         })
     };
 }
+pub(super) use snapshot;
 
 #[test]
 fn human_basic() {

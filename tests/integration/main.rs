@@ -6,6 +6,7 @@ mod cli;
 mod config;
 mod docs;
 mod fix;
+mod hostile_output;
 mod k8s;
 mod limits;
 mod load;
