@@ -10,6 +10,7 @@ use crate::config::{self, Config, FailOnLevel};
 use crate::diagnostic::Severity;
 use crate::guard::{self, InternalError};
 use crate::profile::{self, Profile, Provider, ProxyMode};
+use crate::report::escape::{escape, Keep};
 use crate::report::{self, Format, ReportOptions};
 use crate::rules;
 use crate::walk::{RebasedGlobs, WalkOptions, DEFAULT_MAX_FILE_SIZE};
@@ -245,7 +246,11 @@ fn run_schema(which: SchemaArg) -> i32 {
 }
 
 fn fail(message: impl std::fmt::Display) -> i32 {
-    eprintln!("lblint: error: {message}");
+    // Messages can name files and values from the repository: no terminal controls.
+    eprintln!(
+        "lblint: error: {}",
+        escape(&message.to_string(), Keep::Newlines)
+    );
     EXIT_FAILURE
 }
 
@@ -475,7 +480,10 @@ fn run_model(args: ModelArgs) -> i32 {
                 serde_json::to_string_pretty(&json).unwrap_or_default()
             );
         }
-        RulesFormat::Table => print!("{}", crate::model::report::to_human(&ws, &model)),
+        RulesFormat::Table => {
+            let table = crate::model::report::to_human(&ws, &model);
+            print!("{}", escape(&table, Keep::Newlines));
+        }
     }
     EXIT_OK
 }

@@ -119,6 +119,19 @@ fn terminal_controls_from_manifests_are_escaped_in_every_text_format() {
         }
         snapshot!(format!("cli_{format}_terminal_controls"), run.stdout);
     }
+    // The cluster-model table names the object too (once it is a load balancer).
+    let lb = CONTROLS.replace("spec:\n", "spec:\n  type: LoadBalancer\n");
+    fs::write(dir.join("lb.yaml"), lb).unwrap();
+    let model = run_in(&dir, &["model", "lb.yaml"]);
+    assert_eq!(model.code, 0);
+    assert_no_raw_controls("model", &model.stdout);
+    assert!(
+        model
+            .stdout
+            .contains("web\\u{1b}[2J\\u{d}\\u{202e}x\\u{2028}"),
+        "{}",
+        model.stdout
+    );
     // JSON keeps the values, escaped by serde.
     let (_, report) = check_json_in(dir.to_str().unwrap(), &["--no-config", "svc.yaml"]);
     let message = report["diagnostics"][0]["message"].as_str().unwrap();
