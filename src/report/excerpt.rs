@@ -3,8 +3,8 @@
 //! miette is handed this excerpt, never the whole file: its `str` source rescans the text from
 //! the start for every snippet (quadratic over a file with thousands of findings), and it
 //! panics ("Formatting argument out of range") on columns past 65,535 (one-line JSON). An
-//! excerpt holds only the lines the snippets show (each label's lines plus
-//! [`CONTEXT_LINES`] around them), each long line cut to windows around the labels with `…`
+//! excerpt holds only the lines the snippets show (each label's lines, at most
+//! [`LABEL_LINES`], plus [`CONTEXT_LINES`] around them), each long line cut to windows around the labels with `…`
 //! where text was left out, and terminal controls escaped (see [`super::escape`]). Label spans
 //! are mapped into the excerpt; the gutter still shows the file's real line numbers.
 
@@ -14,6 +14,8 @@ use super::escape::{is_unsafe, push_escaped};
 
 /// Lines around each label, as miette's default handler asks for.
 pub(crate) const CONTEXT_LINES: usize = 1;
+/// A label over more lines is drawn over its first this many.
+const LABEL_LINES: usize = 8;
 /// Lines up to this many bytes are shown whole (every line of an ordinary manifest).
 const WHOLE_LINE_BYTES: usize = 256;
 /// On a longer line: characters shown before a label's start and after its (shown) end...
@@ -53,14 +55,21 @@ impl Excerpt {
         line_starts: &[usize],
         spans: &[(usize, usize)],
     ) -> (Excerpt, Vec<SourceSpan>) {
+        let lines = Lines { text, line_starts };
         let spans: Vec<(usize, usize)> = spans
             .iter()
             .map(|&(start, end)| {
                 let start = floor_char(text, start.min(text.len()));
-                (start, ceil_char(text, end.clamp(start, text.len())))
+                let end = ceil_char(text, end.clamp(start, text.len()));
+                // A label over a whole object is drawn over its first lines only.
+                let last_shown = lines.line_of(start) + LABEL_LINES - 1;
+                let end = match lines.line_starts.get(last_shown + 1) {
+                    Some(&next) if end > next => lines.bounds(last_shown).1,
+                    _ => end,
+                };
+                (start, end)
             })
             .collect();
-        let lines = Lines { text, line_starts };
         let mut ranges: Vec<(usize, usize)> = spans
             .iter()
             .map(|&(start, end)| {

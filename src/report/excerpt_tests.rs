@@ -134,3 +134,12 @@ fn spans_at_line_ends_and_past_the_text_stay_in_range() {
     assert_eq!(shown, ["", "", " Service\n"]);
     assert_eq!(excerpt.text(), text);
 }
+
+#[test]
+fn a_label_over_many_lines_is_drawn_over_its_first_lines() {
+    let text: String = (1..=10_000).map(|i| format!("k{i}: v\n")).collect();
+    let (excerpt, shown) = excerpt(&text, &[(0, text.len())]);
+    let first: String = (1..=8).map(|i| format!("k{i}: v\n")).collect();
+    assert_eq!(shown, [first.trim_end()]);
+    assert_eq!(excerpt.text(), format!("{first}k9: v\n"));
+}

@@ -205,3 +205,28 @@ fn human_snippet_work_does_not_grow_with_the_file() {
         &human[human.len() - 600..]
     );
 }
+
+/// A label over a whole 10,000-line object is drawn over its first lines, not all of them.
+#[test]
+fn human_draws_a_label_over_a_huge_object_over_its_first_lines() {
+    let path = "big.yaml";
+    let mut text = String::from("kind: ConfigMap\ndata:\n");
+    for i in 0..10_000 {
+        text.push_str(&format!("  k{i}: v\n"));
+    }
+    let diagnostics = [Diagnostic::new(
+        "LB009",
+        "whole-object",
+        Severity::Warning,
+        super::tests::span_at(path, &text, 0, text.len()),
+        "about the whole object",
+    )];
+    let human = report(
+        Format::Human,
+        &diagnostics,
+        &Summary::default(),
+        &sources(&[(path, &text)]),
+    );
+    assert!(human.lines().count() < 30, "{human}");
+    snapshot!("report_human_huge_label", human);
+}
