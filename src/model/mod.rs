@@ -44,6 +44,8 @@ pub struct Model {
     pub callers: Vec<Caller>,
     /// Calls by Service name or ClusterIP (never through a load balancer).
     pub safe_calls: Vec<SafeCall>,
+    /// Indices into `callers`, by target entry point.
+    callers_by_target: Vec<Vec<usize>>,
     /// Objects with a pod template.
     pub workloads: Vec<usize>,
     /// Where each workload can run, by object index.
@@ -149,18 +151,31 @@ impl Model {
             });
         }
         let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads);
+        let mut callers_by_target = vec![Vec::new(); entry_points.len()];
+        for (i, caller) in callers.iter().enumerate() {
+            if let Some(list) = callers_by_target.get_mut(caller.target) {
+                list.push(i);
+            }
+        }
         Model {
             entry_points,
             callers,
             safe_calls,
+            callers_by_target,
             workloads,
             placements,
             pools: pools.map(<[NodePool]>::to_vec).unwrap_or_default(),
         }
     }
 
+    /// The calls to one entry point, in the order they were found (indexed: rules ask for
+    /// every entry point's callers, and a scan each time was quadratic).
     pub fn callers_of(&self, entry_point: usize) -> impl Iterator<Item = &Caller> {
-        self.callers.iter().filter(move |c| c.target == entry_point)
+        self.callers_by_target
+            .get(entry_point)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.callers[i])
     }
 
     pub fn placement(&self, workload: usize) -> Option<&Placement> {
