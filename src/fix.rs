@@ -13,6 +13,9 @@ pub struct FixPlan {
     pub files: BTreeMap<Arc<str>, (String, usize)>,
     /// Indices (into the planned diagnostics) of the fixes the plan applies.
     pub applied: Vec<usize>,
+    /// Lookups into the accepted edits while checking for conflicts: linear in the number
+    /// of edits (tests bound it; a pairwise check was quadratic).
+    pub conflict_probes: usize,
 }
 
 impl FixPlan {
@@ -30,8 +33,75 @@ fn eligible(d: &Diagnostic, unsafe_fixes: bool) -> bool {
     }
 }
 
+/// One edit as byte offsets: replace `start..end` with the text.
+type RawEdit<'a> = (usize, usize, &'a str);
+
+/// Two edits conflict when their ranges intersect, or both start at one offset (two
+/// inserts there, or an insert and a replacement, have no defined order).
+fn conflict(a: RawEdit<'_>, b: RawEdit<'_>) -> bool {
+    (a.0 < b.1 && b.0 < a.1) || a.0 == b.0
+}
+
+/// The accepted edits of one file, by start offset. They never conflict, so sorted by
+/// start they are disjoint and their ends ascend too: an edit can only conflict with the
+/// accepted edit starting at its own start or the last one starting before its end.
+#[derive(Default)]
+struct Accepted<'a> {
+    by_start: BTreeMap<usize, (usize, &'a str)>,
+    probes: usize,
+}
+
+impl<'a> Accepted<'a> {
+    fn conflicts(&mut self, (start, end, content): RawEdit<'_>) -> bool {
+        self.probes += 2;
+        self.by_start.contains_key(&start)
+            || self
+                .by_start
+                .range(..end)
+                .next_back()
+                .is_some_and(|(&a_start, &(a_end, _))| {
+                    conflict((start, end, content), (a_start, a_end, ""))
+                })
+    }
+
+    /// The file's text with every accepted edit applied, built front to back in one pass.
+    fn apply(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut cursor = 0;
+        for (&start, &(end, content)) in &self.by_start {
+            out.push_str(&text[cursor..start]);
+            out.push_str(content);
+            cursor = end;
+        }
+        out.push_str(&text[cursor..]);
+        out
+    }
+}
+
+/// A fix's edits sorted by offset, or `None` when one is out of range or splits a
+/// character, or two of its own edits conflict (applying them would garble the text).
+fn fix_edits<'a>(d: &'a Diagnostic, text: &str) -> Option<Vec<RawEdit<'a>>> {
+    let mut edits: Vec<RawEdit<'a>> = d
+        .fix
+        .as_ref()?
+        .edits
+        .iter()
+        .map(|e| (e.span.start.offset, e.span.end.offset, e.content.as_str()))
+        .collect();
+    let valid = edits.iter().all(|&(start, end, _)| {
+        start <= end
+            && end <= text.len()
+            && text.is_char_boundary(start)
+            && text.is_char_boundary(end)
+    });
+    edits.sort_unstable_by_key(|&(start, end, _)| (start, end));
+    let self_conflict = edits.windows(2).any(|w| conflict(w[0], w[1]));
+    (valid && !self_conflict && !edits.is_empty()).then_some(edits)
+}
+
 /// Plan the edits of every eligible fix. A fix is applied whole or not at all; one that
-/// overlaps an earlier accepted fix waits for the next round (the caller re-lints).
+/// conflicts with an earlier accepted fix waits for the next round (the caller re-lints).
+/// Fixes are taken in order of their first edit, then in diagnostic order. O(n log n).
 pub fn plan(diagnostics: &[Diagnostic], sources: &SourceMap, unsafe_fixes: bool) -> FixPlan {
     let mut by_file: BTreeMap<Arc<str>, Vec<(usize, &Diagnostic)>> = BTreeMap::new();
     for (i, d) in diagnostics
@@ -50,49 +120,33 @@ pub fn plan(diagnostics: &[Diagnostic], sources: &SourceMap, unsafe_fixes: bool)
             continue;
         };
         let text = &source.text;
+        // Stable: fixes starting at one offset keep diagnostic order.
         found.sort_by_key(|(_, d)| {
             d.fix
                 .as_ref()
                 .and_then(|f| f.edits.first())
                 .map(|e| e.span.start.offset)
         });
-        let mut accepted: Vec<(usize, usize, &str)> = Vec::new();
+        let mut accepted = Accepted::default();
         let mut fixed = 0;
         for (index, d) in found {
-            let Some(fix) = &d.fix else { continue };
-            let edits: Vec<(usize, usize, &str)> = fix
-                .edits
-                .iter()
-                .map(|e| (e.span.start.offset, e.span.end.offset, e.content.as_str()))
-                .collect();
-            let valid = edits.iter().all(|&(start, end, _)| {
-                start <= end
-                    && end <= text.len()
-                    && text.is_char_boundary(start)
-                    && text.is_char_boundary(end)
-            });
-            // Two edits conflict when their ranges intersect, or both insert at one offset.
-            let conflicts = edits.iter().any(|&(start, end, _)| {
-                accepted.iter().any(|&(a_start, a_end, _)| {
-                    (start < a_end && a_start < end) || start == a_start
-                })
-            });
-            if !valid || conflicts || edits.is_empty() {
+            let Some(edits) = fix_edits(d, text) else {
+                continue;
+            };
+            if edits.iter().any(|&edit| accepted.conflicts(edit)) {
                 continue;
             }
-            accepted.extend(edits);
+            for (start, end, content) in edits {
+                accepted.by_start.insert(start, (end, content));
+            }
             out.applied.push(index);
             fixed += 1;
         }
+        out.conflict_probes += accepted.probes;
         if fixed == 0 {
             continue;
         }
-        accepted.sort_by_key(|&(start, end, _)| std::cmp::Reverse((start, end)));
-        let mut new_text = text.clone();
-        for (start, end, content) in accepted {
-            new_text.replace_range(start..end, content);
-        }
-        out.files.insert(path, (new_text, fixed));
+        out.files.insert(path, (accepted.apply(text), fixed));
     }
     out
 }
@@ -208,6 +262,113 @@ mod tests {
         let plan = plan(&ds, &map, false);
         assert_eq!(plan.fixed(), 2);
         assert_eq!(plan.files["f.yaml"].0, "a: \"true\"\nb: \"1\"\n");
+    }
+
+    /// The pairwise planner this module used before sort-and-sweep, as an oracle: which
+    /// fixes it accepts, and the text it makes.
+    fn pairwise_plan(ds: &[Diagnostic], text: &str) -> (Vec<usize>, String) {
+        let mut found: Vec<(usize, &Diagnostic)> = ds.iter().enumerate().collect();
+        found.sort_by_key(|(_, d)| d.fix.as_ref().unwrap().edits[0].span.start.offset);
+        let mut accepted: Vec<(usize, usize, &str)> = Vec::new();
+        let mut applied = Vec::new();
+        for (index, d) in found {
+            let edits: Vec<(usize, usize, &str)> = d
+                .fix
+                .as_ref()
+                .unwrap()
+                .edits
+                .iter()
+                .map(|e| (e.span.start.offset, e.span.end.offset, e.content.as_str()))
+                .collect();
+            let conflicts = edits.iter().any(|&(start, end, _)| {
+                accepted.iter().any(|&(a_start, a_end, _)| {
+                    (start < a_end && a_start < end) || start == a_start
+                })
+            });
+            if !conflicts {
+                accepted.extend(edits);
+                applied.push(index);
+            }
+        }
+        accepted.sort_by_key(|&(start, end, _)| std::cmp::Reverse((start, end)));
+        let mut new_text = text.to_string();
+        for (start, end, content) in accepted {
+            new_text.replace_range(start..end, content);
+        }
+        (applied, new_text)
+    }
+
+    /// Random fixes of one or two edits (inserts, short and long replacements) that pile up
+    /// on a small text, so most conflict: the same accepted set and text as the oracle.
+    #[test]
+    fn sort_and_sweep_accepts_what_the_pairwise_check_accepted() {
+        let text: String = (0..400)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        let map = sources(&text);
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |bound: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % bound as u64) as usize
+        };
+        for _ in 0..50 {
+            let mut ds = Vec::new();
+            for i in 0..120 {
+                let start = next(text.len());
+                let end = (start + [0, 1, 3, 20][next(4)]).min(text.len());
+                let mut edits = vec![(start, end, "X")];
+                // A second edit past the first, so a fix never conflicts with itself.
+                if next(3) == 0 && end + 2 < text.len() {
+                    let second = end + 1 + next(text.len() - end - 1);
+                    edits.push((second, second, "Y"));
+                }
+                let mut d = diagnostic(edits, Applicability::Safe);
+                d.message = i.to_string();
+                ds.push(d);
+            }
+            let (applied, expected) = pairwise_plan(&ds, &text);
+            let got = plan(&ds, &map, false);
+            assert_eq!(got.applied, applied);
+            assert_eq!(got.files["f.yaml"].0, expected);
+            assert_eq!(got.fixed(), applied.len());
+        }
+    }
+
+    #[test]
+    fn a_fix_whose_own_edits_overlap_is_not_applied() {
+        let map = sources("a: true\n");
+        let ds = vec![diagnostic(
+            vec![(3, 7, "x"), (5, 6, "y")],
+            Applicability::Safe,
+        )];
+        assert_eq!(plan(&ds, &map, false).fixed(), 0);
+        let ds = vec![diagnostic(
+            vec![(3, 3, "x"), (3, 7, "y")],
+            Applicability::Safe,
+        )];
+        assert_eq!(plan(&ds, &map, false).fixed(), 0);
+    }
+
+    /// 20,000 quoting fixes in one file (the K8S002 shape): all applied, and the conflict
+    /// check does a bounded number of lookups per edit, not one per accepted edit.
+    #[test]
+    fn twenty_thousand_fixes_take_linear_conflict_checks() {
+        let doc = "k: true\n";
+        let text = doc.repeat(20_000);
+        let map = sources(&text);
+        let ds: Vec<Diagnostic> = (0..20_000)
+            .rev()
+            .map(|i| {
+                let at = i * doc.len() + 3;
+                diagnostic(vec![(at, at + 4, "\"true\"")], Applicability::Safe)
+            })
+            .collect();
+        let got = plan(&ds, &map, false);
+        assert_eq!(got.fixed(), 20_000);
+        assert_eq!(got.files["f.yaml"].0, "k: \"true\"\n".repeat(20_000));
+        assert!(got.conflict_probes <= 2 * 20_000, "{}", got.conflict_probes);
     }
 
     #[test]
