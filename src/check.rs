@@ -18,7 +18,8 @@ use crate::yaml::{self, Limits, LoadedFile, Pos, Span};
 
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
-    pub paths: Vec<String>,
+    /// OS paths (any bytes); `-` is standard input.
+    pub paths: Vec<std::path::PathBuf>,
     pub stdin_filename: Option<String>,
     pub walk: WalkOptions,
     /// Rule ids or names; empty means all.
@@ -613,7 +614,7 @@ pub fn load_model(
 /// parsed on worker threads, in walk order.
 fn walk_and_load(options: &CheckOptions) -> Result<(walk::Walked, Vec<Loaded>), CheckError> {
     let paths = if options.paths.is_empty() {
-        vec![".".to_string()]
+        vec![std::path::PathBuf::from(".")]
     } else {
         options.paths.clone()
     };

@@ -73,7 +73,7 @@ pub enum SchemaArg {
 pub struct ModelArgs {
     /// Files or directories; `-` reads standard input.
     #[arg(default_value = ".")]
-    pub paths: Vec<String>,
+    pub paths: Vec<PathBuf>,
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
@@ -143,7 +143,7 @@ pub enum ColorArg {
 pub struct CheckArgs {
     /// Files or directories to lint; `-` reads standard input.
     #[arg(default_value = ".")]
-    pub paths: Vec<String>,
+    pub paths: Vec<PathBuf>,
     /// Cluster profile (provider, kube-proxy mode, node pools...). Without one, every
     /// cluster fact is unknown.
     #[arg(long, value_name = "FILE")]
@@ -349,7 +349,7 @@ fn run_check(args: CheckArgs) -> i32 {
         config_source: config.as_ref().map(|c| c.source.clone()),
         no_ignores: args.no_ignores,
     };
-    if args.fix && options.paths.iter().any(|p| p == "-") {
+    if args.fix && options.paths.iter().any(|p| p.as_os_str() == "-") {
         return fail("--fix cannot write back to standard input; lint files instead");
     }
     if args.fix {
