@@ -74,6 +74,9 @@ pub struct CheckOutcome {
     pub diagnostics: Vec<Diagnostic>,
     pub summary: Summary,
     pub sources: SourceMap,
+    /// The OS path of each file read from disk, by displayed path (a display name is
+    /// text for people; `--fix` writes to the file it stands for).
+    pub files_on_disk: HashMap<Arc<str>, std::path::PathBuf>,
 }
 
 impl CheckOutcome {
@@ -172,7 +175,16 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
         config_source: options.config_source.as_ref(),
         suppress: !options.no_ignores,
     };
-    Ok(lint_loaded(loaded, diagnostics, &order, profile, &filter))
+    let mut outcome = lint_loaded(loaded, diagnostics, &order, profile, &filter);
+    outcome.files_on_disk = walked
+        .files
+        .iter()
+        .filter_map(|f| match &f.source {
+            InputSource::File(path) => Some((Arc::from(f.display.as_str()), path.clone())),
+            InputSource::Stdin => None,
+        })
+        .collect();
+    Ok(outcome)
 }
 
 /// Lint in-memory files (display path, bytes) with every rule: the whole flow minus the walk
@@ -283,6 +295,7 @@ fn lint_loaded(
         diagnostics,
         summary,
         sources,
+        files_on_disk: HashMap::new(),
     }
 }
 
@@ -362,7 +375,7 @@ fn file_skipped(path: &str, reason: &str, pos: Option<Pos>) -> Diagnostic {
 /// `unicode.BOMOverride(UTF8)`): UTF-8 with an optional BOM, or UTF-16 LE/BE when it starts
 /// with a byte-order mark (what Windows PowerShell `>` writes). Anything else is reported,
 /// not guessed. Positions in a UTF-16 file are lines and characters, the same in both.
-fn decode(bytes: Vec<u8>) -> Result<String, String> {
+pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, String> {
     if let Some(big_endian) = match bytes.get(..2) {
         Some([0xFF, 0xFE]) => Some(false),
         Some([0xFE, 0xFF]) => Some(true),

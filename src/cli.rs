@@ -352,10 +352,20 @@ fn run_check(args: CheckArgs) -> i32 {
     if args.fix && options.paths.iter().any(|p| p.as_os_str() == "-") {
         return fail("--fix cannot write back to standard input; lint files instead");
     }
+    // A file --fix could not write is an error (exit 2), after the report of what remains.
+    let mut fix_failed = false;
     if args.fix {
         match crate::fix::apply(&options, &profile, args.unsafe_fixes) {
-            Ok(0) => {}
-            Ok(n) => eprintln!("lblint: fixed {n} problem{}", if n == 1 { "" } else { "s" }),
+            Ok(done) => {
+                for (file, reason) in &done.failures {
+                    eprintln!("lblint: error: cannot fix {file}: {reason}; it is left as it was");
+                }
+                fix_failed = !done.failures.is_empty();
+                if done.fixed > 0 {
+                    let n = done.fixed;
+                    eprintln!("lblint: fixed {n} problem{}", if n == 1 { "" } else { "s" });
+                }
+            }
             Err(err) => return fail(err),
         }
     }
@@ -402,6 +412,9 @@ fn run_check(args: CheckArgs) -> i32 {
     };
     if let Err(err) = written {
         return fail(err);
+    }
+    if fix_failed {
+        return EXIT_FAILURE;
     }
     let threshold = match fail_on {
         FailOn::Error => Some(Severity::Error),
