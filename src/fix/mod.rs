@@ -240,7 +240,15 @@ pub fn apply(
     for _ in 0..MAX_FIX_ROUNDS {
         let outcome = crate::check::check(options, profile).map_err(|e| e.to_string())?;
         let mut written = 0;
+        // With --follow-links one file can be linted under two names: write it once a
+        // round (the next round lints the result under both).
+        let mut written_to = HashSet::new();
         for file in plan_round(outcome, unsafe_fixes, &mut tried, &failed) {
+            if let Ok(real) = std::fs::canonicalize(&file.path) {
+                if !written_to.insert(real) {
+                    continue;
+                }
+            }
             match write::write_back(&file.path, &file.before.text, &file.after, &roots) {
                 Ok(()) => {
                     written += 1;

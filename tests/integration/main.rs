@@ -6,6 +6,7 @@ mod cli;
 mod config;
 mod docs;
 mod fix;
+mod fix_write;
 mod k8s;
 mod load;
 mod model;
