@@ -283,7 +283,7 @@ pub fn walk(
     // Check every named path before walking, so a typo fails the run before any output.
     for path in paths {
         if !is_stdin(path) && std::fs::symlink_metadata(path).is_err() {
-            return Err(WalkError::NotFound(display_path(path, None)));
+            return Err(WalkError::NotFound(os_text(path.as_os_str()).into_owned()));
         }
     }
 
@@ -336,7 +336,7 @@ pub fn walk(
                     let display = err
                         .path()
                         .map(|p| display_path(p, cwd.as_deref()))
-                        .unwrap_or_else(|| display_path(path, cwd.as_deref()));
+                        .unwrap_or_else(|| os_text(path.as_os_str()).into_owned());
                     let reason = if err.loop_ancestor().is_some() {
                         "symbolic link loop, not followed".to_string()
                     } else {

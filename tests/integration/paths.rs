@@ -18,8 +18,14 @@ fn service() -> String {
     std::fs::read_to_string("testdata/tke/private-no-caller.yaml").unwrap()
 }
 
-fn json_report<S: AsRef<OsStr>>(args: &[S]) -> (i32, serde_json::Value) {
-    let run = lblint_os(args);
+/// `lblint check --format json PATH`: exit status and parsed report.
+fn check_json_os(path: &OsStr) -> (i32, serde_json::Value) {
+    let run = lblint_os(&[
+        OsStr::new("check"),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+        path,
+    ]);
     let report = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", run.stdout, run.stderr));
     (run.code, report)
@@ -31,12 +37,7 @@ fn two_names_that_differ_in_invalid_bytes_are_both_linted() {
     let dir = tempdir("paths-alike");
     std::fs::write(raw_name(&dir, b"a\xff.yaml"), service()).unwrap();
     std::fs::write(raw_name(&dir, b"a\xfe.yaml"), service()).unwrap();
-    let (code, report) = json_report(&[
-        OsStr::new("check"),
-        OsStr::new("--format"),
-        OsStr::new("json"),
-        dir.as_os_str(),
-    ]);
+    let (code, report) = check_json_os(dir.as_os_str());
     assert_eq!(code, 1, "{report:#}");
     let shown = dir.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
     let files: Vec<(String, String)> = findings(&report)
@@ -61,12 +62,7 @@ fn a_name_that_is_not_utf8_on_the_command_line_is_linted() {
     let dir = tempdir("paths-argv");
     let svc = raw_name(&dir, b"svc-\xe9.yaml");
     std::fs::write(&svc, service()).unwrap();
-    let (code, report) = json_report(&[
-        OsStr::new("check"),
-        OsStr::new("--format"),
-        OsStr::new("json"),
-        svc.as_os_str(),
-    ]);
+    let (code, report) = check_json_os(svc.as_os_str());
     assert_eq!(code, 1, "{report:#}");
     let found = findings(&report);
     assert_eq!(found.len(), 1, "{report:#}");
@@ -88,12 +84,7 @@ fn a_name_spelling_out_an_escape_does_not_hide_the_other_file() {
     let dir = tempdir("paths-spelt");
     std::fs::write(raw_name(&dir, b"a\xff.yaml"), service()).unwrap();
     std::fs::write(dir.join("a\\xFF.yaml"), service()).unwrap();
-    let (_, report) = json_report(&[
-        OsStr::new("check"),
-        OsStr::new("--format"),
-        OsStr::new("json"),
-        dir.as_os_str(),
-    ]);
+    let (_, report) = check_json_os(dir.as_os_str());
     let rules: Vec<String> = findings(&report).into_iter().map(|f| f.0).collect();
     // Both under one display name: the skip note sorts first (line 1).
     assert_eq!(rules, vec!["LBL003", "TKE001"], "{report:#}");
