@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::cli::tempdir;
-use crate::{findings, lblint, lblint_command, lblint_os};
+use crate::{findings, lblint, lblint_command, lblint_os, shown};
 
 /// A Service with one safe fix (K8S002 quotes `true`) and, with --unsafe-fixes, one that
 /// adds a line (TKE001 inserts prevent-loopback after the subnet annotation).
@@ -113,10 +113,7 @@ fn links_out_of_the_linted_folder_are_not_written() {
         arg(&tree),
     ]);
     assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-    let shown = tree
-        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
-        .unwrap()
-        .display();
+    let shown = shown(&tree);
     let real = fs::canonicalize(&outside).unwrap();
     assert_eq!(
         run.stderr,
@@ -209,10 +206,7 @@ fn a_failed_write_leaves_the_file_and_fixes_the_others() {
         limited,
     );
     assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-    let shown = dir
-        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
-        .unwrap()
-        .display();
+    let shown = shown(&dir);
     assert!(
         run.stderr.starts_with(&format!(
             "lblint: error: cannot fix {shown}/big.yaml: cannot write the fixed text: "

@@ -134,6 +134,15 @@ pub fn f(
     (rule.into(), severity.into(), file.into(), line, column)
 }
 
+/// `path` as lblint shows it when run from the crate root: relative when under it.
+pub fn shown(path: &std::path::Path) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
 /// Snapshots live in the top-level `snapshots/` folder.
 #[macro_export]
 macro_rules! snapshot {
