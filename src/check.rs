@@ -20,7 +20,8 @@ use crate::yaml::{self, Limits, LoadedFile, MemoryBudget, Pos, Span};
 
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
-    pub paths: Vec<String>,
+    /// OS paths (any bytes); `-` is standard input.
+    pub paths: Vec<std::path::PathBuf>,
     pub stdin_filename: Option<String>,
     pub walk: WalkOptions,
     /// Rule ids or names; empty means all.
@@ -77,6 +78,9 @@ pub struct CheckOutcome {
     pub sources: SourceMap,
     /// Rules that crashed (a bug): their findings are missing, and the run exits 2.
     pub internal_errors: Vec<InternalError>,
+    /// The OS path of each file read from disk, by displayed path (a display name is
+    /// text for people; `--fix` writes to the file it stands for).
+    pub files_on_disk: HashMap<Arc<str>, std::path::PathBuf>,
 }
 
 impl CheckOutcome {
@@ -175,14 +179,23 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
         config_source: options.config_source.as_ref(),
         suppress: !options.no_ignores,
     };
-    Ok(lint_loaded(
+    let mut outcome = lint_loaded(
         loaded,
         diagnostics,
         &order,
         profile,
         &filter,
         &rules::registry(),
-    ))
+    );
+    outcome.files_on_disk = walked
+        .files
+        .iter()
+        .filter_map(|f| match &f.source {
+            InputSource::File(path) => Some((Arc::from(f.display.as_str()), path.clone())),
+            InputSource::Stdin => None,
+        })
+        .collect();
+    Ok(outcome)
 }
 
 /// Lint in-memory files (display path, bytes) with every rule: the whole flow minus the walk
@@ -302,6 +315,7 @@ fn lint_loaded(
         summary,
         sources,
         internal_errors,
+        files_on_disk: HashMap::new(),
     }
 }
 
@@ -391,7 +405,7 @@ fn file_skipped(path: &str, reason: &str, pos: Option<Pos>) -> Diagnostic {
 /// `unicode.BOMOverride(UTF8)`): UTF-8 with an optional BOM, or UTF-16 LE/BE when it starts
 /// with a byte-order mark (what Windows PowerShell `>` writes). Anything else is reported,
 /// not guessed. Positions in a UTF-16 file are lines and characters, the same in both.
-fn decode(bytes: Vec<u8>) -> Result<String, String> {
+pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, String> {
     if let Some(big_endian) = match bytes.get(..2) {
         Some([0xFF, 0xFE]) => Some(false),
         Some([0xFE, 0xFF]) => Some(true),
@@ -679,7 +693,7 @@ pub fn load_model(
 /// parsed on worker threads, in walk order.
 fn walk_and_load(options: &CheckOptions) -> Result<(walk::Walked, Vec<Loaded>), CheckError> {
     let paths = if options.paths.is_empty() {
-        vec![".".to_string()]
+        vec![std::path::PathBuf::from(".")]
     } else {
         options.paths.clone()
     };

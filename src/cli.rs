@@ -75,7 +75,7 @@ pub enum SchemaArg {
 pub struct ModelArgs {
     /// Files or directories; `-` reads standard input.
     #[arg(default_value = ".")]
-    pub paths: Vec<String>,
+    pub paths: Vec<PathBuf>,
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
@@ -145,7 +145,7 @@ pub enum ColorArg {
 pub struct CheckArgs {
     /// Files or directories to lint; `-` reads standard input.
     #[arg(default_value = ".")]
-    pub paths: Vec<String>,
+    pub paths: Vec<PathBuf>,
     /// Cluster profile (provider, kube-proxy mode, node pools...). Without one, every
     /// cluster fact is unknown.
     #[arg(long, value_name = "FILE")]
@@ -365,13 +365,23 @@ fn run_check(args: CheckArgs) -> i32 {
         config_source: config.as_ref().map(|c| c.source.clone()),
         no_ignores: args.no_ignores,
     };
-    if args.fix && options.paths.iter().any(|p| p == "-") {
+    if args.fix && options.paths.iter().any(|p| p.as_os_str() == "-") {
         return fail("--fix cannot write back to standard input; lint files instead");
     }
+    // A file --fix could not write is an error (exit 2), after the report of what remains.
+    let mut fix_failed = false;
     if args.fix {
         match crate::fix::apply(&options, &profile, args.unsafe_fixes) {
-            Ok(0) => {}
-            Ok(n) => eprintln!("lblint: fixed {n} problem{}", if n == 1 { "" } else { "s" }),
+            Ok(done) => {
+                for (file, reason) in &done.failures {
+                    eprintln!("lblint: error: cannot fix {file}: {reason}; it is left as it was");
+                }
+                fix_failed = !done.failures.is_empty();
+                if done.fixed > 0 {
+                    let n = done.fixed;
+                    eprintln!("lblint: fixed {n} problem{}", if n == 1 { "" } else { "s" });
+                }
+            }
             Err(err) => return fail(err),
         }
     }
@@ -438,6 +448,9 @@ fn run_check(args: CheckArgs) -> i32 {
         .collect();
     if !crashes.is_empty() {
         return internal_failure(&crashes);
+    }
+    if fix_failed {
+        return EXIT_FAILURE;
     }
     let threshold = match fail_on {
         FailOn::Error => Some(Severity::Error),

@@ -1,5 +1,8 @@
 //! Paths → input files: directory walking, include/exclude globs, size limit, links.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
@@ -71,10 +74,7 @@ pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
 pub fn rebase(display: &str, cwd: &Path, base: &Path) -> Option<String> {
     let abs = absolute(Path::new(display), cwd);
     let rel = abs.strip_prefix(base).ok()?;
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
+    let parts: Vec<Cow<'_, str>> = rel.components().map(|c| os_text(c.as_os_str())).collect();
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
@@ -192,19 +192,44 @@ impl Filter {
     }
 }
 
+/// A path component as text. Bytes that are not UTF-8 are shown as `\xFF`, not U+FFFD:
+/// two names that differ only there (`a\xFF.yaml`, `a\xFE.yaml`) stay two names.
+pub fn os_text(name: &OsStr) -> Cow<'_, str> {
+    #[cfg(unix)]
+    {
+        use std::fmt::Write;
+        use std::os::unix::ffi::OsStrExt;
+        if let Some(text) = name.to_str() {
+            return Cow::Borrowed(text);
+        }
+        let mut out = String::new();
+        for chunk in name.as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for byte in chunk.invalid() {
+                let _ = write!(out, "\\x{byte:02X}");
+            }
+        }
+        Cow::Owned(out)
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy()
+    }
+}
+
 /// The path as shown to the user: relative to the working directory when under it,
-/// `./` and `.` components dropped, `/` as separator.
+/// `./` and `.` components dropped, `/` as separator, bytes that are not UTF-8 escaped.
 pub fn display_path(path: &Path, cwd: Option<&Path>) -> String {
     let relative = cwd
         .filter(|_| path.is_absolute())
         .and_then(|cwd| path.strip_prefix(cwd).ok())
         .unwrap_or(path);
-    let parts: Vec<String> = relative
+    let parts: Vec<Cow<'_, str>> = relative
         .components()
         .filter(|c| !matches!(c, Component::CurDir))
         .map(|c| match c {
-            Component::RootDir => String::new(),
-            other => other.as_os_str().to_string_lossy().into_owned(),
+            Component::RootDir => Cow::Borrowed(""),
+            other => os_text(other.as_os_str()),
         })
         .collect();
     let joined = parts.join("/");
@@ -222,9 +247,10 @@ fn is_skipped_dir(name: &str) -> bool {
 }
 
 /// Expand the command-line paths into the files to lint, in a deterministic order:
-/// paths in the order given, each directory's entries sorted by name.
+/// paths in the order given, each directory's entries sorted by name. Paths are OS paths
+/// (any bytes); `-` is standard input.
 pub fn walk(
-    paths: &[String],
+    paths: &[PathBuf],
     stdin_name: Option<&str>,
     options: &WalkOptions,
 ) -> Result<Walked, WalkError> {
@@ -251,24 +277,25 @@ pub fn walk(
     };
     let cwd = std::env::current_dir().ok();
     let mut walked = Walked::default();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = Seen::default();
+    let is_stdin = |path: &Path| path.as_os_str() == "-";
 
     // Check every named path before walking, so a typo fails the run before any output.
     for path in paths {
-        if path != "-" && std::fs::symlink_metadata(path).is_err() {
-            return Err(WalkError::NotFound(path.clone()));
+        if !is_stdin(path) && std::fs::symlink_metadata(path).is_err() {
+            return Err(WalkError::NotFound(os_text(path.as_os_str()).into_owned()));
         }
     }
 
     for path in paths {
-        if path == "-" {
+        if is_stdin(path) {
             walked.files.push(InputFile {
                 display: stdin_name.unwrap_or("<stdin>").to_string(),
                 source: InputSource::Stdin,
             });
             continue;
         }
-        let root = Path::new(path);
+        let root = path.as_path();
         let meta = std::fs::metadata(root);
         let is_dir = meta.as_ref().is_ok_and(|m| m.is_dir());
         if !is_dir {
@@ -288,14 +315,7 @@ pub fn walk(
                     display,
                     reason: too_large(m.len(), options.max_file_size),
                 }),
-                Ok(_) => {
-                    if seen.insert(display.clone()) {
-                        walked.files.push(InputFile {
-                            display,
-                            source: InputSource::File(root.to_path_buf()),
-                        });
-                    }
-                }
+                Ok(_) => seen.add(&mut walked, display, root, cwd.as_deref()),
                 Err(e) => walked.skipped.push(Skipped {
                     display,
                     reason: format!("cannot read: {e}"),
@@ -321,7 +341,7 @@ pub fn walk(
                     let display = err
                         .path()
                         .map(|p| display_path(p, cwd.as_deref()))
-                        .unwrap_or_else(|| path.clone());
+                        .unwrap_or_else(|| os_text(path.as_os_str()).into_owned());
                     let reason = if err.loop_ancestor().is_some() {
                         "symbolic link loop, not followed".to_string()
                     } else {
@@ -358,14 +378,7 @@ pub fn walk(
                     display,
                     reason: too_large(len, options.max_file_size),
                 }),
-                Ok(_) => {
-                    if seen.insert(display.clone()) {
-                        walked.files.push(InputFile {
-                            display,
-                            source: InputSource::File(entry.path().to_path_buf()),
-                        });
-                    }
-                }
+                Ok(_) => seen.add(&mut walked, display, entry.path(), cwd.as_deref()),
                 Err(e) => walked.skipped.push(Skipped {
                     display,
                     reason: format!("cannot read: {e}"),
@@ -378,6 +391,36 @@ pub fn walk(
 
 pub(crate) fn not_regular(kind: &str) -> String {
     format!("it is {kind}, not a regular file; lblint reads regular files, and standard input with `-` (`lblint check - < FILE`)")
+}
+
+/// Files already taken, by displayed path: displayed paths name files in reports and in
+/// `--fix`, so each must stand for one file.
+#[derive(Default)]
+struct Seen {
+    paths: HashMap<String, PathBuf>,
+}
+
+impl Seen {
+    /// Take a file unless it was taken already (named twice, or named and walked).
+    fn add(&mut self, walked: &mut Walked, display: String, path: &Path, cwd: Option<&Path>) {
+        let same_file = absolute(path, cwd.unwrap_or(Path::new("/")));
+        match self.paths.get(&display) {
+            Some(taken) if *taken == same_file => {}
+            // Only a name that holds the escape text itself (`a\xFF.yaml` spelt out) can
+            // display like another file.
+            Some(_) => walked.skipped.push(Skipped {
+                display,
+                reason: "another file's name is displayed the same; rename one of them".into(),
+            }),
+            None => {
+                self.paths.insert(display.clone(), same_file);
+                walked.files.push(InputFile {
+                    display,
+                    source: InputSource::File(path.to_path_buf()),
+                });
+            }
+        }
+    }
 }
 
 pub(crate) fn too_large(len: u64, limit: u64) -> String {
@@ -403,6 +446,18 @@ mod tests {
             "/elsewhere/y.yaml"
         );
         assert_eq!(display_path(Path::new("."), None), ".");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn invalid_bytes_are_escaped_not_replaced() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = |bytes: &[u8]| display_path(Path::new(OsStr::from_bytes(bytes)), None);
+        assert_eq!(
+            name(b"d\xe9j\xc3\xa0/a\xff\xfe.yaml"),
+            "d\\xE9j\u{e0}/a\\xFF\\xFE.yaml"
+        );
+        assert_ne!(name(b"a\xff.yaml"), name(b"a\xfe.yaml"));
     }
 
     #[test]

@@ -6,12 +6,14 @@ mod cli;
 mod config;
 mod docs;
 mod fix;
+mod fix_write;
 mod hostile_output;
 mod k8s;
 mod limits;
 mod load;
 mod model;
 mod output;
+mod paths;
 mod precommit;
 mod robust;
 mod sarif;
@@ -22,6 +24,7 @@ mod trust;
 mod vke;
 mod yaml_suite;
 
+use std::ffi::OsStr;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -45,8 +48,24 @@ pub fn lblint_in(dir: &str, args: &[&str]) -> Run {
     lblint_at(dir, args, None)
 }
 
-fn lblint_at(dir: &str, args: &[&str], stdin: Option<&[u8]>) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lblint"))
+/// [`lblint`] with arguments that need not be UTF-8 (file names are any bytes on Unix).
+pub fn lblint_os<S: AsRef<OsStr>>(args: &[S]) -> Run {
+    lblint_at(".", args, None)
+}
+
+fn lblint_at<S: AsRef<OsStr>>(dir: &str, args: &[S], stdin: Option<&[u8]>) -> Run {
+    lblint_command(dir, args, stdin, Command::new(env!("CARGO_BIN_EXE_lblint")))
+}
+
+/// Run `command` (the binary, or a wrapper that execs it) with `args` the way [`lblint`]
+/// does: from `dir` under the crate root, with a scrubbed, colourless environment.
+pub fn lblint_command<S: AsRef<OsStr>>(
+    dir: &str,
+    args: &[S],
+    stdin: Option<&[u8]>,
+    mut command: Command,
+) -> Run {
+    let mut child = command
         .args(args)
         .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
         .env("NO_COLOR", "1")
@@ -140,6 +159,15 @@ pub fn f(
     column: u64,
 ) -> (String, String, String, u64, u64) {
     (rule.into(), severity.into(), file.into(), line, column)
+}
+
+/// `path` as lblint shows it when run from the crate root: relative when under it.
+pub fn shown(path: &std::path::Path) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 /// Snapshots live in the top-level `snapshots/` folder.

@@ -1,0 +1,271 @@
+//! `--fix`: apply the text edits diagnostics carry, without overlaps, and never to
+//! rendered output (a Helm or kustomize origin has no source to write back to). Planning
+//! works on texts; [`write`] puts a new text on disk or leaves the file as it was.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::check::CheckOutcome;
+use crate::diagnostic::{Applicability, Diagnostic};
+use crate::source::{SourceFile, SourceMap};
+
+pub mod write;
+
+/// New file texts, each with how many diagnostics its edits fix.
+#[derive(Debug, Default)]
+pub struct FixPlan {
+    pub files: BTreeMap<Arc<str>, (String, usize)>,
+    /// Indices (into the planned diagnostics) of the fixes the plan applies.
+    pub applied: Vec<usize>,
+    /// Lookups into the accepted edits while checking for conflicts: linear in the number
+    /// of edits (tests bound it; a pairwise check was quadratic).
+    pub conflict_probes: usize,
+}
+
+impl FixPlan {
+    pub fn fixed(&self) -> usize {
+        self.files.values().map(|(_, n)| n).sum()
+    }
+}
+
+/// Whether a diagnostic's fix may be applied in this run.
+fn eligible(d: &Diagnostic, unsafe_fixes: bool) -> bool {
+    match &d.fix {
+        None => false,
+        Some(_) if d.origin.is_some() => false,
+        Some(fix) => fix.applicability == Applicability::Safe || unsafe_fixes,
+    }
+}
+
+/// One edit as byte offsets: replace `start..end` with the text.
+type RawEdit<'a> = (usize, usize, &'a str);
+
+/// Two edits conflict when their ranges intersect, or both start at one offset (two
+/// inserts there, or an insert and a replacement, have no defined order).
+fn conflict(a: RawEdit<'_>, b: RawEdit<'_>) -> bool {
+    (a.0 < b.1 && b.0 < a.1) || a.0 == b.0
+}
+
+/// The accepted edits of one file, by start offset. They never conflict, so sorted by
+/// start they are disjoint and their ends ascend too: an edit can only conflict with the
+/// accepted edit starting at its own start or the last one starting before its end.
+#[derive(Default)]
+struct Accepted<'a> {
+    by_start: BTreeMap<usize, (usize, &'a str)>,
+    probes: usize,
+}
+
+impl<'a> Accepted<'a> {
+    fn conflicts(&mut self, (start, end, content): RawEdit<'_>) -> bool {
+        self.probes += 2;
+        self.by_start.contains_key(&start)
+            || self
+                .by_start
+                .range(..end)
+                .next_back()
+                .is_some_and(|(&a_start, &(a_end, _))| {
+                    conflict((start, end, content), (a_start, a_end, ""))
+                })
+    }
+
+    /// The file's text with every accepted edit applied, built front to back in one pass.
+    fn apply(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut cursor = 0;
+        for (&start, &(end, content)) in &self.by_start {
+            out.push_str(&text[cursor..start]);
+            out.push_str(content);
+            cursor = end;
+        }
+        out.push_str(&text[cursor..]);
+        out
+    }
+}
+
+/// A fix's edits sorted by offset, or `None` when one is out of range or splits a
+/// character, or two of its own edits conflict (applying them would garble the text).
+fn fix_edits<'a>(d: &'a Diagnostic, text: &str) -> Option<Vec<RawEdit<'a>>> {
+    let mut edits: Vec<RawEdit<'a>> = d
+        .fix
+        .as_ref()?
+        .edits
+        .iter()
+        .map(|e| (e.span.start.offset, e.span.end.offset, e.content.as_str()))
+        .collect();
+    let valid = edits.iter().all(|&(start, end, _)| {
+        start <= end
+            && end <= text.len()
+            && text.is_char_boundary(start)
+            && text.is_char_boundary(end)
+    });
+    edits.sort_unstable_by_key(|&(start, end, _)| (start, end));
+    let self_conflict = edits.windows(2).any(|w| conflict(w[0], w[1]));
+    (valid && !self_conflict && !edits.is_empty()).then_some(edits)
+}
+
+/// Plan the edits of every eligible fix. A fix is applied whole or not at all; one that
+/// conflicts with an earlier accepted fix waits for the next round (the caller re-lints).
+/// Fixes are taken in order of their first edit, then in diagnostic order. O(n log n).
+pub fn plan(diagnostics: &[Diagnostic], sources: &SourceMap, unsafe_fixes: bool) -> FixPlan {
+    let mut by_file: BTreeMap<Arc<str>, Vec<(usize, &Diagnostic)>> = BTreeMap::new();
+    for (i, d) in diagnostics
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| eligible(d, unsafe_fixes))
+    {
+        by_file
+            .entry(d.location.file.clone())
+            .or_default()
+            .push((i, d));
+    }
+    let mut out = FixPlan::default();
+    for (path, mut found) in by_file {
+        let Some(source) = sources.get(&path) else {
+            continue;
+        };
+        let text = &source.text;
+        // Stable: fixes starting at one offset keep diagnostic order.
+        found.sort_by_key(|(_, d)| {
+            d.fix
+                .as_ref()
+                .and_then(|f| f.edits.first())
+                .map(|e| e.span.start.offset)
+        });
+        let mut accepted = Accepted::default();
+        let mut fixed = 0;
+        for (index, d) in found {
+            let Some(edits) = fix_edits(d, text) else {
+                continue;
+            };
+            if edits.iter().any(|&edit| accepted.conflicts(edit)) {
+                continue;
+            }
+            for (start, end, content) in edits {
+                accepted.by_start.insert(start, (end, content));
+            }
+            out.applied.push(index);
+            fixed += 1;
+        }
+        out.conflict_probes += accepted.probes;
+        if fixed == 0 {
+            continue;
+        }
+        out.files.insert(path, (accepted.apply(text), fixed));
+    }
+    out
+}
+
+/// Rounds of fix-then-relint before giving up (a fix may enable another).
+const MAX_FIX_ROUNDS: usize = 10;
+
+/// What `--fix` did: problems fixed in the files written, and the files it could not
+/// write (each left as it was) with why.
+#[derive(Debug, Default)]
+pub struct Applied {
+    pub fixed: usize,
+    pub failures: Vec<(Arc<str>, String)>,
+}
+
+/// One file's rewrite, planned on the text lint read from it.
+#[derive(Debug)]
+pub struct FileFix {
+    pub display: Arc<str>,
+    /// The file itself (the display name is text for people, not a path to open).
+    pub path: PathBuf,
+    pub before: Arc<SourceFile>,
+    pub after: String,
+    pub fixed: usize,
+}
+
+/// A fix, by what it fixed: one whose finding is still there after it was applied did not
+/// work, and is never applied again.
+type FixKey = (&'static str, String, String);
+
+fn key(d: &Diagnostic) -> FixKey {
+    (d.rule, d.location.file.to_string(), d.message.clone())
+}
+
+/// Plan one round on a lint outcome: the files to rewrite. Fixes already `tried` and files
+/// that `failed` to be written are left out; a rewrite that would make a file unparsable
+/// is dropped with a message.
+pub fn plan_round(
+    mut outcome: CheckOutcome,
+    unsafe_fixes: bool,
+    tried: &mut HashSet<FixKey>,
+    failed: &HashSet<Arc<str>>,
+) -> Vec<FileFix> {
+    outcome.diagnostics.retain(|d| {
+        d.fix.is_none() || !(tried.contains(&key(d)) || failed.contains(&d.location.file))
+    });
+    let plan = plan(&outcome.diagnostics, &outcome.sources, unsafe_fixes);
+    tried.extend(plan.applied.iter().map(|&i| key(&outcome.diagnostics[i])));
+    let limits = crate::yaml::Limits::default();
+    let mut files = Vec::new();
+    for (display, (after, fixed)) in plan.files {
+        let (Some(before), Some(path)) = (
+            outcome.sources.get(&display),
+            outcome.files_on_disk.get(&display),
+        ) else {
+            continue;
+        };
+        let errors_before = crate::yaml::load(&before.text, &limits).errors.len();
+        if crate::yaml::load(&after, &limits).errors.len() > errors_before {
+            eprintln!("lblint: not fixing {display}: the edits would break its YAML");
+            continue;
+        }
+        files.push(FileFix {
+            path: path.clone(),
+            before: before.clone(),
+            display,
+            after,
+            fixed,
+        });
+    }
+    files
+}
+
+/// Apply fixes until none is left, re-linting after each round. Each file is replaced
+/// whole and atomically, or left as it was (see [`write::write_back`]); a file that could
+/// not be written is not tried again, and the other files are still fixed.
+pub fn apply(
+    options: &crate::check::CheckOptions,
+    profile: &crate::profile::Profile,
+    unsafe_fixes: bool,
+) -> Result<Applied, String> {
+    let roots = write::Roots::of(&options.paths);
+    let mut done = Applied::default();
+    let mut tried = HashSet::new();
+    let mut failed = HashSet::new();
+    for _ in 0..MAX_FIX_ROUNDS {
+        let outcome = crate::check::check(options, profile).map_err(|e| e.to_string())?;
+        let mut written = 0;
+        // With --follow-links one file can be linted under two names: write it once a
+        // round (the next round lints the result under both).
+        let mut written_to = HashSet::new();
+        for file in plan_round(outcome, unsafe_fixes, &mut tried, &failed) {
+            if let Ok(real) = std::fs::canonicalize(&file.path) {
+                if !written_to.insert(real) {
+                    continue;
+                }
+            }
+            match write::write_back(&file.path, &file.before.text, &file.after, &roots) {
+                Ok(()) => {
+                    written += 1;
+                    done.fixed += file.fixed;
+                }
+                Err(reason) => {
+                    failed.insert(file.display.clone());
+                    done.failures.push((file.display, reason));
+                }
+            }
+        }
+        if written == 0 {
+            break;
+        }
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests;
