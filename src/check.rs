@@ -272,6 +272,7 @@ fn lint_loaded(
         model: &model,
     };
     let internal_errors = guard::run_rules(rules, &cx, &mut diagnostics);
+    rules::edit::refuse_shared_node_edits(&ws, &mut diagnostics);
 
     // Filter stage: rules that do not run, severity overrides, then suppressions.
     diagnostics.retain(|d| filter.enabled(d.rule));

@@ -95,6 +95,17 @@ pub struct Fix {
     pub edits: Vec<Edit>,
 }
 
+impl Fix {
+    /// A change to make by hand: described, with no edits (only ever a suggestion).
+    pub fn manual(description: impl Into<String>) -> Fix {
+        Fix {
+            description: description.into(),
+            applicability: Applicability::Unsafe,
+            edits: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
     /// Stable rule id, e.g. `TKE001`.
@@ -107,7 +118,12 @@ pub struct Diagnostic {
     pub location: Location,
     pub related: Vec<Related>,
     pub help: Option<String>,
+    /// The one fix `--fix` may apply (the vendor's documented fix for the finding).
     pub fix: Option<Fix>,
+    /// Alternatives to `fix`, shown in every report but never applied by `--fix`:
+    /// applying two ways out of one problem at once changes the app twice. A suggestion
+    /// may have no edits (a change lblint cannot make mechanically).
+    pub suggestions: Vec<Fix>,
     pub object: Option<ObjectRef>,
     /// Template the object was rendered from (Helm `# Source:`, kustomize origin).
     pub origin: Option<String>,
@@ -130,6 +146,7 @@ impl Diagnostic {
             related: Vec::new(),
             help: None,
             fix: None,
+            suggestions: Vec::new(),
             object: None,
             origin: None,
         }
@@ -150,6 +167,11 @@ impl Diagnostic {
 
     pub fn with_fix(mut self, fix: Fix) -> Self {
         self.fix = Some(fix);
+        self
+    }
+
+    pub fn with_suggestion(mut self, suggestion: Fix) -> Self {
+        self.suggestions.push(suggestion);
         self
     }
 

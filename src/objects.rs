@@ -35,9 +35,35 @@ impl Object {
         &self.id.name
     }
 
-    /// The namespace the object lands in; unset means the apply-time default.
+    /// The namespace the object lands in; unset means the apply-time default. For
+    /// matching objects only (two unset namespaces land together): never print it, since
+    /// an overlay (kustomize `namespace:`, `kubectl -n`) may choose another one.
     pub fn namespace(&self) -> &str {
         self.id.namespace.as_deref().unwrap_or("default")
+    }
+
+    /// The namespace as written in the manifest; `None` when applying chooses it.
+    pub fn written_namespace(&self) -> Option<&str> {
+        self.id.namespace.as_deref()
+    }
+
+    /// The name a pod of `caller` reaches this Service by: the bare name, unless both
+    /// namespaces are written and differ (`name.namespace`). An unwritten namespace is
+    /// never guessed: a kustomize base's overlay puts both objects in its own namespace.
+    pub fn service_host_for(&self, caller: &Object) -> String {
+        match (self.written_namespace(), caller.written_namespace()) {
+            (Some(own), Some(theirs)) if own != theirs => format!("{}.{own}", self.name()),
+            _ => self.name().to_string(),
+        }
+    }
+
+    /// This Service's in-cluster names, for advice to callers not known here.
+    pub fn service_hosts_hint(&self) -> String {
+        let name = self.name();
+        match self.written_namespace() {
+            Some(ns) => format!("`{name}` (`{name}.{ns}` from other namespaces)"),
+            None => format!("`{name}` (`{name}.<namespace>` from other namespaces)"),
+        }
     }
 
     /// `apiVersion` group, `""` for the core group.

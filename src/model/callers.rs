@@ -200,6 +200,19 @@ fn service_names(name: &str, namespace: &str) -> [String; 3] {
     ]
 }
 
+/// A Service without a written namespace named as `name.ns.svc[.cluster.local]` (or as
+/// `name.ns` in host position, where a two-label host is not a public name).
+fn unplaced_service(unplaced: &HashMap<&str, usize>, host: &str, url_host: bool) -> Option<usize> {
+    let (name, rest) = host.split_once('.')?;
+    let tail = rest.split_once('.').map_or("", |(_, tail)| tail);
+    let namespaced = match tail {
+        "svc" | "svc.cluster.local" => true,
+        "" => url_host,
+        _ => false,
+    };
+    namespaced.then(|| unplaced.get(name).copied()).flatten()
+}
+
 pub fn find(
     ws: &Workspace,
     entry_points: &[EntryPoint],
@@ -217,12 +230,22 @@ pub fn find(
     }
     // In-cluster names and ClusterIPs of every Service.
     let mut in_cluster: HashMap<String, usize> = HashMap::new();
+    // Services without a written namespace, by name: applying chooses their namespace,
+    // so `name.<any namespace>.svc` may be them (and `name.default` is not a given).
+    let mut unplaced: HashMap<&str, usize> = HashMap::new();
     let mut short_names: HashMap<(&str, &str), usize> = HashMap::new();
     let mut config_maps: HashMap<(&str, &str), &Object> = HashMap::new();
     for (index, object) in ws.objects.iter().enumerate() {
         if object.group().is_empty() && object.kind() == "Service" {
-            for name in service_names(object.name(), object.namespace()) {
-                in_cluster.insert(name, index);
+            match object.written_namespace() {
+                Some(namespace) => {
+                    for name in service_names(object.name(), namespace) {
+                        in_cluster.insert(name, index);
+                    }
+                }
+                None => {
+                    unplaced.insert(object.name(), index);
+                }
             }
             short_names.insert((object.namespace(), object.name()), index);
             let spec = ws.spec(object);
@@ -303,15 +326,19 @@ pub fn find(
                 // A bare Service name counts only in host position (`http://web/`, `web:80`).
                 let url_host =
                     text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
-                let service = in_cluster.get(host.as_str()).copied().or_else(|| {
-                    url_host
-                        .then(|| {
-                            short_names
-                                .get(&(object.namespace(), host.as_str()))
-                                .copied()
-                        })
-                        .flatten()
-                });
+                let service = in_cluster
+                    .get(host.as_str())
+                    .copied()
+                    .or_else(|| unplaced_service(&unplaced, &host, url_host))
+                    .or_else(|| {
+                        url_host
+                            .then(|| {
+                                short_names
+                                    .get(&(object.namespace(), host.as_str()))
+                                    .copied()
+                            })
+                            .flatten()
+                    });
                 if let Some(service) = service {
                     safe.push(SafeCall {
                         workload,

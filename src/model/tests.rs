@@ -308,6 +308,46 @@ spec:
     );
 }
 
+#[test]
+fn a_service_without_a_namespace_is_named_in_any_namespace_never_default_alone() {
+    // A kustomize base: the overlay picks the namespace, so `orders.shop.svc` may be it.
+    let text = "apiVersion: v1
+kind: Service
+metadata:
+  name: orders
+spec:
+  selector: {app: orders}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: client
+spec:
+  containers:
+    - name: c
+      image: curl
+      env:
+        - {name: A, value: http://orders.shop.svc.cluster.local/}
+        - {name: B, value: orders.shop.svc}
+        - {name: C, value: http://orders.shop:80/}
+        - {name: D, value: orders.shop}
+        - {name: E, value: orders.shop.example.com}
+";
+    let ws = workspace(text);
+    let model = Model::build(&ws, &generic());
+    let safe: Vec<&str> = model.safe_calls.iter().map(|s| s.host.as_str()).collect();
+    // `name.ns` alone counts only in host position, like a bare name.
+    assert_eq!(
+        safe,
+        vec![
+            "orders.shop.svc.cluster.local",
+            "orders.shop.svc",
+            "orders.shop"
+        ]
+    );
+    assert_eq!(model.safe_calls[2].location.span.start.line, 19);
+}
+
 fn index_line(text: &str, needle: &str) -> u32 {
     text[..text.find(needle).unwrap()].matches('\n').count() as u32 + 1
 }

@@ -137,6 +137,15 @@ fn render(
         };
         notes.push(format!("note: fix available: {} ({how})", fix.description));
     }
+    for suggestion in &diagnostic.suggestions {
+        // A by-hand suggestion's description says so itself.
+        let how = if suggestion.edits.is_empty() {
+            ""
+        } else {
+            " (not applied by --fix)"
+        };
+        notes.push(format!("note: suggestion: {}{how}", suggestion.description));
+    }
     notes.push(format!(
         "note: rule {} ({})",
         diagnostic.rule, diagnostic.name

@@ -7,7 +7,7 @@ use std::io;
 
 use serde::Serialize;
 
-use crate::diagnostic::{Applicability, Diagnostic, ObjectRef, Severity, Summary};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, ObjectRef, Severity, Summary};
 use crate::yaml::Span;
 
 const VERSION: u32 = 1;
@@ -34,6 +34,9 @@ struct JsonDiagnostic<'a> {
     related: Vec<JsonRelated<'a>>,
     help: Option<&'a str>,
     fix: Option<JsonFix<'a>>,
+    /// Alternatives to `fix` that `--fix` never applies (added after version 1 shipped:
+    /// additive, so the version stays 1).
+    suggestions: Vec<JsonFix<'a>>,
     origin: Option<&'a str>,
 }
 
@@ -86,16 +89,23 @@ impl<'a> From<&'a Diagnostic> for JsonDiagnostic<'a> {
                 })
                 .collect(),
             help: d.help.as_deref(),
-            fix: d.fix.as_ref().map(|fix| JsonFix {
-                description: &fix.description,
-                applicability: fix.applicability,
-                edits: fix
-                    .edits
-                    .iter()
-                    .map(|e| edit(&e.span, &e.content))
-                    .collect(),
-            }),
+            fix: d.fix.as_ref().map(JsonFix::from),
+            suggestions: d.suggestions.iter().map(JsonFix::from).collect(),
             origin: d.origin.as_deref(),
+        }
+    }
+}
+
+impl<'a> From<&'a Fix> for JsonFix<'a> {
+    fn from(fix: &'a Fix) -> Self {
+        JsonFix {
+            description: &fix.description,
+            applicability: fix.applicability,
+            edits: fix
+                .edits
+                .iter()
+                .map(|e| edit(&e.span, &e.content))
+                .collect(),
         }
     }
 }

@@ -17,12 +17,14 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::diagnostic::{Applicability, Diagnostic, Location, Severity};
+use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::rules::{self, docs, RuleMeta};
 use crate::source::SourceMap;
 use crate::yaml::Pos;
 
 use super::ReportOptions;
+
+mod fixes;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const SRCROOT: &str = "%SRCROOT%";
@@ -121,7 +123,7 @@ struct SarifResult<'a> {
     related_locations: Vec<SarifLocation>,
     partial_fingerprints: Fingerprints,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    fixes: Vec<SarifFix>,
+    fixes: Vec<fixes::SarifFix>,
     #[serde(skip_serializing_if = "Option::is_none")]
     properties: Option<ResultProperties<'a>>,
 }
@@ -186,33 +188,6 @@ struct Region {
     start_column: u32,
     end_line: u32,
     end_column: u32,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SarifFix {
-    description: Text,
-    artifact_changes: [ArtifactChange; 1],
-    properties: FixProperties,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ArtifactChange {
-    artifact_location: ArtifactLocation,
-    replacements: Vec<Replacement>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Replacement {
-    deleted_region: Region,
-    inserted_content: Text,
-}
-
-#[derive(Serialize)]
-struct FixProperties {
-    applicability: Applicability,
 }
 
 pub(super) fn write(
@@ -291,31 +266,7 @@ pub(super) fn write(
             location.id = Some(i + 1);
         }
 
-        let fixes = d
-            .fix
-            .iter()
-            .map(|fix| SarifFix {
-                description: Text {
-                    text: fix.description.clone(),
-                },
-                artifact_changes: [ArtifactChange {
-                    artifact_location: artifact.clone(),
-                    replacements: fix
-                        .edits
-                        .iter()
-                        .map(|edit| Replacement {
-                            deleted_region: region(edit.span.start, edit.span.end, text),
-                            inserted_content: Text {
-                                text: edit.content.clone(),
-                            },
-                        })
-                        .collect(),
-                }],
-                properties: FixProperties {
-                    applicability: fix.applicability,
-                },
-            })
-            .collect();
+        let fixes = fixes::fixes(d, &artifact, text);
 
         let properties = (d.object.is_some() || d.origin.is_some()).then(|| ResultProperties {
             object: d.object.as_ref().map(|o| Object {

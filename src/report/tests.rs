@@ -145,7 +145,17 @@ fn basic() -> (Vec<Diagnostic>, Summary, SourceMap) {
             span: value.span,
             content: "\"true\"".to_string(),
         }],
-    });
+    })
+    // Alternatives: one with an edit, one by hand (no edits: absent from SARIF).
+    .with_suggestion(Fix {
+        description: "remove the annotation's effect with \"false\"".to_string(),
+        applicability: Applicability::Unsafe,
+        edits: vec![Edit {
+            span: value.span,
+            content: "\"false\"".to_string(),
+        }],
+    })
+    .with_suggestion(Fix::manual("enable SNAT on the CLB listeners, by hand"));
     let warning = Diagnostic {
         object: Some(ObjectRef {
             api_version: "v1".to_string(),
@@ -421,6 +431,7 @@ fn json_parses_back() {
                     "edits": [{"line": 6, "column": 5, "end_line": 6, "end_column": 5,
                                "content": "service.cloud.tencent.com/prevent-loopback: \"true\"\n    "}]
                 },
+                "suggestions": [],
                 "origin": "charts/web/templates/service.yaml"
             },
             {
@@ -438,6 +449,14 @@ fn json_parses_back() {
                     "applicability": "unsafe",
                     "edits": [{"line": 7, "column": 49, "end_line": 7, "end_column": 54, "content": "\"true\""}]
                 },
+                "suggestions": [
+                    {
+                        "description": "remove the annotation's effect with \"false\"",
+                        "applicability": "unsafe",
+                        "edits": [{"line": 7, "column": 49, "end_line": 7, "end_column": 54, "content": "\"false\""}]
+                    },
+                    {"description": "enable SNAT on the CLB listeners, by hand", "applicability": "unsafe", "edits": []}
+                ],
                 "origin": null
             },
             {
@@ -451,6 +470,7 @@ fn json_parses_back() {
                 "related": [],
                 "help": null,
                 "fix": null,
+                "suggestions": [],
                 "origin": null
             }
         ],
@@ -477,6 +497,7 @@ fn json_field_order() {
         "\"related\"",
         "\"help\"",
         "\"fix\"",
+        "\"suggestions\"",
         "\"origin\"",
         "\"summary\"",
     ];
@@ -573,6 +594,15 @@ fn sarif_basic() {
             result["ruleId"]
         );
     }
+    // The fix first, then the suggestion with edits, marked; the by-hand one is left out.
+    let fixes = results[1]["fixes"].as_array().unwrap();
+    assert_eq!(fixes.len(), 2);
+    assert!(fixes[0]["properties"].get("suggestion").is_none());
+    assert_eq!(fixes[1]["properties"]["suggestion"], true);
+    assert_eq!(
+        fixes[1]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"],
+        "\"false\""
+    );
     // Origin becomes the last related location.
     let related = results[0]["relatedLocations"].as_array().unwrap();
     assert_eq!(related.len(), 3);

@@ -1,8 +1,11 @@
-//! Small text edits shared by rules: replace a scalar's value in place, keeping its quotes.
+//! Small text edits shared by rules (replace a scalar's value in place, keeping its
+//! quotes), and the check that keeps every fix off YAML that aliases share.
 
-use crate::diagnostic::{Applicability, Edit, Fix, Span};
-use crate::objects::{Object, Workspace};
-use crate::yaml::NodeRef;
+use std::collections::{HashMap, HashSet};
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Span};
+use crate::objects::{LintFile, Object, Workspace};
+use crate::yaml::{NodeKind, NodeRef};
 
 /// Replace the text of a one-line scalar (plain, or quoted without escapes) with `new`,
 /// keeping the quotes it was written with. `None` for anything else (block scalars,
@@ -45,4 +48,301 @@ pub fn replace_scalar(
             content: new.to_string(),
         }],
     })
+}
+
+/// Source a fix must not edit: an alias (it stands for another node; replacing it makes
+/// a copy) or a node whose anchor an alias refers to (the edit would reach every alias).
+struct Shared {
+    start: usize,
+    /// For a collection, the start of the line after it: an insertion there joins it.
+    end: usize,
+    what: String,
+}
+
+/// Take apart every fix and suggestion that edits shared YAML: the fix becomes a
+/// by-hand suggestion naming the anchor or alias, so `--fix` never applies it. Run once
+/// over all diagnostics, so no rule can forget it.
+pub fn refuse_shared_node_edits(ws: &Workspace, diagnostics: &mut [Diagnostic]) {
+    let mut files: HashMap<&str, usize> = HashMap::new();
+    let mut shared: HashMap<usize, SharedIndex> = HashMap::new();
+    for d in diagnostics {
+        let has_edits = d.fix.is_some() || d.suggestions.iter().any(|s| !s.edits.is_empty());
+        if !has_edits {
+            continue;
+        }
+        if files.is_empty() {
+            files = ws
+                .files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (&*f.source.path, i))
+                .collect();
+        }
+        let Some(&file) = files.get(&*d.location.file) else {
+            continue;
+        };
+        let ranges = shared
+            .entry(file)
+            .or_insert_with(|| SharedIndex::new(shared_nodes(&ws.files[file])));
+        if ranges.nodes.is_empty() {
+            continue;
+        }
+        if let Some(fix) = d.fix.take() {
+            match ranges.touched(&fix) {
+                Some(what) => d.suggestions.insert(0, refused(&fix, what)),
+                None => d.fix = Some(fix),
+            }
+        }
+        for suggestion in &mut d.suggestions {
+            if let Some(what) = ranges.touched(suggestion) {
+                *suggestion = refused(suggestion, what);
+            }
+        }
+    }
+}
+
+fn refused(fix: &Fix, what: &str) -> Fix {
+    Fix::manual(format!(
+        "{}, by hand if right for every use: lblint does not edit {what}",
+        fix.description
+    ))
+}
+
+/// A file's shared nodes sorted by start, with the running maximum of their ends, so
+/// one edit is checked in O(log n) whatever the number of anchors and fixes.
+struct SharedIndex {
+    nodes: Vec<Shared>,
+    /// `(end, index)` of the node ending last among `nodes[..=i]`.
+    furthest: Vec<(usize, usize)>,
+}
+
+impl SharedIndex {
+    fn new(mut nodes: Vec<Shared>) -> SharedIndex {
+        nodes.sort_by_key(|n| n.start);
+        let mut furthest: Vec<(usize, usize)> = Vec::with_capacity(nodes.len());
+        for (i, node) in nodes.iter().enumerate() {
+            let best = match furthest.last() {
+                Some(&(end, at)) if end >= node.end => (end, at),
+                _ => (node.end, i),
+            };
+            furthest.push(best);
+        }
+        SharedIndex { nodes, furthest }
+    }
+
+    /// The shared node an edit of `fix` touches, if any. A replacement touches a node it
+    /// overlaps; an insertion, one it lands in or at either end of.
+    fn touched(&self, fix: &Fix) -> Option<&str> {
+        fix.edits.iter().find_map(|edit| {
+            let (start, end) = (edit.span.start.offset, edit.span.end.offset);
+            let insertion = start == end;
+            let before = self.nodes.partition_point(|n| {
+                if insertion {
+                    n.start <= start
+                } else {
+                    n.start < end
+                }
+            });
+            let &(furthest, at) = self.furthest.get(before.checked_sub(1)?)?;
+            let reaches = if insertion {
+                furthest >= start
+            } else {
+                furthest > start
+            };
+            reaches.then(|| self.nodes[at].what.as_str())
+        })
+    }
+}
+
+fn shared_nodes(file: &LintFile) -> Vec<Shared> {
+    let text = &file.source.text;
+    let mut out = Vec::new();
+    for doc in &file.loaded.documents {
+        // A slimmed document drops parts an alias may sit in: the text still has it.
+        let aliases_in_text = alias_names(doc.span.slice(text));
+        let mut aliased = vec![false; doc.nodes.len()];
+        for node in &doc.nodes {
+            if let NodeKind::Alias(target) = node.kind {
+                let name = target
+                    .and_then(|t| doc.node(t).anchor.as_deref())
+                    .unwrap_or("?");
+                out.push(Shared {
+                    start: node.span.start.offset,
+                    end: node.span.end.offset,
+                    what: format!("the alias `*{name}` (change its anchor `&{name}` instead)"),
+                });
+                if let Some(t) = target {
+                    aliased[t.0 as usize] = true;
+                }
+            }
+        }
+        for (index, node) in doc.nodes.iter().enumerate() {
+            let Some(anchor) = node.anchor.as_deref() else {
+                continue;
+            };
+            if !aliased[index] && !aliases_in_text.contains(anchor) {
+                continue;
+            }
+            let mut end = node.span.end.offset;
+            if matches!(node.kind, NodeKind::Mapping(_) | NodeKind::Sequence(_)) {
+                end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+            }
+            out.push(Shared {
+                start: node.span.start.offset,
+                end,
+                what: format!("the anchored node `&{anchor}`, which an alias shares"),
+            });
+        }
+    }
+    out
+}
+
+/// Every `*name` token of a document's text, in one pass (conservative: a `*name` inside
+/// a quoted string counts too, which only ever refuses a fix).
+fn alias_names(text: &str) -> HashSet<&str> {
+    let ends_name = |c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}');
+    text.match_indices('*')
+        .map(|(at, _)| {
+            let rest = &text[at + 1..];
+            &rest[..rest.find(ends_name).unwrap_or(rest.len())]
+        })
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::diagnostic::{Location, Severity};
+    use crate::source::SourceFile;
+    use crate::yaml::{load_with, Limits};
+
+    /// Load like `lblint check` does: every document slimmed as it is parsed.
+    fn workspace(text: &str) -> Workspace {
+        let source = Arc::new(SourceFile::new(Arc::from("m.yaml"), text.to_string()));
+        let loaded = load_with(&source.text, &Limits::default(), &mut crate::objects::slim);
+        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+        Workspace::new(vec![LintFile { source, loaded }])
+    }
+
+    /// A diagnostic whose fix replaces the `nth` match of `needle` (or inserts at its start
+    /// when `insert`), run through the guard.
+    fn guarded(text: &str, needle: &str, insert: bool) -> Diagnostic {
+        let ws = workspace(text);
+        let source = &ws.files[0].source;
+        let start = text.find(needle).unwrap();
+        let end = if insert { start } else { start + needle.len() };
+        let span = Span {
+            start: source.pos_at(start),
+            end: source.pos_at(end),
+        };
+        let mut d = Diagnostic::new(
+            "T001",
+            "t",
+            Severity::Error,
+            Location {
+                file: source.path.clone(),
+                span,
+            },
+            "m",
+        )
+        .with_fix(Fix {
+            description: "change it".into(),
+            applicability: Applicability::Safe,
+            edits: vec![Edit {
+                span,
+                content: "x".into(),
+            }],
+        })
+        .with_suggestion(Fix {
+            description: "or this".into(),
+            applicability: Applicability::Unsafe,
+            edits: vec![Edit {
+                span,
+                content: "y".into(),
+            }],
+        });
+        let mut all = [d];
+        refuse_shared_node_edits(&ws, &mut all);
+        [d] = all;
+        d
+    }
+
+    fn refused_descriptions(d: &Diagnostic) -> Vec<&str> {
+        assert!(d.fix.is_none(), "{d:?}");
+        assert!(d.suggestions.iter().all(|s| s.edits.is_empty()), "{d:?}");
+        d.suggestions
+            .iter()
+            .map(|s| s.description.as_str())
+            .collect()
+    }
+
+    const SHARED: &str = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  labels:\n    \
+                          on: &on yes\n    again: *on\n  annotations: &ann\n    k: v\nspec:\n  \
+                          selector: *ann\n";
+
+    #[test]
+    fn an_edit_of_an_aliased_anchor_becomes_a_by_hand_suggestion() {
+        let d = guarded(SHARED, "yes", false);
+        assert_eq!(
+            refused_descriptions(&d),
+            vec![
+                "change it, by hand if right for every use: lblint does not edit the anchored node \
+                 `&on`, which an alias shares",
+                "or this, by hand if right for every use: lblint does not edit the anchored node \
+                 `&on`, which an alias shares",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_alias_is_never_edited() {
+        let d = guarded(SHARED, "*on", false);
+        assert_eq!(
+            refused_descriptions(&d)[0],
+            "change it, by hand if right for every use: lblint does not edit the alias `*on` \
+             (change its anchor `&on` instead)"
+        );
+    }
+
+    #[test]
+    fn an_insertion_at_the_end_of_an_aliased_mapping_is_refused() {
+        // Inserting a line after `k: v` adds an entry to the mapping `*ann` shares.
+        let d = guarded(SHARED, "spec:", true);
+        assert_eq!(refused_descriptions(&d).len(), 2);
+        // Before the mapping, nothing shared is touched.
+        let d = guarded(SHARED, "  name: a", true);
+        assert_eq!(d.fix.as_ref().unwrap().edits[0].content, "x");
+        assert_eq!(d.suggestions[0].edits[0].content, "y");
+    }
+
+    #[test]
+    fn an_anchor_without_an_alias_may_be_edited() {
+        let text =
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  labels:\n    on: &on yes\n";
+        let d = guarded(text, "yes", false);
+        assert_eq!(d.fix.as_ref().unwrap().edits[0].content, "x");
+    }
+
+    #[test]
+    fn an_alias_in_a_part_the_loader_dropped_still_counts() {
+        // A Secret is slimmed to apiVersion, kind and metadata: `stringData` is gone from the
+        // tree, its alias is still in the text.
+        let text =
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\n  labels:\n    on: &on yes\n\
+                    stringData:\n  flag: *on\n";
+        let ws = workspace(text);
+        let root = ws.root(&ws.objects[0]);
+        assert!(root.get("stringData").is_none(), "slimmed");
+        let d = guarded(text, "yes", false);
+        assert_eq!(refused_descriptions(&d).len(), 2);
+        // `*onward` is another anchor's alias, not `*on`.
+        let other = text
+            .replace("*on\n", "*onward\n")
+            .replace("  name: a\n", "  name: a\n  x: &onward 1\n");
+        let d = guarded(&other, "yes", false);
+        assert!(d.fix.is_some(), "{d:?}");
+    }
 }

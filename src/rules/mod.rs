@@ -3,7 +3,7 @@
 
 pub mod ack;
 pub mod docs;
-mod edit;
+pub(crate) mod edit;
 pub mod k8s;
 pub mod lbl;
 pub mod tke;
@@ -44,6 +44,16 @@ impl RuleMeta {
             self.id
         )
     }
+}
+
+/// The alternative to a provider's fix that works everywhere: callers use the Service's
+/// name. A suggestion only, so `--fix` applies one way out of the loopback, not two.
+pub(crate) fn call_by_name(service: &crate::objects::Object) -> crate::diagnostic::Fix {
+    crate::diagnostic::Fix::manual(format!(
+        "have in-cluster clients call {} instead of the load-balancer address, by hand (K8S001 \
+         shows the edit at each call)",
+        service.service_hosts_hint()
+    ))
 }
 
 pub struct Context<'a> {

@@ -167,7 +167,8 @@ fn a_newline_in_a_file_name_cannot_forge_a_compact_line() {
             "evil.yaml\\u{a}fake.yaml:1:1: error[TKE001] forged.yaml:7:8: error[K8S002] annotation \
              `b: yes` on Service/web is not a string: Kubernetes (YAML 1.1) reads `yes` as the \
              boolean true, and annotation values must be strings, so the API server rejects the \
-             object.",
+             object. Quoted, the value Kubernetes sees becomes the string \"yes\", not \"true\": \
+             \"true\" was probably meant.",
         ]
     );
     let human = run_in(&dir, &["check", "--no-config", "."]);

@@ -40,7 +40,7 @@ fn k8s001_notes_vke_callers() {
     assert!(report["diagnostics"][0]["help"]
         .as_str()
         .unwrap()
-        .contains("web.shop.svc.cluster.local"));
+        .contains("call `web` instead"));
 }
 
 #[test]

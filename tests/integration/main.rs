@@ -6,6 +6,7 @@ mod cli;
 mod config;
 mod docs;
 mod fix;
+mod fix_choice;
 mod fix_write;
 mod hostile_output;
 mod k8s;

@@ -18,15 +18,17 @@ fn every_kind_of_reference_is_a_caller_and_names_are_safe() {
         ]
     );
     let help = report["diagnostics"][2]["help"].as_str().unwrap();
-    assert!(help.contains("gateway.edge.svc.cluster.local"), "{help}");
-    // The fix replaces just the host inside the URL.
-    let edit = &report["diagnostics"][2]["fix"]["edits"][0];
+    // Caller and Service are both in `edge`: the bare name reaches it.
+    assert!(help.contains("call `gateway` instead"), "{help}");
+    // The rename is a suggestion (never applied by --fix) replacing just the host in the URL.
+    assert!(report["diagnostics"][2]["fix"].is_null());
+    let edit = &report["diagnostics"][2]["suggestions"][0]["edits"][0];
     assert_eq!(
         (edit["line"].as_u64(), edit["column"].as_u64()),
         (Some(70), Some(30))
     );
     assert_eq!(edit["end_column"], 44);
-    assert_eq!(edit["content"], "gateway.edge.svc.cluster.local");
+    assert_eq!(edit["content"], "gateway");
 }
 
 #[test]

@@ -349,7 +349,33 @@ fn unquoted_annotation_and_label_values() {
             f("K8S002", "warning", file, 12, 19),
         ]
     );
-    let fix = &report["diagnostics"][1]["fix"];
-    assert_eq!(fix["applicability"], "safe");
-    assert_eq!(fix["edits"][0]["content"], "\"yes\"");
+    // `1` quoted is still the text Kubernetes means: safe.
+    assert_eq!(report["diagnostics"][0]["fix"]["applicability"], "safe");
+    assert_eq!(
+        report["diagnostics"][0]["suggestions"],
+        serde_json::json!([])
+    );
+    // `yes` quoted becomes the string "yes", not the "true" Kubernetes reads: unsafe, with
+    // "true" as the alternative.
+    let d = &report["diagnostics"][1];
+    assert!(d["message"].as_str().unwrap().ends_with(
+        "Quoted, the value Kubernetes sees becomes the string \"yes\", not \"true\": \"true\" was probably meant."
+    ));
+    let edit = |content: &str| serde_json::json!([{"line": 11, "column": 49, "end_line": 11, "end_column": 52, "content": content}]);
+    assert_eq!(
+        d["fix"],
+        serde_json::json!({
+            "description": "quote `yes` (the value becomes the string \"yes\", not \"true\")",
+            "applicability": "unsafe",
+            "edits": edit("\"yes\""),
+        })
+    );
+    assert_eq!(
+        d["suggestions"],
+        serde_json::json!([{
+            "description": "write \"true\" (the boolean Kubernetes reads `yes` as)",
+            "applicability": "unsafe",
+            "edits": edit("\"true\""),
+        }])
+    );
 }

@@ -42,7 +42,7 @@ fn proxy_with_a_caller_that_can_share_a_node_is_an_error() {
     assert!(message.contains("`spec.nodePools` at testdata/vke/profile-ready.yaml:16"));
     let help = d["help"].as_str().unwrap();
     assert!(help.contains("to `VIP`"));
-    assert!(help.contains("web.shop.svc.cluster.local"));
+    assert!(help.contains("call `web` (`web.shop` from other namespaces)"));
     assert!(help.contains("topologyKey: kubernetes.io/hostname"));
     // Related: the caller's env value.
     assert_eq!(d["related"][0]["line"], 54);
@@ -52,6 +52,14 @@ fn proxy_with_a_caller_that_can_share_a_node_is_an_error() {
     assert_eq!(d["fix"]["edits"][0]["content"], "VIP");
     assert_eq!(d["fix"]["edits"][0]["line"], 8);
     assert_eq!(d["fix"]["edits"][0]["column"], 66);
+    // Calling by name is the other way out: shown, never applied with the VIP fix.
+    let suggestions = d["suggestions"].as_array().unwrap();
+    assert_eq!(suggestions.len(), 1);
+    assert!(suggestions[0]["description"]
+        .as_str()
+        .unwrap()
+        .starts_with("have in-cluster clients call `web` (`web.shop` from other namespaces)"));
+    assert_eq!(suggestions[0]["edits"], serde_json::json!([]));
 }
 
 #[test]

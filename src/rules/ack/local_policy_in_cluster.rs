@@ -225,6 +225,9 @@ impl Rule for LocalPolicyInCluster {
                     "the cluster profile's kube-proxy mode decides the verdict",
                 );
             }
+            if !callers.is_empty() && entry.kind == EntryKind::Service {
+                d = d.with_suggestion(crate::rules::call_by_name(object));
+            }
             let mut d = attach(d, object);
             d.fix = to_cluster_fix(ws, object, policy);
             out.push(d);

@@ -97,6 +97,6 @@ fn dns_name(entry: &EntryPoint, object: &Object) -> String {
             "the gateway Service's DNS name (for the default ingress gateway `istio-ingressgateway.istio-system`)"
                 .to_string()
         }
-        _ => format!("`{}.{}`", object.name(), object.namespace()),
+        _ => object.service_hosts_hint(),
     }
 }

@@ -52,11 +52,19 @@ fn check_value(
     value: NodeRef<'_>,
 ) -> Option<Diagnostic> {
     let scalar = value.scalar()?;
-    if value.node().tag.is_some() || scalar.style != Style::Plain {
+    let target = value.resolved();
+    if target.node().tag.is_some() || scalar.style != Style::Plain {
         return None;
     }
     let source = ws.source(object);
-    let raw = value.span().slice(&source.text);
+    let written = value.span().slice(&source.text);
+    let raw = target.span().slice(&source.text);
+    // An alias stands for its anchor's text: say what that is.
+    let alias = (target.id != value.id).then(|| target.node().anchor.as_deref().unwrap_or("?"));
+    let shown = match alias {
+        Some(anchor) => format!("`{written}` (the anchor `&{anchor}`: `{raw}`)"),
+        None => format!("`{raw}`"),
+    };
     let key_text = key.as_str().unwrap_or_default();
     let (severity, reading) = match scalar.resolved {
         Resolved::Str => return None,
@@ -74,25 +82,69 @@ fn check_value(
             "a timestamp (re-encoded as RFC 3339)".to_string(),
         ),
     };
-    let message = format!(
-        "{what} `{key_text}: {raw}` on {} is not a string: Kubernetes (YAML 1.1) reads `{raw}` as {reading}, and \
+    // `yes`, `on`, `y` quoted become the strings "yes", "on", "y": not the "true" that
+    // Kubernetes reads today, and not what a controller parsing a boolean accepts.
+    let meant = match scalar.resolved {
+        Resolved::Bool(b) if !raw.eq_ignore_ascii_case(&b.to_string()) => Some(b),
+        _ => None,
+    };
+    let mut message = format!(
+        "{what} `{key_text}: {written}` on {} is not a string: Kubernetes (YAML 1.1) reads {shown} as {reading}, and \
          {what} values must be strings{}.",
         object.id,
         if severity == Severity::Error { ", so the API server rejects the object" } else { "" }
     );
+    if let Some(b) = meant {
+        message.push_str(&format!(
+            " Quoted, the value Kubernetes sees becomes the string \"{raw}\", not \"{b}\": \"{b}\" was probably meant."
+        ));
+    }
+    let help = match (alias, meant) {
+        (Some(anchor), _) => format!(
+            "quote the value where the anchor `&{anchor}` is defined, if every alias of it should be a string"
+        ),
+        (None, Some(b)) => format!("write `{key_text}: \"{b}\"` (or `\"{raw}\"` if that string is meant)"),
+        (None, None) => format!("quote the value: `{key_text}: \"{raw}\"`"),
+    };
     let mut d = META
         .diagnostic(severity, ws.location(object, value.span()), message)
-        .with_help(format!("quote the value: `{key_text}: \"{raw}\"`"));
+        .with_help(help);
     d.object = Some(object.id.clone());
     d.origin = object.origin.clone();
+    if let Some(anchor) = alias {
+        // Never edit an alias: quoting `*on` would make the string "*on".
+        d.suggestions.push(Fix::manual(format!(
+            "quote `{raw}` by hand at its anchor `&{anchor}` (line {})",
+            target.span().start.line
+        )));
+        return Some(d);
+    }
+    let edit = |content: String| Edit {
+        span: value.span(),
+        content,
+    };
     d.fix = Some(Fix {
-        description: format!("quote `{raw}`"),
-        // Quoting keeps the text the author wrote; it only makes YAML read it as a string.
-        applicability: Applicability::Safe,
-        edits: vec![Edit {
-            span: value.span(),
-            content: format!("\"{raw}\""),
-        }],
+        description: match meant {
+            Some(b) => {
+                format!("quote `{raw}` (the value becomes the string \"{raw}\", not \"{b}\")")
+            }
+            None => format!("quote `{raw}`"),
+        },
+        // Quoting keeps the text the author wrote; for `true`, `1` or a date that is the
+        // value Kubernetes means too. For `yes` it is not (see `meant`).
+        applicability: if meant.is_some() {
+            Applicability::Unsafe
+        } else {
+            Applicability::Safe
+        },
+        edits: vec![edit(format!("\"{raw}\""))],
     });
+    if let Some(b) = meant {
+        d.suggestions.push(Fix {
+            description: format!("write \"{b}\" (the boolean Kubernetes reads `{raw}` as)"),
+            applicability: Applicability::Unsafe,
+            edits: vec![edit(format!("\"{b}\""))],
+        });
+    }
     Some(d)
 }

@@ -53,22 +53,11 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
     let entry = &cx.model.entry_points[caller.target];
     let target = &ws.objects[entry.object];
     let workload = &ws.objects[caller.workload];
-    // The in-cluster name that reaches the same pods without leaving the cluster.
-    let dns = match entry.kind {
-        EntryKind::Service => Some(format!(
-            "{}.{}.svc.cluster.local",
-            target.name(),
-            target.namespace()
-        )),
+    // The in-cluster name that reaches the same pods, as this caller writes it.
+    let host = match entry.kind {
+        EntryKind::Service => Some(target.service_host_for(workload)),
         EntryKind::Ingress => match entry.services.as_slice() {
-            [only] => {
-                let service = &ws.objects[*only];
-                Some(format!(
-                    "{}.{}.svc.cluster.local",
-                    service.name(),
-                    service.namespace()
-                ))
-            }
+            [only] => Some(ws.objects[*only].service_host_for(workload)),
             _ => None,
         },
         EntryKind::IstioGateway | EntryKind::Gateway => None,
@@ -85,19 +74,18 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
          and comes back through the load balancer.",
         workload.id, caller.address, target.id, caller.via
     );
-    let help = match (&dns, entry.kind) {
-        (Some(dns), EntryKind::Service) => format!(
-            "call `{dns}` (or `{}.{}`) instead: in-cluster traffic then goes straight to a backend pod, \
-             with no load-balancer loopback",
-            target.name(),
-            target.namespace()
+    let help = match (&host, entry.kind) {
+        (Some(host), EntryKind::Service) => format!(
+            "call `{host}` instead: in-cluster traffic then goes straight to a backend pod, with no \
+             load-balancer loopback"
         ),
-        (Some(dns), _) => format!(
-            "call the backend Service `{dns}` instead of the Ingress host (mind the Ingress path and TLS \
+        (Some(host), _) => format!(
+            "call the backend Service `{host}` instead of the Ingress host (mind the Ingress path and TLS \
              settings the direct call skips)"
         ),
         (None, _) => format!(
-            "call the Service behind {} by its DNS name `<service>.<namespace>.svc.cluster.local` instead",
+            "call the Service behind {} by its name instead (`<service>` from its own namespace, \
+             `<service>.<namespace>` from others)",
             target.id
         ),
     };
@@ -123,13 +111,17 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
             format!("{} gets this load-balancer address", target.id),
         );
     }
-    if let (Some(dns), Some(span), EntryKind::Service) = (dns, caller.address_span, entry.kind) {
-        d.fix = Some(Fix {
-            description: format!("call `{dns}` instead of {}", caller.address),
-            // The Service port equals the load-balancer port, but TLS names and
-            // source-IP based rules may differ: review before applying.
+    if let (Some(host), Some(span), EntryKind::Service) = (host, caller.address_span, entry.kind) {
+        // A suggestion, never applied by --fix: the provider rules fix the same loopback at
+        // the Service (their vendor's documented fix), and applying both changes the app
+        // twice. The rename also changes what the app calls (TLS names, source-IP rules).
+        d.suggestions.push(Fix {
+            description: format!("call `{host}` instead of {}", caller.address),
             applicability: Applicability::Unsafe,
-            edits: vec![Edit { span, content: dns }],
+            edits: vec![Edit {
+                span,
+                content: host,
+            }],
         });
     }
     d

@@ -95,10 +95,9 @@ impl Rule for NoShortCircuit {
                     ),
                 )
                 .with_help(format!(
-                    "have in-cluster clients call `{}.{}.svc.cluster.local` (or the ClusterIP) instead, or check \
-                     that the provider's load balancer supports hairpin traffic from its own backends",
-                    object.name(),
-                    object.namespace()
+                    "have in-cluster clients call {} (or the ClusterIP) instead, or check that the provider's \
+                     load balancer supports hairpin traffic from its own backends",
+                    object.service_hosts_hint()
                 ));
             for caller in &callers {
                 d = d.with_related(

@@ -85,7 +85,6 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
     }
 
     let name = service.name();
-    let namespace = service.namespace();
     let callers: Vec<_> = cx.model.callers_of(entry_index).collect();
     // The loopback needs a caller and a backend on the same regular or native node.
     let sharing = callers
@@ -148,7 +147,8 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
             "add the annotation `{PREVENT_LOOPBACK}: \"true\"` (intra-cluster forwarding; needs a kube-proxy that binds \
              LB addresses to the IPVS NIC, such as v1.20.6-tke.12 or later), or enable SNAT on every layer-4 listener \
              with a TkeServiceConfig `spec.loadBalancer.l4Listeners[].snatEnable: true` (needs the CLB Layer 4 SNAT \
-             allowlist ticket), or have in-cluster clients call `{name}.{namespace}.svc.cluster.local`. See {SEED_DOC}"
+             allowlist ticket), or have in-cluster clients call {}. See {SEED_DOC}",
+             service.service_hosts_hint()
         ));
     diagnostic.object = Some(service.id.clone());
     diagnostic.origin = service.origin.clone();
@@ -163,6 +163,9 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
             mode,
             "the cluster profile's kube-proxy mode decides the verdict",
         );
+    }
+    if !callers.is_empty() {
+        diagnostic = diagnostic.with_suggestion(crate::rules::call_by_name(service));
     }
     for caller in callers {
         diagnostic = diagnostic.with_related(

@@ -110,9 +110,8 @@ impl Rule for PreventLoopbackL7 {
                     .with_help(format!(
                         "enable SNAT on the Ingress's l7 listeners through its TkeServiceConfig \
                          (`ingress.cloud.tencent.com/tke-service-config`), or have clients call \
-                         `{}.{}.svc.cluster.local`. See {SEED_DOC}",
-                        service.name(),
-                        service.namespace()
+                         {}. See {SEED_DOC}",
+                        service.service_hosts_hint()
                     ))
                     .with_related(
                         ws.location(ingress, ws.root(ingress).span()),

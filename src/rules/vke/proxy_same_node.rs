@@ -26,7 +26,7 @@ impl Rule for ProxySameNode {
         let ws = cx.ws;
         for (index, entry, object, value) in proxy_services(cx) {
             let name = object.name();
-            let namespace = object.namespace();
+            let hosts = object.service_hosts_hint();
             let callers: Vec<_> = cx.model.callers_of(index).collect();
             let fits: Vec<Fit> = callers
                 .iter()
@@ -106,7 +106,7 @@ impl Rule for ProxySameNode {
                 .diagnostic(severity, ws.location(object, value.span()), message)
                 .with_help(format!(
                     "set `{IP_MODE}` to `VIP` (the default; the mode cannot be changed after creation, so recreate \
-                     the Service), or have in-cluster clients call `{name}.{namespace}.svc.cluster.local`, or keep \
+                     the Service), or have in-cluster clients call {hosts}, or keep \
                      clients and backend pods on different nodes with required pod anti-affinity \
                      (`requiredDuringSchedulingIgnoredDuringExecution`, `topologyKey: kubernetes.io/hostname`) \
                      between them. See {SEED_DOC}"
@@ -119,6 +119,9 @@ impl Rule for ProxySameNode {
                         ws.objects[caller.workload].id, caller.address
                     ),
                 );
+            }
+            if !callers.is_empty() {
+                d = d.with_suggestion(crate::rules::call_by_name(object));
             }
             let mut d = attach(d, object);
             d.fix = to_vip_fix(ws, object, value);

@@ -1,0 +1,73 @@
+//! SARIF `fixes` of a result: the fix `--fix` applies first, then the suggestions.
+
+use serde::Serialize;
+
+use super::{region, ArtifactLocation, Region, Text};
+use crate::diagnostic::{Applicability, Diagnostic};
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct SarifFix {
+    description: Text,
+    artifact_changes: [ArtifactChange; 1],
+    properties: FixProperties,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactChange {
+    artifact_location: ArtifactLocation,
+    replacements: Vec<Replacement>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Replacement {
+    deleted_region: Region,
+    inserted_content: Text,
+}
+
+#[derive(Serialize)]
+struct FixProperties {
+    applicability: Applicability,
+    /// An alternative that `--fix` never applies (the result's first fix is the one it does).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    suggestion: bool,
+}
+
+/// Edits apply to the diagnostic's own file (`artifact`, whose text is `text`).
+pub(super) fn fixes(
+    d: &Diagnostic,
+    artifact: &ArtifactLocation,
+    text: Option<&str>,
+) -> Vec<SarifFix> {
+    d.fix
+        .iter()
+        .map(|fix| (fix, false))
+        .chain(d.suggestions.iter().map(|s| (s, true)))
+        // A SARIF fix needs a replacement: by-hand suggestions show in human and JSON only.
+        .filter(|(fix, _)| !fix.edits.is_empty())
+        .map(|(fix, suggestion)| SarifFix {
+            description: Text {
+                text: fix.description.clone(),
+            },
+            artifact_changes: [ArtifactChange {
+                artifact_location: artifact.clone(),
+                replacements: fix
+                    .edits
+                    .iter()
+                    .map(|edit| Replacement {
+                        deleted_region: region(edit.span.start, edit.span.end, text),
+                        inserted_content: Text {
+                            text: edit.content.clone(),
+                        },
+                    })
+                    .collect(),
+            }],
+            properties: FixProperties {
+                applicability: fix.applicability,
+                suggestion,
+            },
+        })
+        .collect()
+}
