@@ -8,6 +8,7 @@ pub mod report;
 pub mod scheduling;
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::objects::{pod_template, selector_matches, Workspace};
 use crate::profile::{NodePool, Profile, Provider};
@@ -33,9 +34,12 @@ pub struct EntryPoint {
     pub addresses: Vec<Address>,
     /// Services behind an Ingress (indices into [`Workspace::objects`]).
     pub services: Vec<usize>,
-    /// Workloads whose pods receive its traffic.
-    pub backends: Vec<usize>,
+    /// Workloads whose pods receive its traffic (shared by entry points with one selector).
+    pub backends: Rc<[usize]>,
 }
+
+/// A namespace and a Service selector's label pairs, sorted.
+type SelectorKey<'a> = (&'a str, Vec<(&'a str, &'a str)>);
 
 #[derive(Debug, Default)]
 pub struct Model {
@@ -78,25 +82,38 @@ impl Model {
                 }
             }
         }
-        let service_backends = |service: usize| -> Vec<usize> {
+        // Services often share one selector (a Service per port, blue/green pairs): match each
+        // distinct (namespace, selector) once, so N Services over N workloads stay linear.
+        let mut backends_by_selector: HashMap<SelectorKey<'_>, Rc<[usize]>> = HashMap::new();
+        let mut service_backends = |service: usize| -> Rc<[usize]> {
             let object = &ws.objects[service];
             let selector = ws.spec(object).and_then(|s| s.get("selector"));
-            let Some((key, value)) = selector
-                .and_then(|s| s.entries().next())
-                .and_then(|(k, v)| Some((k.as_str()?, v.as_str()?)))
-            else {
-                return Vec::new();
+            let pairs: Option<Vec<(&str, &str)>> = selector.and_then(|s| {
+                s.entries()
+                    .map(|(k, v)| Some((k.as_str()?, v.as_str()?)))
+                    .collect()
+            });
+            let Some(pairs) = pairs.filter(|p| !p.is_empty()) else {
+                return Rc::from([]);
             };
-            by_label
-                .get(&(object.namespace(), key, value))
-                .into_iter()
-                .flatten()
-                .copied()
-                .filter(|&w| {
-                    pod_template(ws, &ws.objects[w])
-                        .is_some_and(|t| selector_matches(selector, t.labels))
+            let (key, value) = pairs[0];
+            let mut sorted = pairs;
+            sorted.sort_unstable();
+            backends_by_selector
+                .entry((object.namespace(), sorted))
+                .or_insert_with(|| {
+                    by_label
+                        .get(&(object.namespace(), key, value))
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                        .filter(|&w| {
+                            pod_template(ws, &ws.objects[w])
+                                .is_some_and(|t| selector_matches(selector, t.labels))
+                        })
+                        .collect()
                 })
-                .collect()
+                .clone()
         };
         let mut services_by_name: HashMap<(&str, &str), usize> = HashMap::new();
         for (index, object) in ws.objects.iter().enumerate() {
@@ -129,14 +146,18 @@ impl Model {
                             }
                             acc
                         });
-                    let mut backends: Vec<usize> =
-                        services.iter().flat_map(|&s| service_backends(s)).collect();
+                    let mut backends: Vec<usize> = services
+                        .iter()
+                        .flat_map(|&s| service_backends(s).to_vec())
+                        .collect();
                     backends.sort_unstable();
                     backends.dedup();
-                    (services, backends)
+                    (services, Rc::from(backends))
                 }
-                EntryKind::IstioGateway => (Vec::new(), gateway_pods(ws, index, &by_namespace)),
-                EntryKind::Gateway => (Vec::new(), Vec::new()),
+                EntryKind::IstioGateway => {
+                    (Vec::new(), gateway_pods(ws, index, &by_namespace).into())
+                }
+                EntryKind::Gateway => (Vec::new(), Rc::from([])),
             };
             entry_points.push(EntryPoint {
                 object: index,

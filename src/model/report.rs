@@ -149,7 +149,7 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
         if e.backends.is_empty() {
             out.push_str("  backends: none in these manifests\n");
         }
-        for &b in &e.backends {
+        for &b in e.backends.iter() {
             out.push_str(&format!(
                 "  backend {}  [{}]\n",
                 ws.objects[b].id,

@@ -187,7 +187,7 @@ spec:
     );
     assert_eq!(ingress.class, None);
     assert_eq!(ingress.services, vec![index_of(&ws, "Service", "api")]);
-    assert_eq!(ingress.backends, vec![index_of(&ws, "Deployment", "api")]);
+    assert_eq!(*ingress.backends, [index_of(&ws, "Deployment", "api")]);
     assert!(ingress
         .addresses
         .iter()
@@ -553,4 +553,35 @@ spec:
         .map(|&b| ws.objects[b].name())
         .collect();
     assert_eq!(names, vec!["p", "cj", "r"]);
+}
+
+/// Services that share a selector (written in any key order) share one backend list, matched
+/// once: N such Services over N workloads stay linear.
+#[test]
+fn services_sharing_a_selector_share_one_backend_list() {
+    let service = |name: &str, selector: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\n  namespace: shop\n\
+             spec:\n  type: LoadBalancer\n  selector: {selector}\n  ports: [{{port: 80}}]\n"
+        )
+    };
+    let text = [
+        service("a", "{app: api, tier: web}"),
+        service("b", "{tier: web, app: api}"),
+        service("c", "{app: api, tier: db}"),
+        deployment("web", "{app: api, tier: web}", ""),
+        deployment("db", "{app: api, tier: db}", ""),
+    ]
+    .concat();
+    let ws = workspace(&text);
+    let model = Model::build(&ws, &generic());
+    let backends = |name: &str| {
+        let object = index_of(&ws, "Service", name);
+        let entry = model.entry_points.iter().find(|e| e.object == object);
+        entry.expect("an entry point").backends.clone()
+    };
+    let (a, b, c) = (backends("a"), backends("b"), backends("c"));
+    assert_eq!(*a, [index_of(&ws, "Deployment", "web")]);
+    assert!(Rc::ptr_eq(&a, &b), "one list for one selector");
+    assert_eq!(*c, [index_of(&ws, "Deployment", "db")]);
 }

@@ -94,7 +94,7 @@ fn strands(cx: &Context<'_>, entry: &EntryPoint, caller: &Caller) -> Fit {
         };
     }
     let mut covered = Fit::No;
-    for &backend in &entry.backends {
+    for &backend in entry.backends.iter() {
         match cx.model.covers(cx.ws, backend, caller.workload) {
             Fit::Yes => return Fit::No,
             Fit::Unknown => covered = Fit::Unknown,

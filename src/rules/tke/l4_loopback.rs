@@ -1,6 +1,8 @@
 //! TKE001 tke-l4-loopback: a private-network CLB Service in IPVS mode with backends on
 //! regular or native nodes, and no working mitigation.
 
+use std::collections::HashMap;
+
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity, Span};
 use crate::model::{EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{pod_template, Object, Workspace};
@@ -36,8 +38,12 @@ impl Rule for L4Loopback {
         if !matches!(cx.profile.provider(), Provider::Tke | Provider::Generic) {
             return;
         }
+        // Services sharing one selector share one backend list: judge each list once.
+        let mut node_types_by_backends = HashMap::new();
         for (entry_index, entry) in cx.model.entry_points.iter().enumerate() {
-            if let Some(diagnostic) = check_service(cx, entry_index, entry) {
+            if let Some(diagnostic) =
+                check_service(cx, entry_index, entry, &mut node_types_by_backends)
+            {
                 out.push(diagnostic);
             }
         }
@@ -48,7 +54,12 @@ fn regular_or_native(pool: &NodePool) -> bool {
     matches!(pool.node_type(), Some(NodeType::Regular | NodeType::Native))
 }
 
-fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Option<Diagnostic> {
+fn check_service(
+    cx: &Context<'_>,
+    entry_index: usize,
+    entry: &EntryPoint,
+    node_types_by_backends: &mut HashMap<*const usize, Fit>,
+) -> Option<Diagnostic> {
     let ws = cx.ws;
     let service = &ws.objects[entry.object];
     // Only a private-network CLB loops back: a public CLB sees the node's public egress IP.
@@ -75,7 +86,10 @@ fn check_service(cx: &Context<'_>, entry_index: usize, entry: &EntryPoint) -> Op
             why: "the loopback happens in IPVS mode only",
         }),
     }
-    match backend_node_types(cx, entry) {
+    let node_types = *node_types_by_backends
+        .entry(entry.backends.as_ptr())
+        .or_insert_with(|| backend_node_types(cx, entry));
+    match node_types {
         Fit::No => return None,
         Fit::Yes => {}
         Fit::Unknown => unknowns.push(Unknown {
