@@ -550,7 +550,7 @@ fn run_explain(key: &str) -> i32 {
             EXIT_OK
         }
         None => {
-            let keys = crate::check::rule_keys();
+            let keys = crate::rules::rule_keys();
             let suggestion = profile::suggest::did_you_mean(key, &keys);
             match suggestion {
                 Some(s) => fail(format!(

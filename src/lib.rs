@@ -1,14 +1,17 @@
 //! lblint: finds Kubernetes Services and Ingresses whose cloud load balancer will loop
 //! in-cluster traffic back to its own node, and misused vendor fixes for it.
 //!
-//! Data flow: walk → load (yaml) → objects → model → rules → report; `check` runs it.
+//! Data flow: walk → load (yaml) → objects → model → rules → filter → report; `check`
+//! drives it.
 
 pub mod check;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
+pub mod filter;
 pub mod fix;
 pub mod guard;
+pub mod load;
 pub mod model;
 pub mod objects;
 pub mod profile;

@@ -385,7 +385,7 @@ fn unused(location: Location, message: String, help: &str) -> Diagnostic {
 }
 
 fn unknown_rule(location: Location, key: &str, what: &str) -> Diagnostic {
-    let keys = crate::check::rule_keys();
+    let keys = crate::rules::rule_keys();
     let help = match did_you_mean(key, &keys) {
         Some(s) => format!("did you mean `{s}`? (see `lblint rules`)"),
         None => "see `lblint rules` for the rule ids and names".to_string(),

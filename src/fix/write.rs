@@ -98,7 +98,7 @@ pub fn write_back(path: &Path, before: &str, after: &str, roots: &Roots) -> Resu
     let read = read_at_most(&real, cap)?;
     let encoding = Encoding::of(&read);
     if read != encoding.encode(before) {
-        return Err(if crate::check::decode(read).as_deref() == Ok(before) {
+        return Err(if crate::load::decode(read).as_deref() == Ok(before) {
             "its encoding would not be written back byte for byte".into()
         } else {
             changed()

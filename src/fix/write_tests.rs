@@ -87,7 +87,7 @@ fn encodings_are_written_back_as_they_were_read() {
         let bytes = encoding.encode("kind: café\r\n");
         assert!(bytes.starts_with(first), "{encoding:?}: {bytes:?}");
         assert_eq!(Encoding::of(&bytes), encoding);
-        assert_eq!(crate::check::decode(bytes).unwrap(), "kind: café\r\n");
+        assert_eq!(crate::load::decode(bytes).unwrap(), "kind: café\r\n");
     }
 }
 

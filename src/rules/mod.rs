@@ -114,3 +114,41 @@ pub fn lookup(key: &str) -> Option<&'static RuleMeta> {
         .into_iter()
         .find(|m| m.id.eq_ignore_ascii_case(key) || m.name == key)
 }
+
+/// Every id and name a rule can be selected by.
+pub fn rule_keys() -> Vec<&'static str> {
+    all_meta().iter().flat_map(|m| [m.id, m.name]).collect()
+}
+
+/// A rule key (`--select`, `--ignore`) that names no rule, with the closest one.
+#[derive(Debug)]
+pub struct UnknownRule {
+    pub key: String,
+    pub suggestion: Option<String>,
+}
+
+impl std::fmt::Display for UnknownRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown rule `{}` (see `lblint rules`)", self.key)?;
+        if let Some(s) = &self.suggestion {
+            write!(f, "; did you mean `{s}`?")?;
+        }
+        Ok(())
+    }
+}
+
+/// The rules named by comma-separated ids or names.
+pub fn resolve(keys: &[String]) -> Result<Vec<&'static RuleMeta>, UnknownRule> {
+    keys.iter()
+        .flat_map(|k| k.split(','))
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .map(|key| {
+            lookup(key).ok_or_else(|| UnknownRule {
+                key: key.to_string(),
+                suggestion: crate::profile::suggest::did_you_mean(key, &rule_keys())
+                    .map(str::to_string),
+            })
+        })
+        .collect()
+}

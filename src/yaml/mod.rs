@@ -6,6 +6,7 @@
 //! with the raw source text always reachable through the node's span.
 
 mod budget;
+mod builder;
 mod events;
 mod lines;
 mod load;

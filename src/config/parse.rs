@@ -1,192 +1,20 @@
-//! The config file, `lblint.yaml` or `.lblint.yaml`: found from the working directory
-//! upwards, never above the repository root (the first directory holding `.git`) and, outside
-//! a repository, only in the working directory; or named with `--config`. Parsed like the profile (serde-saphyr, `deny_unknown_fields`), so every
-//! mistake is an error with the file's line and column and a "did you mean".
-//!
-//! Paths and globs in the file are relative to the file's own directory.
+//! Parsing `lblint.yaml`: serde-saphyr with `deny_unknown_fields`, every value checked as it
+//! is read, and every mistake turned into a located error with a "did you mean".
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
-use serde_json::{json, Value};
 use serde_saphyr::{Error as YamlError, MessageFormatter, Spanned};
 
-use crate::diagnostic::{Location, Severity};
+use super::*;
+use crate::diagnostic::Location;
 use crate::profile::suggest::{did_you_mean, list};
-use crate::profile::{is_empty_yaml, place_of, yaml_options, Place, ProfileError};
-use crate::rules::{self, RuleMeta};
+use crate::profile::{is_empty_yaml, place_of, yaml_options};
 use crate::source::SourceFile;
-use crate::suppress::{ConfigIgnore, ConfigIgnores, ObjectPattern};
+use crate::suppress::{ConfigIgnore, ObjectPattern};
 use crate::yaml::{Pos, Span};
-
-/// Names looked for in each directory, in this order.
-pub const FILE_NAMES: [&str; 2] = ["lblint.yaml", ".lblint.yaml"];
-
-/// A config file that cannot be used: same shape as a profile error, code `lblint::config`.
-pub type ConfigError = ProfileError;
-
-const MAX_CONFIG_BYTES: usize = crate::profile::MAX_PROFILE_BYTES;
-const ERROR_TAG: &str = "lblint-config:";
-const FAIL_ON: &[&str] = &["error", "warning", "note", "never"];
-const LEVELS: &[&str] = &["off", "error", "warning", "note"];
-const TOP_KEYS: &[&str] = &["profile", "include", "exclude", "failOn", "rules", "ignore"];
-
-/// What `rules: {RULE: LEVEL}` does to a rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RuleLevel {
-    /// The rule does not run; its findings are not counted anywhere.
-    Off,
-    /// Every finding of the rule gets this severity.
-    Severity(Severity),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailOnLevel {
-    Error,
-    Warning,
-    Note,
-    Never,
-}
-
-/// A loaded config file.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// Absolute, normalized.
-    pub path: PathBuf,
-    /// The directory paths and globs are relative to (absolute, normalized).
-    pub dir: PathBuf,
-    /// The file's text, under the path shown in diagnostics (relative to the working
-    /// directory, with `..` when the file is above it).
-    pub source: Arc<SourceFile>,
-    /// `profile`, resolved against [`Config::dir`].
-    pub profile: Option<PathBuf>,
-    /// Where `profile` is written in the file, for errors about it.
-    pub(crate) profile_at: Option<Place>,
-    pub include: Vec<String>,
-    pub exclude: Vec<String>,
-    pub fail_on: Option<FailOnLevel>,
-    pub rules: Vec<(&'static RuleMeta, RuleLevel)>,
-    pub ignore: Vec<ConfigIgnore>,
-}
-
-impl Config {
-    /// The `ignore:` entries, ready for the filter stage.
-    pub fn ignores(&self, cwd: &Path) -> ConfigIgnores {
-        ConfigIgnores {
-            entries: self.ignore.clone(),
-            base: self.dir.clone(),
-            cwd: crate::walk::absolute(cwd, Path::new("/")),
-        }
-    }
-}
-
-/// The repository `dir` is in: the nearest ancestor holding `.git` (a directory, or the
-/// file a worktree or submodule has).
-pub fn repository_root(dir: &Path) -> Option<&Path> {
-    dir.ancestors().find(|d| d.join(".git").exists())
-}
-
-/// The config file for a run started in `cwd`: `lblint.yaml` or `.lblint.yaml` in `cwd`
-/// or a parent up to the repository root. Outside a repository only `cwd` is searched: a
-/// file planted in a shared parent (`/tmp`, a home directory) must not configure the run.
-pub fn discover(cwd: &Path) -> Option<PathBuf> {
-    let dirs: Vec<&Path> = match repository_root(cwd) {
-        Some(root) => cwd
-            .ancestors()
-            .take_while(|d| d.starts_with(root))
-            .collect(),
-        None => vec![cwd],
-    };
-    dirs.into_iter()
-        .flat_map(|dir| FILE_NAMES.map(|name| dir.join(name)))
-        .find(|candidate| candidate.is_file())
-}
-
-/// A config file comes with the repository, so it may be a stranger's (a pull request):
-/// the profile it names must be inside that repository (or, outside one, inside the
-/// config's own folder) once symbolic links are resolved. Otherwise a config could make
-/// lblint read `/etc/passwd` or `/proc/self/environ` and print it in a parse error.
-fn check_profile_is_inside(config: &Config, cwd: &Path) -> Result<(), ConfigError> {
-    let Some(profile) = &config.profile else {
-        return Ok(());
-    };
-    let (trusted, kind) = match repository_root(&config.dir) {
-        Some(root) => (root, "repository"),
-        None => (config.dir.as_path(), "config file's folder"),
-    };
-    // A profile that does not exist leaks nothing; the profile loader reports it.
-    let Ok(resolved) = profile.canonicalize() else {
-        return Ok(());
-    };
-    let trusted_resolved = trusted
-        .canonicalize()
-        .unwrap_or_else(|_| trusted.to_path_buf());
-    if resolved.starts_with(&trusted_resolved) {
-        return Ok(());
-    }
-    let shown = config.source.path.to_string();
-    let at = config.profile_at.unwrap_or(Place::NOWHERE);
-    Err(ConfigError::new(
-        &shown,
-        Arc::from(config.source.text.as_str()),
-        at,
-        format!(
-            "the profile `{}` resolves to `{}`, outside the {kind} `{}`; a config file may only name a profile inside it",
-            display_relative(profile, cwd),
-            resolved.display(),
-            match display_relative(trusted, cwd) {
-                here if here.is_empty() => ".".to_string(),
-                there => there,
-            },
-        ),
-        Some("keep the profile in the repository, or name it on the command line with --profile".into()),
-    )
-    .with_code("lblint::config"))
-}
-
-/// `path` as shown to a user in `cwd`: relative, with `..` when it is above `cwd`.
-pub fn display_relative(path: &Path, cwd: &Path) -> String {
-    let path = crate::walk::absolute(path, cwd);
-    let cwd = crate::walk::absolute(cwd, Path::new("/"));
-    let a: Vec<Component> = path.components().collect();
-    let b: Vec<Component> = cwd.components().collect();
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    if common <= 1 && b.len() > 1 {
-        // Nothing in common but the root: the absolute path reads better.
-        return crate::walk::display_path(&path, None);
-    }
-    let mut parts: Vec<String> = std::iter::repeat_n("..".to_string(), b.len() - common).collect();
-    parts.extend(
-        a[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    parts.join("/")
-}
-
-/// Read and parse a config file; `cwd` is the working directory of the run.
-pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
-    let abs = crate::walk::absolute(path, cwd);
-    let shown = display_relative(&abs, cwd);
-    let unreadable = |message: String| {
-        ConfigError::new(&shown, Arc::from(""), Place::NOWHERE, message, None)
-            .with_code("lblint::config")
-    };
-    // Only a regular file of at most 1 MiB is read: a FIFO or /dev/zero fails at once.
-    let bytes = crate::read::read_regular(&abs, MAX_CONFIG_BYTES as u64)
-        .map_err(|e| unreadable(format!("cannot read config: {e}")))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| unreadable(format!("config file is not valid UTF-8: {e}")))?;
-    let dir = abs
-        .parent()
-        .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
-    let mut config = parse_config(&text, &shown, &dir)?;
-    config.path = abs;
-    check_profile_is_inside(&config, cwd)?;
-    Ok(config)
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -258,7 +86,7 @@ impl<'de> Deserialize<'de> for RuleKey {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
         rules::lookup(&text).map(RuleKey).ok_or_else(|| {
-            let keys = crate::check::rule_keys();
+            let keys = crate::rules::rule_keys();
             let help = match did_you_mean(&text, &keys) {
                 Some(s) => format!("did you mean `{s}`? (`lblint rules` lists the rules)"),
                 None => "`lblint rules` lists the rule ids and names".into(),
@@ -617,128 +445,4 @@ fn describe(err: &YamlError) -> Option<(String, Option<String>)> {
             )
         })
     })
-}
-
-/// The config file's JSON Schema (draft-07), for yaml-language-server and editors.
-pub fn json_schema() -> Value {
-    let keys: Vec<&str> = crate::check::rule_keys();
-    let globs = |description: &str| json!({"type": "array", "items": {"type": "string"}, "description": description});
-    json!({
-        "$schema": "http://json-schema.org/draft-07/schema#",
-        "$id": "https://lblint.dev/schemas/config-v1.json",
-        "title": "lblint config (lblint.yaml, .lblint.yaml)",
-        "description": "Project settings for lblint. Paths and globs are relative to this file's directory; command-line flags win.",
-        "type": "object",
-        "additionalProperties": false,
-        "properties": {
-            "profile": {"type": "string", "description": "Cluster profile file (--profile wins)."},
-            "include": globs("Lint only files matching these globs (--include replaces this list)."),
-            "exclude": globs("Skip files and directories matching these globs (--exclude adds to this list)."),
-            "failOn": {
-                "enum": FAIL_ON,
-                "description": "Exit 1 when a diagnostic at or above this severity remains (--fail-on wins; default warning)."
-            },
-            "rules": {
-                "type": "object",
-                "description": "Per-rule level: off disables the rule, a severity overrides its severity.",
-                "propertyNames": {"enum": keys},
-                // `false`: YAML 1.1 readers see an unquoted `off` as a boolean.
-                "additionalProperties": {"enum": ["off", "error", "warning", "note", false]}
-            },
-            "ignore": {
-                "type": "array",
-                "description": "Suppressions for files you do not own (vendored charts).",
-                "items": {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["rule", "path", "reason"],
-                    "properties": {
-                        "rule": {"enum": keys, "description": "Rule id or name."},
-                        "path": {"type": "string", "description": "Glob, relative to the config file's directory."},
-                        "object": {
-                            "type": "string",
-                            "pattern": "^[^/]+/([^/]+/)?[^/]+$",
-                            "description": "Kind/namespace/name or Kind/name; `*` matches any one part."
-                        },
-                        "reason": {"type": "string", "minLength": 1, "description": "Why the finding does not apply."}
-                    }
-                }
-            }
-        }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(text: &str) -> Result<Config, ConfigError> {
-        parse_config(text, "lblint.yaml", Path::new("/repo"))
-    }
-
-    #[test]
-    fn full_config() {
-        let c = parse(
-            "profile: cluster.yaml\ninclude: ['**/*.yaml']\nexclude: [vendor]\nfailOn: error\n\
-             rules:\n  TKE001: note\n  yaml-syntax: off\n  LBL002: \"off\"\n\
-             ignore:\n  - rule: tke-l4-loopback\n    path: charts/**\n    object: Service/shop/web\n    reason: vendor\n",
-        )
-        .unwrap();
-        assert_eq!(c.profile, Some(PathBuf::from("/repo/cluster.yaml")));
-        assert_eq!(c.include, vec!["**/*.yaml"]);
-        assert_eq!(c.exclude, vec!["vendor"]);
-        assert_eq!(c.fail_on, Some(FailOnLevel::Error));
-        let levels: Vec<(&str, RuleLevel)> = c.rules.iter().map(|(r, l)| (r.id, *l)).collect();
-        assert_eq!(
-            levels,
-            vec![
-                ("TKE001", RuleLevel::Severity(Severity::Note)),
-                ("LBL001", RuleLevel::Off),
-                ("LBL002", RuleLevel::Off),
-            ]
-        );
-        assert_eq!(c.ignore.len(), 1);
-        assert_eq!(c.ignore[0].rule.id, "TKE001");
-        assert_eq!(c.ignore[0].location.span.start.line, 10);
-        assert_eq!(c.ignore[0].location.span.start.column, 5);
-        assert!(c.ignore[0].matcher.is_match("charts/x/svc.yaml"));
-    }
-
-    #[test]
-    fn empty_config_is_all_defaults() {
-        let c = parse("# nothing yet\n").unwrap();
-        assert!(c.rules.is_empty() && c.profile.is_none());
-    }
-
-    #[test]
-    fn errors_are_located() {
-        let e = parse("failon: error\n").unwrap_err();
-        assert_eq!((e.line, e.column), (1, 1));
-        assert_eq!(e.message, "unknown field `failon` at the top level");
-        assert!(e.help.unwrap().starts_with("did you mean `failOn`?"));
-        let e = parse("rules:\n  TKE01: off\n").unwrap_err();
-        assert_eq!(
-            (e.line, e.column, &*e.message),
-            (2, 3, "unknown rule `TKE01`")
-        );
-        let e = parse("rules:\n  TKE001: warn\n").unwrap_err();
-        assert_eq!((e.line, e.column), (2, 11));
-        assert!(e.help.unwrap().starts_with("did you mean `warning`?"));
-    }
-
-    #[test]
-    fn display_paths_above_the_working_directory() {
-        assert_eq!(
-            display_relative(Path::new("/repo/lblint.yaml"), Path::new("/repo/apps/web")),
-            "../../lblint.yaml"
-        );
-        assert_eq!(
-            display_relative(Path::new("/repo/apps/lblint.yaml"), Path::new("/repo")),
-            "apps/lblint.yaml"
-        );
-        assert_eq!(
-            display_relative(Path::new("/etc/lblint.yaml"), Path::new("/repo")),
-            "/etc/lblint.yaml"
-        );
-    }
 }

@@ -1,0 +1,57 @@
+//! TKE008 tke-service-config-manual-and-auto: both the manual and the auto annotation.
+
+use super::*;
+
+pub static BOTH_META: RuleMeta = RuleMeta {
+    id: "TKE008",
+    name: "tke-service-config-manual-and-auto",
+    default_severity: Severity::Error,
+    providers: &["tke"],
+    summary: "A Service or Ingress sets both the manual and the auto TkeServiceConfig annotation.",
+    doc: include_str!("../../../../rules/TKE008.md"),
+};
+
+pub struct ManualAndAuto;
+
+impl Rule for ManualAndAuto {
+    fn meta(&self) -> &'static RuleMeta {
+        &BOTH_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !runs(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        for reference in references(ws) {
+            let (Some((manual_key, _)), Some((auto_key, _))) = (reference.manual, reference.auto)
+            else {
+                continue;
+            };
+            let owner = &ws.objects[reference.object];
+            let kind = reference.owner.label();
+            let auto_name = reference.auto_name(ws).unwrap_or_default();
+            let manual = reference.owner.manual_key();
+            let auto = reference.owner.auto_key();
+            let d = BOTH_META
+                .diagnostic(
+                    Severity::Error,
+                    ws.location(owner, auto_key.span()),
+                    format!(
+                        "{kind} `{}` sets both `{manual}` and `{auto}: \"true\"`; TKE does not allow the two together.",
+                        owner.name()
+                    ),
+                )
+                .with_related(
+                    ws.location(owner, manual_key.span()),
+                    "the manual TkeServiceConfig reference",
+                )
+                .with_help(format!(
+                    "keep one: remove `{auto}` to use the TkeServiceConfig you wrote, or remove `{manual}` to let \
+                     the controller create and manage `{auto_name}`; see {}",
+                    reference.owner.doc()
+                ));
+            out.push(with_object(d, owner));
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! TKE007 tke-service-config-missing: the TkeServiceConfig a Service or Ingress names is
+//! not in its namespace in these manifests.
+
+use super::*;
+
+pub static MISSING_META: RuleMeta = RuleMeta {
+    id: "TKE007",
+    name: "tke-service-config-missing",
+    default_severity: Severity::Note,
+    providers: &["tke"],
+    summary: "The TkeServiceConfig a Service or Ingress names is not in its namespace in these manifests.",
+    doc: include_str!("../../../../rules/TKE007.md"),
+};
+
+pub struct MissingConfig;
+
+impl Rule for MissingConfig {
+    fn meta(&self) -> &'static RuleMeta {
+        &MISSING_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !runs(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        let index = Index::new(ws);
+        for reference in &index.references {
+            // The controller creates auto configs: a missing one is expected.
+            let Some(name) = reference.manual_name() else {
+                continue;
+            };
+            let Some((_, value)) = reference.manual else {
+                continue;
+            };
+            let owner = &ws.objects[reference.object];
+            let kind = reference.owner.label();
+            let all: Vec<(usize, &Object)> = index.named(name).collect();
+            if all.iter().any(|(_, c)| same_namespace(owner, c)) {
+                continue;
+            }
+            let location = ws.location(owner, value.span());
+            let doc = reference.owner.doc();
+            let ns = owner.namespace();
+            let d = if all.is_empty() {
+                MISSING_META
+                    .diagnostic(
+                        Severity::Note,
+                        location,
+                        format!(
+                            "TkeServiceConfig `{name}` named by {kind} `{}` is not in these manifests. \
+                             It may be created elsewhere; it must exist in namespace `{ns}`.",
+                            owner.name()
+                        ),
+                    )
+                    .with_help(format!(
+                        "lint the TkeServiceConfig `{name}` (namespace `{ns}`) together with this {kind}, or check \
+                         that it exists in the cluster; see {doc}"
+                    ))
+            } else {
+                let others: Vec<&str> = all.iter().map(|(_, c)| c.namespace()).collect();
+                let mut d = MISSING_META
+                    .diagnostic(
+                        Severity::Error,
+                        location,
+                        format!(
+                            "TkeServiceConfig `{name}` named by {kind} `{}` is in namespace `{}`, not `{ns}`: \
+                             TKE reads it only from the {kind}'s own namespace.",
+                            owner.name(),
+                            others.join("`, `")
+                        ),
+                    )
+                    .with_help(format!(
+                        "set `metadata.namespace: {ns}` on TkeServiceConfig `{name}` (or create a copy in \
+                         namespace `{ns}`); see {doc}"
+                    ));
+                for (_, config) in &all {
+                    let span = ws
+                        .root(config)
+                        .path(&["metadata", "namespace"])
+                        .or_else(|| name_value(ws, config))
+                        .map_or_else(|| ws.root(config).span(), |n| n.span());
+                    d = d.with_related(
+                        ws.location(config, span),
+                        format!(
+                            "TkeServiceConfig `{name}` is in namespace `{}`",
+                            config.namespace()
+                        ),
+                    );
+                }
+                d
+            };
+            out.push(with_object(d, owner));
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! TKE007–TKE011: TkeServiceConfig reference integrity, for Services
+//! (`service.cloud.tencent.com/tke-service-config[-auto]`) and Ingresses
+//! (`ingress.cloud.tencent.com/tke-service-config[-auto]`).
+//!
+//! Facts (provider-facts §1.4, §1.5; Tencent docs 457/36834 and 457/37015):
+//! - the config must be in the same namespace as the Service or Ingress;
+//! - the manual and the auto annotation cannot be used together;
+//! - a manual name cannot end with `-auto-service-config` or `-auto-ingress-config`;
+//! - a listener with no matching section is not modified (and a section that matches no
+//!   listener therefore does nothing);
+//! - the auto config `<name>-auto-service-config` / `<name>-auto-ingress-config` is created
+//!   (and deleted) by the controller.
+//!
+//! [`Index`] maps every TkeServiceConfig reference of the set at once, for the integrity
+//! checks; [`super::tke_service_config`] answers one object's question.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::objects::{Object, Workspace};
+use crate::profile::Provider;
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::yaml::NodeRef;
+
+use super::{
+    ingress_listeners, INGRESS_CONFIG, INGRESS_CONFIG_AUTO, INGRESS_CONFIG_DOC, SERVICE_CONFIG,
+    SERVICE_CONFIG_AUTO, SERVICE_CONFIG_DOC,
+};
+
+pub const SERVICE_AUTO_SUFFIX: &str = "-auto-service-config";
+pub const INGRESS_AUTO_SUFFIX: &str = "-auto-ingress-config";
+
+/// Which kind of object refers to a TkeServiceConfig.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    Service,
+    Ingress,
+}
+
+impl Owner {
+    pub fn of(object: &Object) -> Option<Owner> {
+        match (object.kind(), object.group()) {
+            ("Service", "") => Some(Owner::Service),
+            ("Ingress", "networking.k8s.io" | "extensions") => Some(Owner::Ingress),
+            _ => None,
+        }
+    }
+
+    pub fn manual_key(self) -> &'static str {
+        match self {
+            Owner::Service => SERVICE_CONFIG,
+            Owner::Ingress => INGRESS_CONFIG,
+        }
+    }
+
+    pub fn auto_key(self) -> &'static str {
+        match self {
+            Owner::Service => SERVICE_CONFIG_AUTO,
+            Owner::Ingress => INGRESS_CONFIG_AUTO,
+        }
+    }
+
+    pub fn auto_suffix(self) -> &'static str {
+        match self {
+            Owner::Service => SERVICE_AUTO_SUFFIX,
+            Owner::Ingress => INGRESS_AUTO_SUFFIX,
+        }
+    }
+
+    /// The `spec.loadBalancer` list that configures this kind's listeners.
+    pub fn section(self) -> &'static str {
+        match self {
+            Owner::Service => "l4Listeners",
+            Owner::Ingress => "l7Listeners",
+        }
+    }
+
+    pub fn doc(self) -> &'static str {
+        match self {
+            Owner::Service => SERVICE_CONFIG_DOC,
+            Owner::Ingress => INGRESS_CONFIG_DOC,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Owner::Service => "Service",
+            Owner::Ingress => "Ingress",
+        }
+    }
+}
+
+/// A Service or Ingress that carries a TkeServiceConfig annotation.
+pub struct Reference<'w> {
+    /// Index into [`Workspace::objects`].
+    pub object: usize,
+    pub owner: Owner,
+    /// The manual annotation (key, value), whatever its value.
+    pub manual: Option<(NodeRef<'w>, NodeRef<'w>)>,
+    /// The auto annotation (key, value), only when its value is `"true"`.
+    pub auto: Option<(NodeRef<'w>, NodeRef<'w>)>,
+}
+
+impl Reference<'_> {
+    /// The manual name, if set and not empty.
+    pub fn manual_name(&self) -> Option<&str> {
+        self.manual
+            .and_then(|(_, v)| v.as_str())
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+    }
+
+    /// The config the controller creates for the auto annotation.
+    pub fn auto_name(&self, ws: &Workspace) -> Option<String> {
+        self.auto.map(|_| {
+            format!(
+                "{}{}",
+                ws.objects[self.object].name(),
+                self.owner.auto_suffix()
+            )
+        })
+    }
+
+    /// Every config name this object may use (manual first).
+    pub fn names(&self, ws: &Workspace) -> Vec<String> {
+        self.manual_name()
+            .map(str::to_string)
+            .into_iter()
+            .chain(self.auto_name(ws))
+            .collect()
+    }
+}
+
+/// Every Service and Ingress with a TkeServiceConfig annotation, in object order.
+pub fn references(ws: &Workspace) -> Vec<Reference<'_>> {
+    ws.objects
+        .iter()
+        .enumerate()
+        .filter_map(|(index, object)| {
+            let owner = Owner::of(object)?;
+            let manual = ws.annotation(object, owner.manual_key());
+            let auto = ws
+                .annotation(object, owner.auto_key())
+                .filter(|(_, v)| v.as_str().is_some_and(|v| v.trim() == "true"));
+            (manual.is_some() || auto.is_some()).then_some(Reference {
+                object: index,
+                owner,
+                manual,
+                auto,
+            })
+        })
+        .collect()
+}
+
+pub fn is_config(object: &Object) -> bool {
+    object.kind() == "TkeServiceConfig" && object.group() == "cloud.tencent.com"
+}
+
+/// Both objects land in the same namespace. An unset namespace is the apply-time
+/// namespace, which may be either, so it matches any.
+pub fn same_namespace(a: &Object, b: &Object) -> bool {
+    a.id.namespace.is_none() || b.id.namespace.is_none() || a.namespace() == b.namespace()
+}
+
+/// References and configs of a run, indexed once per rule (a rule never scans all
+/// objects per reference).
+pub struct Index<'w> {
+    ws: &'w Workspace,
+    /// Every Service and Ingress with a TkeServiceConfig annotation, in object order.
+    pub references: Vec<Reference<'w>>,
+    /// Config indices by `metadata.name`, in object order.
+    configs: HashMap<&'w str, Vec<usize>>,
+    /// Positions in `references` by the config each uses.
+    users: HashMap<usize, Vec<usize>>,
+}
+
+impl<'w> Index<'w> {
+    pub fn new(ws: &'w Workspace) -> Index<'w> {
+        let mut configs: HashMap<&'w str, Vec<usize>> = HashMap::new();
+        for (index, object) in ws.objects.iter().enumerate() {
+            if is_config(object) {
+                configs.entry(object.name()).or_default().push(index);
+            }
+        }
+        let mut index = Index {
+            ws,
+            references: references(ws),
+            configs,
+            users: HashMap::new(),
+        };
+        for position in 0..index.references.len() {
+            if let Some(config) = index.config_of(&index.references[position]) {
+                index.users.entry(config).or_default().push(position);
+            }
+        }
+        index
+    }
+
+    /// Configs named `name`, as (index, object).
+    pub fn named<'s>(&'s self, name: &str) -> impl Iterator<Item = (usize, &'w Object)> + 's {
+        let ws = self.ws;
+        self.configs
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(move |&i| (i, &ws.objects[i]))
+    }
+
+    /// The config a reference uses (manual name, else auto name), in its namespace.
+    pub fn config_of(&self, reference: &Reference<'_>) -> Option<usize> {
+        let owner = &self.ws.objects[reference.object];
+        let name = reference
+            .manual_name()
+            .map(str::to_string)
+            .or_else(|| reference.auto_name(self.ws))?;
+        self.named(&name)
+            .find(|(_, c)| same_namespace(owner, c))
+            .map(|(i, _)| i)
+    }
+
+    /// The references that use a config.
+    pub fn users(&self, config: usize) -> impl Iterator<Item = &Reference<'w>> + '_ {
+        self.users
+            .get(&config)
+            .into_iter()
+            .flatten()
+            .map(|&p| &self.references[p])
+    }
+
+    /// Related locations for the objects that use a config: the manual annotation's
+    /// value, or the auto annotation's key.
+    pub fn user_locations(&self, config: usize) -> Vec<(Location, String)> {
+        let ws = self.ws;
+        self.users(config)
+            .filter_map(|r| {
+                let object = &ws.objects[r.object];
+                let node = match (r.manual_name(), r.manual, r.auto) {
+                    (Some(_), Some((_, value)), _) => value,
+                    (_, _, Some((key, _))) => key,
+                    _ => return None,
+                };
+                Some((
+                    ws.location(object, node.span()),
+                    format!(
+                        "{} `{}` uses this TkeServiceConfig",
+                        r.owner.label(),
+                        object.name()
+                    ),
+                ))
+            })
+            .collect()
+    }
+}
+
+/// Is this Ingress handled by the TKE CLB controller (class `qcloud`, or none)?
+fn tke_clb_ingress(ws: &Workspace, ingress: &Object) -> bool {
+    matches!(
+        crate::model::entry::ingress_class(ws, ingress),
+        None | Some("qcloud")
+    )
+}
+
+/// A Service's ports as (protocol, port); the protocol defaults to TCP.
+fn service_ports(ws: &Workspace, service: &Object) -> Vec<(String, i64)> {
+    ws.spec(service)
+        .and_then(|s| s.get("ports"))
+        .into_iter()
+        .flat_map(NodeRef::items)
+        .filter_map(|p| {
+            let port = p.get("port")?.as_i64()?;
+            let protocol = p
+                .get("protocol")
+                .and_then(|v| v.as_str())
+                .unwrap_or("TCP")
+                .to_ascii_uppercase();
+            Some((protocol, port))
+        })
+        .collect()
+}
+
+fn runs(cx: &Context<'_>) -> bool {
+    matches!(cx.profile.provider(), Provider::Tke | Provider::Generic)
+}
+
+fn with_object(mut d: Diagnostic, object: &Object) -> Diagnostic {
+    d.object = Some(object.id.clone());
+    d.origin = object.origin.clone();
+    d
+}
+
+fn name_value<'w>(ws: &'w Workspace, object: &Object) -> Option<NodeRef<'w>> {
+    ws.root(object).path(&["metadata", "name"])
+}
+
+fn namespace_note(object: &Object) -> String {
+    match &object.id.namespace {
+        Some(ns) => format!("namespace `{ns}`"),
+        None => "its namespace".to_string(),
+    }
+}
+
+mod manual_and_auto;
+mod missing;
+mod reserved_name;
+mod unmatched_listener;
+mod unused;
+
+pub use manual_and_auto::{ManualAndAuto, BOTH_META};
+pub use missing::{MissingConfig, MISSING_META};
+pub use reserved_name::{ReservedName, RESERVED_META};
+pub use unmatched_listener::{UnmatchedListener, UNMATCHED_META};
+pub use unused::{UnusedConfig, UNUSED_META};

@@ -1,0 +1,73 @@
+//! TKE009 tke-service-config-reserved-name: a manual name with a suffix reserved for
+//! auto configs.
+
+use super::*;
+
+pub static RESERVED_META: RuleMeta = RuleMeta {
+    id: "TKE009",
+    name: "tke-service-config-reserved-name",
+    default_severity: Severity::Error,
+    providers: &["tke"],
+    summary:
+        "A manually referenced TkeServiceConfig name ends with a suffix reserved for auto configs.",
+    doc: include_str!("../../../../rules/TKE009.md"),
+};
+
+pub struct ReservedName;
+
+impl Rule for ReservedName {
+    fn meta(&self) -> &'static RuleMeta {
+        &RESERVED_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !runs(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        let index = Index::new(ws);
+        for reference in &index.references {
+            let (Some(name), Some((_, value))) = (reference.manual_name(), reference.manual) else {
+                continue;
+            };
+            let Some(suffix) = [SERVICE_AUTO_SUFFIX, INGRESS_AUTO_SUFFIX]
+                .into_iter()
+                .find(|s| name.ends_with(s))
+            else {
+                continue;
+            };
+            let owner = &ws.objects[reference.object];
+            let kind = reference.owner.label();
+            let stem = name.strip_suffix(suffix).unwrap_or(name);
+            let stem = if stem.is_empty() { owner.name() } else { stem };
+            let mut d = RESERVED_META
+                .diagnostic(
+                    Severity::Error,
+                    ws.location(owner, value.span()),
+                    format!(
+                        "{kind} `{}` names TkeServiceConfig `{name}` manually, but names ending in `{suffix}` \
+                         are reserved for the configs the controller creates.",
+                        owner.name()
+                    ),
+                )
+                .with_help(format!(
+                    "rename the TkeServiceConfig and this value to a name without the suffix (for example \
+                     `{stem}-config`), or replace the annotation with `{}: \"true\"` to let the controller \
+                     manage `{}{}`; see {}",
+                    reference.owner.auto_key(),
+                    owner.name(),
+                    reference.owner.auto_suffix(),
+                    reference.owner.doc()
+                ));
+            for (_, config) in index.named(name).filter(|(_, c)| same_namespace(owner, c)) {
+                if let Some(n) = name_value(ws, config) {
+                    d = d.with_related(
+                        ws.location(config, n.span()),
+                        "the TkeServiceConfig to rename",
+                    );
+                }
+            }
+            out.push(with_object(d, owner));
+        }
+    }
+}

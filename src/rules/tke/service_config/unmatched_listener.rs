@@ -1,0 +1,171 @@
+//! TKE010 tke-service-config-unmatched-listener: a listener section that matches no port or
+//! listener.
+
+use super::*;
+
+pub static UNMATCHED_META: RuleMeta = RuleMeta {
+    id: "TKE010",
+    name: "tke-service-config-unmatched-listener",
+    default_severity: Severity::Warning,
+    providers: &["tke"],
+    summary: "A TkeServiceConfig listener section matches no port of the Service or listener of the Ingress that uses it.",
+    doc: include_str!("../../../../rules/TKE010.md"),
+};
+
+pub struct UnmatchedListener;
+
+impl Rule for UnmatchedListener {
+    fn meta(&self) -> &'static RuleMeta {
+        &UNMATCHED_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if !runs(cx) {
+            return;
+        }
+        let ws = cx.ws;
+        let index = Index::new(ws);
+        for (config_index, config) in ws.objects.iter().enumerate() {
+            if !is_config(config) {
+                continue;
+            }
+            for kind in [Owner::Service, Owner::Ingress] {
+                let users: Vec<&Reference<'_>> = index
+                    .users(config_index)
+                    .filter(|r| r.owner == kind)
+                    .collect();
+                if users.is_empty() {
+                    continue;
+                }
+                // The listeners of every user; a user whose listeners are unknown settles nothing.
+                let mut listeners: Vec<(String, i64)> = Vec::new();
+                let mut known = true;
+                for user in &users {
+                    let object = &ws.objects[user.object];
+                    match kind {
+                        Owner::Service => {
+                            let ports = service_ports(ws, object);
+                            known &= !ports.is_empty();
+                            listeners.extend(ports);
+                        }
+                        Owner::Ingress => {
+                            known &= tke_clb_ingress(ws, object);
+                            listeners.extend(
+                                ingress_listeners(ws, object)
+                                    .into_iter()
+                                    .map(|(p, n)| (p.to_string(), n)),
+                            );
+                        }
+                    }
+                }
+                if !known {
+                    continue;
+                }
+                listeners.sort();
+                listeners.dedup();
+                for section in crate::rules::tke::listeners(ws, config, kind.section()) {
+                    let Some((port_key, port_value)) = section.get_entry("port") else {
+                        continue;
+                    };
+                    let (Some(port), Some(protocol)) = (
+                        port_value.as_i64(),
+                        section.get("protocol").and_then(|p| p.as_str()),
+                    ) else {
+                        continue;
+                    };
+                    let protocol = protocol.to_ascii_uppercase();
+                    if listeners.iter().any(|(p, n)| *p == protocol && *n == port) {
+                        continue;
+                    }
+                    out.push(unmatched(
+                        ws, config, kind, &users, &listeners, port_key, &protocol, port,
+                    ));
+                }
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn unmatched(
+    ws: &Workspace,
+    config: &Object,
+    kind: Owner,
+    users: &[&Reference<'_>],
+    listeners: &[(String, i64)],
+    port_key: NodeRef<'_>,
+    protocol: &str,
+    port: i64,
+) -> Diagnostic {
+    let names: Vec<String> = users
+        .iter()
+        .map(|u| format!("`{}`", ws.objects[u.object].name()))
+        .collect();
+    let available: Vec<String> = listeners.iter().map(|(p, n)| format!("{p}:{n}")).collect();
+    let what = match kind {
+        Owner::Service => "port",
+        Owner::Ingress => "listener",
+    };
+    let mut d = UNMATCHED_META
+        .diagnostic(
+            Severity::Warning,
+            ws.location(config, port_key.span()),
+            format!(
+                "`{}` entry {protocol}:{port} of TkeServiceConfig `{}` matches no {what} of {} {} ({}), so it \
+                 configures nothing: TKE matches sections to listeners by protocol and port and leaves the others unmodified.",
+                kind.section(),
+                config.name(),
+                kind.label(),
+                names.join(", "),
+                available.join(", ")
+            ),
+        )
+        .with_help(format!(
+            "set `protocol` and `port` to one of {} or remove the entry; see {}",
+            available.join(", "),
+            kind.doc()
+        ));
+    for user in users {
+        let object = &ws.objects[user.object];
+        let span = match kind {
+            Owner::Service => ws
+                .spec(object)
+                .and_then(|s| s.get_entry("ports"))
+                .map(|(k, _)| k.span()),
+            Owner::Ingress => ws
+                .spec(object)
+                .and_then(|s| s.get_entry("tls").or_else(|| s.get_entry("rules")))
+                .map(|(k, _)| k.span()),
+        };
+        let span = span
+            .or_else(|| user.manual.or(user.auto).map(|(k, _)| k.span()))
+            .unwrap_or_else(|| ws.root(object).span());
+        let message = match kind {
+            Owner::Service => format!("the ports of Service `{}`", object.name()),
+            Owner::Ingress => format!(
+                "Ingress `{}` gets the CLB listeners {}",
+                object.name(),
+                ingress_listeners(ws, object)
+                    .iter()
+                    .map(|(p, n)| format!("{p}:{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        d = d.with_related(ws.location(object, span), message);
+        if let Some((key, value)) = user.manual.or(user.auto) {
+            let node = if user.manual.is_some() { value } else { key };
+            if node.span() != span {
+                d = d.with_related(
+                    ws.location(object, node.span()),
+                    format!(
+                        "{} `{}` uses this TkeServiceConfig",
+                        kind.label(),
+                        object.name()
+                    ),
+                );
+            }
+        }
+    }
+    with_object(d, config)
+}

@@ -1,0 +1,585 @@
+//! granit-parser events → [`Document`] trees, with located syntax errors.
+//!
+//! The tree is built from the flat event stream with an explicit stack, so input nesting
+//! depth never becomes Rust recursion. Positions come from granit's byte offsets and our own
+//! line index (granit's char index is not a byte offset).
+
+use std::collections::HashMap;
+
+use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError, Tag};
+
+use super::budget;
+use super::events::{
+    drop_implicit_empty_root, find_block_indicator, find_duplicates, map_style, next_char_end,
+    resolve_scalar,
+};
+use super::lines::LineIndex;
+use super::load::{DuplicateKey, Limits, LoadedFile, SyntaxError};
+use super::merge;
+use super::tree::{Comment, Document, Entry, Node, NodeId, NodeKind, Scalar, Style};
+use super::Span;
+
+/// After this many errors the file is hopeless; stop instead of reporting noise.
+const MAX_ERRORS: usize = 100;
+
+enum FrameKind {
+    Seq,
+    Map { pending_key: Option<NodeId> },
+}
+
+/// An open collection.
+struct Frame {
+    id: NodeId,
+    kind: FrameKind,
+    flow: bool,
+    /// End of the last non-empty child, which is where a block collection ends.
+    last_end: usize,
+}
+
+struct DocState {
+    doc: Document,
+    stack: Vec<Frame>,
+    /// granit anchor id → node, for this document only (anchors do not cross documents).
+    anchors: HashMap<usize, NodeId>,
+    /// Comments before this document's root must start at or after this offset.
+    comment_floor: usize,
+    /// Repeated keys found so far; kept only if the document completes.
+    duplicates: Vec<DuplicateKey>,
+    /// An alias was seen: the document's expansion must be checked.
+    has_alias: bool,
+    /// A plain `<<` scalar was seen: the document may have merge keys to index.
+    may_merge: bool,
+}
+
+pub(super) struct Builder<'s, 'l, 'f> {
+    /// Receives each completed document (see [`load_with`]).
+    finish_document: &'f mut dyn FnMut(Document) -> Document,
+    source: &'s str,
+    limits: &'l Limits,
+    lines: LineIndex<'s>,
+    out: LoadedFile,
+    doc: Option<DocState>,
+    doc_count: usize,
+    total_nodes: usize,
+    /// End of the last node built (any document, even an abandoned one).
+    last_node_end: usize,
+    /// End of the last content event, where scanning for a block scalar indicator starts.
+    last_event_end: usize,
+    /// `DocState::comment_floor` of each entry of `out.documents`.
+    comment_floors: Vec<usize>,
+    /// Bytes taken from the run's memory budget for this file, and not yet taken (charged
+    /// in chunks, so the shared counter is touched rarely).
+    charged: u64,
+    pending: u64,
+    /// Estimated bytes of the document being built.
+    doc_cost: u64,
+}
+
+impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
+    pub(super) fn new(
+        source: &'s str,
+        limits: &'l Limits,
+        finish_document: &'f mut dyn FnMut(Document) -> Document,
+    ) -> Self {
+        Builder {
+            finish_document,
+            source,
+            limits,
+            lines: LineIndex::new(source),
+            out: LoadedFile::default(),
+            doc: None,
+            doc_count: 0,
+            total_nodes: 0,
+            last_node_end: 0,
+            last_event_end: 0,
+            comment_floors: Vec::new(),
+            charged: 0,
+            pending: 0,
+            doc_cost: 0,
+        }
+    }
+}
+
+/// Charge the memory budget once this much is pending.
+const CHARGE_CHUNK: u64 = 1 << 20;
+
+/// Why the tree builder stopped a document early.
+enum Abort {
+    /// Skip to the next document.
+    Document(SyntaxError),
+    /// Stop reading the file.
+    File(SyntaxError),
+    /// Over the run's memory budget: drop the whole file.
+    Budget,
+}
+
+impl Builder<'_, '_, '_> {
+    fn options(&self) -> Options {
+        let mut o = Options::default();
+        o.emit_comments = true;
+        o.emit_anchor_events = true;
+        // The default (96) turns a long commented-out block between entries into a syntax
+        // error. Buffered comments are bounded by the input itself, so don't cap them.
+        o.max_buffered_comment_events = usize::MAX;
+        // One more than our own limit so our clearer "nesting too deep" error fires first.
+        let granit_limit = self.limits.max_depth.saturating_add(1);
+        o.block_nesting_limit = granit_limit;
+        o.flow_nesting_limit = granit_limit;
+        o
+    }
+
+    pub(super) fn run(&mut self) {
+        let mut parser = Parser::new_from_str_with_options(self.source, self.options());
+        loop {
+            if self.out.errors.len() >= MAX_ERRORS {
+                return;
+            }
+            let abort = match parser.next_event() {
+                None => return,
+                Some(Ok((event, span))) => match self.event(event, span) {
+                    Ok(()) => continue,
+                    Err(abort) => abort,
+                },
+                Some(Err(err)) => Abort::Document(self.scan_error(&err)),
+            };
+            self.doc = None;
+            let dropped = std::mem::take(&mut self.doc_cost);
+            self.uncharge(dropped);
+            match abort {
+                Abort::Budget => return self.drop_over_budget(),
+                Abort::File(e) => {
+                    self.out.errors.push(e);
+                    return;
+                }
+                Abort::Document(e) => {
+                    self.out.errors.push(e);
+                    if let Err(err) = parser.proceed_next_document() {
+                        // Only input failures or comment-buffer overflow get here.
+                        let e = self.scan_error(&err);
+                        self.out.errors.push(e);
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Take `cost` more bytes from the budget (in chunks).
+    fn charge(&mut self, cost: u64) -> Result<(), Abort> {
+        self.doc_cost += cost;
+        self.pending += cost;
+        if self.pending >= CHARGE_CHUNK {
+            self.flush_charge()?;
+        }
+        Ok(())
+    }
+
+    fn flush_charge(&mut self) -> Result<(), Abort> {
+        if let Some(budget) = &self.limits.budget {
+            if !budget.charge(self.pending) {
+                return Err(Abort::Budget);
+            }
+        }
+        self.charged += std::mem::take(&mut self.pending);
+        Ok(())
+    }
+
+    /// Give back `bytes` no longer held (a dropped or slimmed document).
+    fn uncharge(&mut self, bytes: u64) {
+        let from_pending = bytes.min(self.pending);
+        self.pending -= from_pending;
+        let rest = (bytes - from_pending).min(self.charged);
+        self.charged -= rest;
+        if let Some(budget) = &self.limits.budget {
+            budget.release(rest);
+        }
+    }
+
+    fn drop_over_budget(&mut self) {
+        if let Some(budget) = &self.limits.budget {
+            budget.release(self.charged);
+            self.out = LoadedFile {
+                over_budget: Some(budget.limit()),
+                ..LoadedFile::default()
+            };
+            self.comment_floors.clear();
+        }
+        (self.charged, self.pending) = (0, 0);
+    }
+
+    pub(super) fn finish(mut self) -> LoadedFile {
+        if self.flush_charge().is_err() {
+            self.drop_over_budget();
+        }
+        // granit may buffer comments; keep the documented source order.
+        self.out.comments.sort_by_key(|c| c.span.start.offset);
+        // Leading comments: after the previous document's last node (or what an earlier
+        // empty document claimed), before the root. An empty document (a Helm template that
+        // rendered to nothing) claims everything up to the next document.
+        let mut claimed = 0;
+        for i in 0..self.out.documents.len() {
+            let doc = &self.out.documents[i];
+            let ceiling = match doc.root {
+                Some(root) => doc.nodes[root.0 as usize].span.start.offset,
+                None => self
+                    .out
+                    .documents
+                    .get(i + 1)
+                    .map_or(self.source.len(), |next| next.span.start.offset),
+            };
+            let floor = self.comment_floors[i].max(claimed);
+            // Comments are sorted: binary search keeps many-document files linear-ish.
+            let comments = &self.out.comments;
+            let first = comments.partition_point(|c| c.span.start.offset < floor);
+            let leading = comments[first..]
+                .iter()
+                .take_while(|c| c.span.end.offset <= ceiling)
+                .cloned()
+                .collect();
+            self.out.documents[i].leading_comments = leading;
+            claimed = ceiling;
+        }
+        self.out
+    }
+
+    fn scan_error(&mut self, err: &ScanError) -> SyntaxError {
+        let off = self.lines.marker_offset(err.marker());
+        let mut message = err.info();
+        let mut end = next_char_end(self.source, off);
+        if matches!(err.kind(), ErrorKind::UnknownAnchor) {
+            // granit only says "found unknown anchor"; name the alias.
+            let rest = self.source.get(off..).unwrap_or("");
+            if let Some(name) = rest.strip_prefix('*') {
+                let len = name
+                    .find(|c: char| c.is_whitespace() || ",[]{}".contains(c))
+                    .unwrap_or(name.len());
+                let name = &name[..len];
+                message = format!(
+                    "unknown alias `*{name}`: no anchor `&{name}` before it in this document"
+                );
+                end = off + 1 + len;
+            }
+        } else if matches!(err.kind(), ErrorKind::RecursionLimitExceeded) {
+            message = self.too_deep_message();
+        }
+        SyntaxError {
+            span: self.lines.span(off, end),
+            message,
+        }
+    }
+
+    fn too_deep_message(&self) -> String {
+        format!(
+            "nesting too deep: more than {} nested collections",
+            self.limits.max_depth
+        )
+    }
+
+    fn error_at(&mut self, start: usize, end: usize, message: String) -> SyntaxError {
+        SyntaxError {
+            span: self.lines.span(start, end),
+            message,
+        }
+    }
+
+    fn event(&mut self, event: Event<'_>, span: granit_parser::Span) -> Result<(), Abort> {
+        let start = self.lines.marker_offset(&span.start);
+        let end = self.lines.marker_offset(&span.end).max(start);
+        let prev_end = self.last_event_end;
+        match event {
+            Event::StreamStart | Event::StreamEnd => {}
+            // Comments and anchors are not tokens before content (see `scalar_extent`).
+            Event::Comment(..) | Event::Anchor(..) => {}
+            _ => self.last_event_end = self.last_event_end.max(end),
+        }
+        match event {
+            Event::StreamStart | Event::StreamEnd => {}
+            Event::DocumentStart(..) => {
+                let index = self.doc_count;
+                self.doc_count += 1;
+                let doc = Document {
+                    span: self.lines.span(start, end),
+                    index,
+                    ..Document::default()
+                };
+                self.doc = Some(DocState {
+                    doc,
+                    stack: Vec::new(),
+                    anchors: HashMap::new(),
+                    comment_floor: self.last_node_end,
+                    duplicates: Vec::new(),
+                    has_alias: false,
+                    may_merge: false,
+                });
+                self.last_event_end = end;
+            }
+            Event::DocumentEnd => {
+                if let Some(mut state) = self.doc.take() {
+                    drop_implicit_empty_root(&mut state.doc);
+                    state.doc.nodes.shrink_to_fit();
+                    state.doc.span.end = self.lines.pos(end);
+                    let budget = merge::merge_budget(&state.doc);
+                    let indexed =
+                        merge::resolve_aliases(state.doc, state.has_alias, state.may_merge)
+                            .map(|doc| (self.finish_document)(doc))
+                            .and_then(|mut document| {
+                                // Slimming renumbers nodes: index the kept part again, with the
+                                // whole document's budget (a part never costs more).
+                                if state.may_merge && document.merged.is_empty() {
+                                    merge::index_merges(&mut document, budget)?;
+                                }
+                                Ok(document)
+                            });
+                    let full_cost = std::mem::take(&mut self.doc_cost);
+                    let document = match indexed {
+                        Ok(document) => document,
+                        Err(too_complex) => {
+                            self.uncharge(full_cost);
+                            self.out.too_complex.push(too_complex);
+                            return Ok(());
+                        }
+                    };
+                    // Slimming dropped most of some documents: only what is kept counts.
+                    let kept = budget::document_cost(&document.nodes);
+                    self.uncharge(full_cost.saturating_sub(kept));
+                    self.comment_floors.push(state.comment_floor);
+                    let index = self.out.documents.len();
+                    for mut dup in state.duplicates {
+                        dup.document = index;
+                        self.out.duplicate_keys.push(dup);
+                    }
+                    self.out.documents.push(document);
+                }
+            }
+            Event::Comment(text, _) => {
+                let span = self.lines.span(start, end);
+                self.out.comments.push(Comment {
+                    span,
+                    text: text.into_owned(),
+                });
+            }
+            Event::Anchor(id, name) => {
+                if let Some(state) = &mut self.doc {
+                    if let Some(&node) = state.anchors.get(&id) {
+                        state.doc.nodes[node.0 as usize].anchor = Some(name.into());
+                    }
+                }
+            }
+            Event::Alias(id) => {
+                if let Some(state) = &mut self.doc {
+                    state.has_alias = true;
+                }
+                let target = self.doc.as_ref().and_then(|s| s.anchors.get(&id).copied());
+                let span = self.lines.span(start, end);
+                self.add_node(span, NodeKind::Alias(target), None, 0)?;
+                self.finish_node(end);
+            }
+            Event::UnresolvedAlias(_) => {
+                // Not enabled in our options; treat like an alias to nothing if it ever comes.
+                let span = self.lines.span(start, end);
+                self.add_node(span, NodeKind::Alias(None), None, 0)?;
+                self.finish_node(end);
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let (start, end) = self.scalar_extent(style, start, end, prev_end, &span);
+                let plain_empty = style == ScalarStyle::Plain && start == end;
+                let value = if plain_empty && tag.is_none() && value == "~" {
+                    // granit spells an omitted value `~`; the source has nothing there.
+                    String::new()
+                } else {
+                    value.into_owned()
+                };
+                let style = map_style(style);
+                if style == Style::Plain && value == "<<" {
+                    if let Some(state) = &mut self.doc {
+                        state.may_merge = true;
+                    }
+                }
+                let resolved = resolve_scalar(&value, style, tag.as_deref());
+                let tag = tag.map(|t| t.original().into_boxed_str());
+                let span = self.lines.span(start, end);
+                let kind = NodeKind::Scalar(Scalar {
+                    value,
+                    style,
+                    resolved,
+                });
+                self.add_node(span, kind, tag, anchor)?;
+                self.finish_node(end);
+            }
+            Event::SequenceStart(style, anchor, tag) => {
+                self.open(start, NodeKind::Sequence(Vec::new()), style, anchor, tag)?;
+            }
+            Event::MappingStart(style, anchor, tag) => {
+                let kind = NodeKind::Mapping(Vec::new());
+                self.open(start, kind, style, anchor, tag)?;
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close(end),
+            // Future granit events carry no content we model.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn open(
+        &mut self,
+        start: usize,
+        kind: NodeKind,
+        style: granit_parser::StructureStyle,
+        anchor: usize,
+        tag: Option<std::borrow::Cow<'_, Tag>>,
+    ) -> Result<(), Abort> {
+        let depth = self.doc.as_ref().map_or(0, |s| s.stack.len());
+        if depth >= self.limits.max_depth {
+            let msg = self.too_deep_message();
+            let end = next_char_end(self.source, start);
+            return Err(Abort::Document(self.error_at(start, end, msg)));
+        }
+        let flow = style == granit_parser::StructureStyle::Flow;
+        let is_seq = matches!(kind, NodeKind::Sequence(_));
+        let span = self.lines.span(start, start);
+        let id = self.add_node(span, kind, tag.map(|t| t.original().into()), anchor)?;
+        if let Some(state) = &mut self.doc {
+            state.stack.push(Frame {
+                id,
+                kind: if is_seq {
+                    FrameKind::Seq
+                } else {
+                    FrameKind::Map { pending_key: None }
+                },
+                flow,
+                last_end: start,
+            });
+        }
+        Ok(())
+    }
+
+    fn close(&mut self, end: usize) {
+        let Some(state) = &mut self.doc else { return };
+        let Some(frame) = state.stack.pop() else {
+            return;
+        };
+        // Flow collections end at their bracket; block ones at their last content char.
+        let end = if frame.flow { end } else { frame.last_end };
+        if matches!(frame.kind, FrameKind::Map { .. }) {
+            find_duplicates(&state.doc, frame.id, &mut state.duplicates);
+        }
+        let node = &mut state.doc.nodes[frame.id.0 as usize];
+        // Children lists are final now: drop the growth slack (big streams keep every tree).
+        match &mut node.kind {
+            NodeKind::Sequence(items) => items.shrink_to_fit(),
+            NodeKind::Mapping(entries) => entries.shrink_to_fit(),
+            _ => {}
+        }
+        let start = node.span.start.offset;
+        node.span.end = self.lines.pos(end.max(start));
+        self.finish_node(end);
+    }
+
+    /// Record that a node ending at `end` is complete: parents grow to cover it.
+    fn finish_node(&mut self, end: usize) {
+        if let Some(state) = &mut self.doc {
+            if let Some(parent) = state.stack.last_mut() {
+                parent.last_end = parent.last_end.max(end);
+            }
+        }
+        self.last_node_end = self.last_node_end.max(end);
+    }
+
+    /// Allocate a node and link it into its parent (or as the root).
+    fn add_node(
+        &mut self,
+        span: Span,
+        kind: NodeKind,
+        tag: Option<Box<str>>,
+        anchor: usize,
+    ) -> Result<NodeId, Abort> {
+        if self.total_nodes >= self.limits.max_nodes {
+            let msg = format!(
+                "too many YAML nodes (more than {}); stopped loading this file",
+                self.limits.max_nodes
+            );
+            let end = next_char_end(self.source, span.start.offset);
+            return Err(Abort::File(self.error_at(span.start.offset, end, msg)));
+        }
+        let Some(state) = &mut self.doc else {
+            // Content outside a document cannot happen with granit; ignore it.
+            return Ok(NodeId(u32::MAX));
+        };
+        let Ok(raw) = u32::try_from(state.doc.nodes.len()) else {
+            let msg = "document too large".to_string();
+            return Err(Abort::File(self.error_at(
+                span.start.offset,
+                span.start.offset,
+                msg,
+            )));
+        };
+        self.total_nodes += 1;
+        self.charge(budget::node_cost(&kind, tag.as_deref()))?;
+        let Some(state) = &mut self.doc else {
+            return Ok(NodeId(u32::MAX));
+        };
+        let id = NodeId(raw);
+        state.doc.nodes.push(Node {
+            span,
+            kind,
+            tag,
+            anchor: None,
+        });
+        if anchor != 0 {
+            state.anchors.insert(anchor, id);
+        }
+        match state.stack.last_mut() {
+            None => {
+                if state.doc.root.is_none() {
+                    state.doc.root = Some(id);
+                }
+            }
+            Some(frame) => {
+                let parent = &mut state.doc.nodes[frame.id.0 as usize].kind;
+                match (&mut frame.kind, parent) {
+                    (FrameKind::Seq, NodeKind::Sequence(items)) => items.push(id),
+                    (FrameKind::Map { pending_key }, NodeKind::Mapping(entries)) => {
+                        match pending_key.take() {
+                            None => *pending_key = Some(id),
+                            Some(key) => entries.push(Entry { key, value: id }),
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(id)
+    }
+
+    /// Byte range of a scalar token. granit starts block scalars at their content and ends
+    /// them after the final line break; we cover `|`/`>` through the last content char.
+    fn scalar_extent(
+        &self,
+        style: ScalarStyle,
+        start: usize,
+        end: usize,
+        prev_end: usize,
+        span: &granit_parser::Span,
+    ) -> (usize, usize) {
+        if !matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+            return (start, end);
+        }
+        let mut from = prev_end.min(start);
+        if let Some(tag) = span.tag_span() {
+            let tag_end = self.lines.marker_offset(&tag.end);
+            if tag_end <= start {
+                from = from.max(tag_end);
+            }
+        }
+        let indicator = find_block_indicator(self.source, from, start);
+        let Some(begin) = indicator else {
+            return (start, end);
+        };
+        let bytes = self.source.as_bytes();
+        let mut stop = end.min(bytes.len());
+        while stop > begin + 1 && matches!(bytes[stop - 1], b' ' | b'\t' | b'\r' | b'\n') {
+            stop -= 1;
+        }
+        (begin, stop.max(begin + 1))
+    }
+}
