@@ -128,7 +128,7 @@ pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, String> {
     }
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line = crate::source::line_breaks(valid) + 1;
         format!("it is not valid UTF-8 (first invalid byte on line {line}); Kubernetes manifests must be UTF-8")
     })
 }
@@ -150,7 +150,7 @@ fn decode_utf16(bytes: &[u8], big_endian: bool) -> Result<String, String> {
             Ok('\0') => return Err("it is a binary file (it contains NUL characters)".into()),
             Ok(c) => text.push(c),
             Err(_) => {
-                let line = text.matches('\n').count() + 1;
+                let line = crate::source::line_breaks(text.as_bytes()) + 1;
                 return Err(format!(
                     "it is UTF-16 encoded (byte-order mark) but invalid: unpaired surrogate at code unit {i}, line {line}"
                 ));

@@ -9,9 +9,9 @@ pub struct SourceFile {
     /// Path as shown to the user: relative to the working directory when possible, `/`-separated.
     pub path: Arc<str>,
     pub text: String,
-    /// Byte offset of each line start, built on the first [`SourceFile::pos_at`]; leave it
-    /// empty (`Default::default()`, or use [`SourceFile::new`]).
-    pub line_starts: OnceLock<Vec<usize>>,
+    /// The line index, built on the first [`SourceFile::pos_at`]; leave it empty
+    /// (`Default::default()`, or use [`SourceFile::new`]).
+    lines: OnceLock<LineIndex>,
 }
 
 /// Texts by displayed path, for reporters that print snippets.
@@ -43,39 +43,187 @@ impl SourceFile {
         SourceFile {
             path: path.into(),
             text: text.into(),
-            line_starts: OnceLock::new(),
+            lines: OnceLock::new(),
         }
     }
 
-    /// Byte offset of each line start (lines end at `\n`), built once per file on first use:
-    /// every later position lookup and snippet is a binary search, never a rescan.
+    /// The file's line index, built once on first use: every later position lookup and
+    /// snippet is a binary search, never a rescan.
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
+
+    /// Byte offset of each line start.
     pub fn line_starts(&self) -> &[usize] {
-        self.line_starts.get_or_init(|| line_starts(&self.text))
+        self.lines().starts()
     }
 
-    /// Line and column (1-based, column in chars) of a byte offset. Lines end at `\n`.
-    /// O(log lines + line length): rules call it once per finding, and a stream can hold
-    /// hundreds of thousands of findings.
+    /// Line and column (1-based, column in chars) of a byte offset. O(log lines + line
+    /// length): rules call it once per finding, and a stream can hold hundreds of thousands
+    /// of findings.
     pub fn pos_at(&self, offset: usize) -> crate::yaml::Pos {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
+        self.lines().pos(&self.text, offset)
+    }
+}
+
+/// Where each line of a text starts, and which lines are ASCII: the one line index every
+/// stage uses (the YAML loader, rule positions, snippets, SARIF columns, profile and config
+/// errors), so a position means the same everywhere. A line ends at `\r\n`, `\n` or a lone
+/// `\r`, as in YAML and SARIF.
+#[derive(Clone, Debug, Default)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+    ascii: Vec<bool>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        let mut ascii = Vec::new();
+        let mut line_ascii = true;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let next = match b {
+                b'\n' => Some(i + 1),
+                b'\r' if bytes.get(i + 1) == Some(&b'\n') => Some(i + 2),
+                b'\r' => Some(i + 1),
+                _ => None,
+            };
+            line_ascii &= b.is_ascii();
+            match next {
+                Some(next) => {
+                    ascii.push(line_ascii);
+                    line_ascii = true;
+                    starts.push(next);
+                    i = next;
+                }
+                None => i += 1,
+            }
         }
-        let starts = self.line_starts();
-        let line = starts.partition_point(|&s| s <= offset) - 1;
-        let line_start = starts[line];
+        ascii.push(line_ascii);
+        LineIndex { starts, ascii }
+    }
+
+    /// Byte offset of each line start: 0, then one past every line break.
+    pub fn starts(&self) -> &[usize] {
+        &self.starts
+    }
+
+    /// The 0-based line holding byte `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
+    }
+
+    /// Whether the 0-based `line` is all ASCII (its columns are byte counts).
+    pub fn is_ascii(&self, line: usize) -> bool {
+        self.ascii.get(line).copied().unwrap_or(false)
+    }
+
+    /// Line and column (1-based, column in chars) of byte `offset` in `text` (the text this
+    /// index was built from), clamped to the text and snapped to a char boundary.
+    pub fn pos(&self, text: &str, offset: usize) -> crate::yaml::Pos {
+        let offset = char_floor(text, offset);
+        let line = self.line_of(offset);
+        let start = self.starts.get(line).copied().unwrap_or(0);
+        let column = if self.is_ascii(line) {
+            offset - start
+        } else {
+            text[start..offset].chars().count()
+        };
         crate::yaml::Pos {
             line: u32::try_from(line + 1).unwrap_or(u32::MAX),
-            column: u32::try_from(self.text[line_start..offset].chars().count() + 1)
-                .unwrap_or(u32::MAX),
+            column: u32::try_from(column + 1).unwrap_or(u32::MAX),
             offset,
         }
     }
 }
 
-/// Byte offset of each line start in `text`: 0, then one past every `\n`.
-pub fn line_starts(text: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect()
+/// `offset` clamped to `text` and moved back to a char boundary.
+pub fn char_floor(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// Start of the line holding byte `offset`, for one-off lookups that do not warrant a
+/// [`LineIndex`]; same line breaks (`\r\n`, `\n`, lone `\r`).
+pub fn line_start(text: &str, offset: usize) -> usize {
+    let offset = char_floor(text, offset);
+    let Some(i) = text[..offset].rfind(['\n', '\r']) else {
+        return 0;
+    };
+    let bytes = text.as_bytes();
+    if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+        // `offset` is on the `\n` of a `\r\n` (a later `\n` would have been found first):
+        // still the line that break ends.
+        return line_start(text, i);
+    }
+    i + 1
+}
+
+/// How many line breaks (`\r\n`, `\n`, lone `\r`) `bytes` holds: the 0-based line of the
+/// byte after them, for text that is not (yet) valid UTF-8.
+pub fn line_breaks(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_cr_crlf_and_lf_all_end_lines() {
+        let text = "a\rb\r\nc\nd\u{e9}\re";
+        let index = LineIndex::new(text);
+        assert_eq!(index.starts(), [0, 2, 5, 7, 11]);
+        let at = |offset| {
+            let p = index.pos(text, offset);
+            (p.line, p.column)
+        };
+        assert_eq!(at(0), (1, 1));
+        assert_eq!(at(2), (2, 1));
+        assert_eq!(at(3), (2, 2), "the CR of a CRLF is on its line");
+        assert_eq!(at(4), (2, 3), "so is its LF");
+        assert_eq!(at(5), (3, 1));
+        assert_eq!(
+            at(10),
+            (4, 3),
+            "columns count chars: the e-acute is one of two bytes"
+        );
+        assert_eq!(at(11), (5, 1));
+        assert_eq!(at(99), (5, 2), "clamped to the end");
+        assert_eq!(line_breaks(text.as_bytes()), 4);
+        for offset in 0..=text.len() {
+            if text.is_char_boundary(offset) {
+                let line = index.line_of(offset);
+                assert_eq!(
+                    line_start(text, offset),
+                    index.starts()[line],
+                    "offset {offset}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_source_file_and_the_loader_agree_on_positions() {
+        let text = "kind: Service\rmetadata:\r  name: caf\u{e9}\r\n  namespace: x\n";
+        let loaded = crate::yaml::load(text, &crate::yaml::Limits::default());
+        let file = SourceFile::new("m.yaml", text);
+        let root = loaded.documents[0].root().expect("a root");
+        let namespace = root.path(&["metadata", "namespace"]).expect("namespace");
+        let span = namespace.span();
+        assert_eq!((span.start.line, span.start.column), (4, 14));
+        assert_eq!(file.pos_at(span.start.offset), span.start);
+    }
 }

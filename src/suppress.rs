@@ -445,9 +445,7 @@ fn collect_comments<'w>(ws: &'w Workspace, notes: &mut Vec<Diagnostic>) -> Vec<C
                 CommentKind::Ignore(parsed) => parsed,
             };
             let line = comment.span.start.line;
-            let line_start = text[..comment.span.start.offset.min(text.len())]
-                .rfind('\n')
-                .map_or(0, |i| i + 1);
+            let line_start = crate::source::line_start(text, comment.span.start.offset);
             let own_line = text[line_start..comment.span.start.offset]
                 .trim()
                 .is_empty();

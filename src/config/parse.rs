@@ -335,7 +335,7 @@ fn convert(err: &YamlError, text: &str) -> (Place, String, Option<String>) {
 fn entry_start(text: &str, offset: usize) -> Option<usize> {
     let mut end = offset.min(text.len());
     loop {
-        let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let start = crate::source::line_start(text, end);
         let line = &text[start..];
         let trimmed = line.trim_start();
         if trimmed.starts_with("- ") {
@@ -350,7 +350,7 @@ fn entry_start(text: &str, offset: usize) -> Option<usize> {
 
 /// A value of the wrong shape, named by the key in front of it.
 fn shape_error(text: &str, at: &Place) -> Option<(String, Option<String>)> {
-    let line_start = text[..at.offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = crate::source::line_start(text, at.offset);
     let before = text[line_start..at.offset].trim_end().strip_suffix(':')?;
     let key = before
         .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))

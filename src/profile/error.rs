@@ -76,9 +76,9 @@ impl ProfileError {
     fn snippet(&self) -> &Snippet {
         self.named.snippet.get_or_init(|| {
             let text = &*self.named.text;
-            let starts = crate::source::line_starts(text);
+            let lines = crate::source::LineIndex::new(text);
             let range = (self.offset, self.offset + self.len);
-            let (excerpt, spans) = Excerpt::new(text, &starts, &[range]);
+            let (excerpt, spans) = Excerpt::new(text, lines.starts(), &[range]);
             Snippet {
                 name: escape(&self.path, Keep::Nothing).into_owned(),
                 excerpt,
@@ -114,17 +114,11 @@ impl Place {
 
     /// Place of a byte offset in `text` (clamped to the text, snapped to a char boundary).
     pub fn at_offset(text: &str, offset: usize, len: usize) -> Place {
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let before = &text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = text[line_start..offset].chars().count() + 1;
+        let pos = crate::source::LineIndex::new(text).pos(text, offset);
+        let offset = pos.offset;
         Place {
-            line,
-            column,
+            line: pos.line as usize,
+            column: pos.column as usize,
             offset,
             len: len.min(text.len() - offset),
         }

@@ -342,7 +342,7 @@ fn enum_field_of(expected: &[&str]) -> Option<&'static str> {
 /// The mapping key whose value starts at `offset`, read back from the source line
 /// (works for block `key: value` and flow `{a: 1, key: value}` alike).
 fn key_before(text: &str, offset: usize) -> Option<&str> {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = crate::source::line_start(text, offset);
     let before = text[line_start..offset].trim_end();
     let before = before.strip_suffix(':')?.trim_end();
     let start = before

@@ -206,7 +206,7 @@ impl Lines<'_> {
             .saturating_sub(1)
     }
 
-    /// Start, end of content (before `\r\n` or `\n`), and end with the line break.
+    /// Start, end of content (before `\r\n`, `\n` or `\r`), and end with the line break.
     fn bounds(&self, line: usize) -> (usize, usize, usize) {
         let start = self.line_starts.get(line).copied().unwrap_or(0);
         let end = self
@@ -218,9 +218,9 @@ impl Lines<'_> {
         let mut content = end;
         if content > start && bytes[content - 1] == b'\n' {
             content -= 1;
-            if content > start && bytes[content - 1] == b'\r' {
-                content -= 1;
-            }
+        }
+        if content > start && bytes[content - 1] == b'\r' {
+            content -= 1;
         }
         (start, content, end)
     }

@@ -81,7 +81,7 @@ fn every_text_format_escapes_terminal_controls() {
     let compact = render(Format::Compact);
     assert_eq!(
         compact,
-        "deploy/evil\\u{a}name.yaml:5:13: error[K8S002] annotation on \
+        "deploy/evil\\u{a}name.yaml:6:13: error[K8S002] annotation on \
          Service/web\\u{1b}[2J\\u{d}\\u{202e}x\\u{2028} is not a string\n"
     );
 

@@ -443,7 +443,7 @@ fn region(start: Pos, end: Pos, text: Option<&str>) -> Region {
 pub fn utf16_column(pos: Pos, text: Option<&str>) -> u32 {
     let column = text.and_then(|text| {
         let before = text.get(..pos.offset)?;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line_start = crate::source::line_start(text, pos.offset);
         Some(before[line_start..].encode_utf16().count() as u32 + 1)
     });
     column.unwrap_or(pos.column).max(1)

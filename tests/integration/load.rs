@@ -174,3 +174,63 @@ fn latin1_file_is_reported_not_guessed() {
         "{message}"
     );
 }
+
+/// Old Mac line ends (a lone CR) end lines for the parser, the JSON and SARIF positions and
+/// the human snippet alike: one line index.
+#[test]
+fn lone_cr_line_ends_give_one_position_everywhere() {
+    let text = "apiVersion: v1\rkind: Service\rmetadata:\r  name: web\r  annotations:\r    \
+                scrape: true\r";
+    let run = crate::lblint_stdin(
+        &[
+            "check",
+            "--format",
+            "json",
+            "--stdin-filename",
+            "cr.yaml",
+            "-",
+        ],
+        Some(text.as_bytes()),
+    );
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        findings(&report),
+        vec![f("K8S002", "error", "cr.yaml", 6, 13)]
+    );
+
+    let run = crate::lblint_stdin(
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--stdin-filename",
+            "cr.yaml",
+            "-",
+        ],
+        Some(text.as_bytes()),
+    );
+    let sarif: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let region = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(
+        (region["startLine"].as_u64(), region["startColumn"].as_u64()),
+        (Some(6), Some(13))
+    );
+
+    let run = crate::lblint_stdin(
+        &[
+            "check",
+            "--color",
+            "never",
+            "--stdin-filename",
+            "cr.yaml",
+            "-",
+        ],
+        Some(text.as_bytes()),
+    );
+    assert!(run.stdout.contains("[cr.yaml:6:13]"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(" 6 │     scrape: true\n"),
+        "{}",
+        run.stdout
+    );
+}

@@ -36,12 +36,14 @@ spec:
   externalTrafficPolicy: Local
 ";
 
-/// Computes positions independently of the code under test.
+/// Computes positions independently of the code under test (lines end at `\r\n`, `\n` or
+/// a lone `\r`, as in YAML).
 fn pos(text: &str, offset: usize) -> Pos {
     let before = &text[..offset];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let breaks = before.replace("\r\n", "\n").replace('\r', "\n");
+    let line_start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
     Pos {
-        line: before.matches('\n').count() as u32 + 1,
+        line: breaks.matches('\n').count() as u32 + 1,
         column: before[line_start..].chars().count() as u32 + 1,
         offset,
     }
