@@ -205,7 +205,8 @@ fn lint_loaded(
         profile,
         model: &model,
     };
-    let internal_errors = guard::run_rules(rules, &cx, &mut diagnostics);
+    let rules = rules::for_provider(rules, profile.provider());
+    let internal_errors = guard::run_rules(&rules, &cx, &mut diagnostics);
     rules::edit::refuse_shared_node_edits(&ws, &mut diagnostics);
 
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();

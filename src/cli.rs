@@ -78,8 +78,8 @@ pub struct ModelArgs {
     pub paths: Vec<PathBuf>,
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
-    #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
-    pub format: RulesFormat,
+    #[arg(long, value_enum, default_value_t = ModelFormat::Table)]
+    pub format: ModelFormat,
 }
 
 #[derive(Subcommand, Debug)]
@@ -96,9 +96,17 @@ pub enum ProfileCommand {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ModelFormat {
+    Table,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum RulesFormat {
     Table,
     Json,
+    /// The table in README.md's "Rules" section.
+    Markdown,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -486,14 +494,14 @@ fn run_model(args: ModelArgs) -> i32 {
         Err(err) => return fail(err),
     };
     match args.format {
-        RulesFormat::Json => {
+        ModelFormat::Json => {
             let json = crate::model::report::to_json(&ws, &model);
             println!(
                 "{}",
                 serde_json::to_string_pretty(&json).unwrap_or_default()
             );
         }
-        RulesFormat::Table => {
+        ModelFormat::Table => {
             let table = crate::model::report::to_human(&ws, &model);
             print!("{}", escape(&table, Keep::Newlines));
         }
@@ -514,6 +522,7 @@ fn run_rules(format: RulesFormat) -> i32 {
                         "severity": m.default_severity.as_str(),
                         "providers": m.providers,
                         "summary": m.summary,
+                        "fix": m.fix.as_str(),
                         "url": m.url(),
                     })
                 })
@@ -523,21 +532,23 @@ fn run_rules(format: RulesFormat) -> i32 {
         RulesFormat::Table => {
             let width = metas.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
             let mut out = format!(
-                "{:<7} {:<width$} {:<8} {:<9} SUMMARY\n",
-                "ID", "NAME", "SEVERITY", "PROVIDERS"
+                "{:<7} {:<width$} {:<8} {:<9} {:<9} SUMMARY\n",
+                "ID", "NAME", "SEVERITY", "PROVIDERS", "FIX"
             );
             for m in &metas {
                 out.push_str(&format!(
-                    "{:<7} {:<width$} {:<8} {:<9} {}\n",
+                    "{:<7} {:<width$} {:<8} {:<9} {:<9} {}\n",
                     m.id,
                     m.name,
                     m.default_severity.as_str(),
                     m.providers.join(","),
+                    m.fix.as_str(),
                     m.summary
                 ));
             }
             out
         }
+        RulesFormat::Markdown => rules::markdown_table(),
     };
     print!("{text}");
     EXIT_OK

@@ -10,6 +10,7 @@ static BROKEN: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     providers: &["any"],
     summary: "panics after reporting a finding",
+    fix: crate::rules::FixAvailability::None,
     doc: "",
 };
 

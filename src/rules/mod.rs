@@ -6,13 +6,14 @@ pub mod docs;
 pub(crate) mod edit;
 pub mod k8s;
 pub mod lbl;
+pub mod meta;
 pub mod tke;
 pub mod vke;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::Model;
 use crate::objects::Workspace;
-use crate::profile::Profile;
+use crate::profile::{Profile, Provider};
 
 /// Static description of a rule; `doc` is `rules/<ID>.md`, embedded.
 #[derive(Debug)]
@@ -24,7 +25,28 @@ pub struct RuleMeta {
     pub providers: &'static [&'static str],
     /// One-line summary.
     pub summary: &'static str,
+    /// Whether findings come with a fix (`--fix`, or shown as a suggestion).
+    pub fix: FixAvailability,
     pub doc: &'static str,
+}
+
+/// Whether a rule's findings come with a fix, as ruff states it per rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixAvailability {
+    None,
+    /// When the manifest's layout allows the edit (a block mapping, a plain scalar …).
+    Sometimes,
+    Always,
+}
+
+impl FixAvailability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixAvailability::None => "none",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Always => "always",
+        }
+    }
 }
 
 impl RuleMeta {
@@ -35,6 +57,15 @@ impl RuleMeta {
         message: impl Into<String>,
     ) -> Diagnostic {
         Diagnostic::new(self.id, self.name, severity, location, message)
+    }
+
+    /// Whether the rule runs on a cluster of `provider`: a provider's rules run on its
+    /// clusters and on the generic profile (objects annotated for that cloud, no profile
+    /// given); `providers: [any]` alone runs everywhere.
+    pub fn runs_on(&self, provider: Provider) -> bool {
+        provider == Provider::Generic
+            || self.providers == ["any"]
+            || self.providers.contains(&provider.as_str())
     }
 
     /// Where the rule's documentation is published.
@@ -101,11 +132,42 @@ pub fn registry() -> Vec<&'static dyn Rule> {
     ]
 }
 
+/// The rules of `rules` that run on a cluster of `provider` (see [`RuleMeta::runs_on`]).
+pub fn for_provider<'r>(rules: &[&'r dyn Rule], provider: Provider) -> Vec<&'r dyn Rule> {
+    rules
+        .iter()
+        .copied()
+        .filter(|rule| rule.meta().runs_on(provider))
+        .collect()
+}
+
 /// Every rule's metadata, including the loader's own (yaml-syntax and friends).
 pub fn all_meta() -> Vec<&'static RuleMeta> {
     let mut metas: Vec<&'static RuleMeta> = lbl::ALL.to_vec();
     metas.extend(registry().iter().map(|r| r.meta()));
     metas
+}
+
+/// README's rules table: one row per rule, from the metadata (`lblint rules --format
+/// markdown` prints it; a test keeps README's copy current).
+pub fn markdown_table() -> String {
+    let mut out =
+        String::from("| rule | name | default | fix | what it finds |\n|---|---|---|---|---|\n");
+    for m in all_meta() {
+        let fix = match m.fix {
+            FixAvailability::None => "",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Always => "yes",
+        };
+        out.push_str(&format!(
+            "| [{id}](rules/{id}.md) | `{name}` | {severity} | {fix} | {summary} |\n",
+            id = m.id,
+            name = m.name,
+            severity = m.default_severity.as_str(),
+            summary = m.summary,
+        ));
+    }
+    out
 }
 
 /// Find a rule by id (case-insensitive) or name.
@@ -151,4 +213,29 @@ pub fn resolve(keys: &[String]) -> Result<Vec<&'static RuleMeta>, UnknownRule> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_rules_run_on_their_cloud_and_the_generic_profile_only() {
+        let runs = |id: &str, provider| lookup(id).expect("a rule").runs_on(provider);
+        assert!(runs("TKE001", Provider::Tke) && runs("TKE001", Provider::Generic));
+        assert!(!runs("TKE001", Provider::Vke) && !runs("TKE001", Provider::Ack));
+        assert!(runs("VKE004", Provider::Vke) && !runs("VKE004", Provider::Tke));
+        // ACK001 is also about generic clusters (`[ack, any]`), not about other clouds.
+        assert!(runs("ACK001", Provider::Ack) && runs("ACK001", Provider::Generic));
+        assert!(!runs("ACK001", Provider::Tke));
+        for provider in Provider::ALL {
+            assert!(runs("K8S001", provider) && runs("LBL001", provider));
+        }
+        let on_vke: Vec<&str> = for_provider(&registry(), Provider::Vke)
+            .iter()
+            .map(|r| r.meta().id)
+            .filter(|id| !id.starts_with("K8S"))
+            .collect();
+        assert_eq!(on_vke, ["VKE001", "VKE002", "VKE003", "VKE004", "VKE005"]);
+    }
 }

@@ -3,15 +3,7 @@
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "ACK002",
-    name: "ack-eni-backend-needs-terway",
-    default_severity: Severity::Error,
-    providers: &["ack"],
-    summary:
-        "`service.beta.kubernetes.io/backend-type: eni` needs the Terway CNI or inclusive ENI mode.",
-    doc: include_str!("../../../rules/ACK002.md"),
-};
+pub use crate::rules::meta::ACK002 as META;
 
 pub struct EniNeedsTerway;
 
@@ -21,9 +13,6 @@ impl Rule for EniNeedsTerway {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !profile_applies(cx) {
-            return;
-        }
         let ws = cx.ws;
         let network = cx.profile.spec.network.as_ref();
         let eni_direct = network.and_then(|n| n.eni_direct);

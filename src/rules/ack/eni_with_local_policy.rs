@@ -3,14 +3,7 @@
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "ACK003",
-    name: "ack-eni-backend-local-policy",
-    default_severity: Severity::Warning,
-    providers: &["ack"],
-    summary: "`backend-type: eni` is documented together with `externalTrafficPolicy: Cluster`, not `Local`.",
-    doc: include_str!("../../../rules/ACK003.md"),
-};
+pub use crate::rules::meta::ACK003 as META;
 
 pub struct EniWithLocalPolicy;
 
@@ -20,9 +13,6 @@ impl Rule for EniWithLocalPolicy {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !profile_applies(cx) {
-            return;
-        }
         let ws = cx.ws;
         for (_, entry, object) in ack_entries(cx) {
             let Some((key, value)) = backend_type(ws, object, entry.kind) else {

@@ -2,14 +2,7 @@
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "ACK004",
-    name: "ack-istio-gateway-namespace",
-    default_severity: Severity::Error,
-    providers: &["ack"],
-    summary: "An ASM IstioGateway must be in the `istio-system` namespace.",
-    doc: include_str!("../../../rules/ACK004.md"),
-};
+pub use crate::rules::meta::ACK004 as META;
 
 pub struct GatewayNamespace;
 
@@ -19,9 +12,6 @@ impl Rule for GatewayNamespace {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !profile_applies(cx) {
-            return;
-        }
         let ws = cx.ws;
         for object in ws.objects.iter().filter(|o| is_istio_gateway(o)) {
             let root = ws.root(object);

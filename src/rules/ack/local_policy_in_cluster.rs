@@ -3,14 +3,7 @@
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "ACK001",
-    name: "ack-local-policy-in-cluster",
-    default_severity: Severity::Error,
-    providers: &["ack", "any"],
-    summary: "With `externalTrafficPolicy: Local`, pods on nodes without a backend pod cannot reach the CLB address.",
-    doc: include_str!("../../../rules/ACK001.md"),
-};
+pub use crate::rules::meta::ACK001 as META;
 
 pub struct LocalPolicyInCluster;
 
@@ -113,9 +106,6 @@ impl Rule for LocalPolicyInCluster {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !profile_applies(cx) {
-            return;
-        }
         let ws = cx.ws;
         for (index, entry, object) in ack_entries(cx) {
             let Some(policy) = local_policy(ws, object) else {

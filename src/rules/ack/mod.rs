@@ -21,10 +21,6 @@ pub const SEED_DOC: &str = "https://www.alibabacloud.com/help/en/asm/support/how
 pub const GATEWAY_DOC: &str =
     "https://alibabacloud.com/help/en/asm/use-cases/define-a-custom-ingress-gateway-service-1694486964219";
 
-fn profile_applies(cx: &Context<'_>) -> bool {
-    matches!(cx.profile.provider(), Provider::Ack | Provider::Generic)
-}
-
 fn attach(mut d: Diagnostic, object: &Object) -> Diagnostic {
     d.object = Some(object.id.clone());
     d.origin = object.origin.clone();

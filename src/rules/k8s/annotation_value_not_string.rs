@@ -6,14 +6,7 @@ use crate::objects::{pod_template, Object, Workspace};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::{NodeRef, Resolved, Style};
 
-pub static META: RuleMeta = RuleMeta {
-    id: "K8S002",
-    name: "annotation-value-not-string",
-    default_severity: Severity::Error,
-    providers: &["any"],
-    summary: "An unquoted annotation or label value is not a string (`true`, `1`, `yes`): the API server rejects it.",
-    doc: include_str!("../../../rules/K8S002.md"),
-};
+pub use crate::rules::meta::K8S002 as META;
 
 pub struct AnnotationValueNotString;
 

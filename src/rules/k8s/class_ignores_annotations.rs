@@ -5,14 +5,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EntryKind;
 use crate::rules::{Context, Rule, RuleMeta};
 
-pub static META: RuleMeta = RuleMeta {
-    id: "K8S012",
-    name: "load-balancer-class-ignores-annotations",
-    default_severity: Severity::Warning,
-    providers: &["any"],
-    summary: "A Service with `spec.loadBalancerClass` is ignored by the default cloud controller, and so are its annotations.",
-    doc: include_str!("../../../rules/K8S012.md"),
-};
+pub use crate::rules::meta::K8S012 as META;
 
 pub struct ClassIgnoresAnnotations;
 

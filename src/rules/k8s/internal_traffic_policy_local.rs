@@ -6,15 +6,7 @@ use crate::model::Fit;
 use crate::objects::{pod_template, selector_matches};
 use crate::rules::{edit, Context, Rule, RuleMeta};
 
-pub static META: RuleMeta = RuleMeta {
-    id: "K8S011",
-    name: "internal-traffic-policy-local-drop",
-    default_severity: Severity::Error,
-    providers: &["any"],
-    summary:
-        "With `internalTrafficPolicy: Local`, calls from nodes without a backend pod are dropped.",
-    doc: include_str!("../../../rules/K8S011.md"),
-};
+pub use crate::rules::meta::K8S011 as META;
 
 pub struct InternalTrafficPolicyLocal;
 

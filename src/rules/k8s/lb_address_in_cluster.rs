@@ -4,14 +4,7 @@ use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::{Caller, EntryKind};
 use crate::rules::{Context, Rule, RuleMeta};
 
-pub static META: RuleMeta = RuleMeta {
-    id: "K8S001",
-    name: "lb-address-in-cluster",
-    default_severity: Severity::Note,
-    providers: &["any"],
-    summary: "A pod calls its own cluster's load-balancer address; call the Service by its DNS name instead.",
-    doc: include_str!("../../../rules/K8S001.md"),
-};
+pub use crate::rules::meta::K8S001 as META;
 
 pub struct LbAddressInCluster;
 

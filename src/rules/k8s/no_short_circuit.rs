@@ -8,14 +8,7 @@ use crate::profile::{version, Provider};
 use crate::rules::{vke, Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "K8S010",
-    name: "lb-no-short-circuit-in-cluster",
-    default_severity: Severity::Warning,
-    providers: &["any"],
-    summary: "With `ipMode: Proxy` or a hostname-only load-balancer status, in-cluster calls to the address really go through the load balancer.",
-    doc: include_str!("../../../rules/K8S010.md"),
-};
+pub use crate::rules::meta::K8S010 as META;
 
 pub struct NoShortCircuit;
 

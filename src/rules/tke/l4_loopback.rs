@@ -12,14 +12,7 @@ use crate::yaml::NodeRef;
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "TKE001",
-    name: "tke-l4-loopback",
-    default_severity: Severity::Warning,
-    providers: &["tke"],
-    summary: "Private-network CLB Service in IPVS mode loops in-cluster calls to its address back to the caller's node.",
-    doc: include_str!("../../../rules/TKE001.md"),
-};
+pub use crate::rules::meta::TKE001 as META;
 
 pub struct L4Loopback;
 
@@ -35,9 +28,6 @@ impl Rule for L4Loopback {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !matches!(cx.profile.provider(), Provider::Tke | Provider::Generic) {
-            return;
-        }
         // Services sharing one selector share one backend list: judge each list once.
         let mut node_types_by_backends = HashMap::new();
         for (entry_index, entry) in cx.model.entry_points.iter().enumerate() {

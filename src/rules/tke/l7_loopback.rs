@@ -9,14 +9,7 @@ use crate::rules::{Context, Rule, RuleMeta};
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "TKE002",
-    name: "tke-l7-loopback",
-    default_severity: Severity::Warning,
-    providers: &["tke"],
-    summary: "Private-network CLB Ingress without layer-7 SNAT loops in-cluster calls back to the caller's node.",
-    doc: include_str!("../../../rules/TKE002.md"),
-};
+pub use crate::rules::meta::TKE002 as META;
 
 pub struct L7Loopback;
 
@@ -52,9 +45,6 @@ impl Rule for L7Loopback {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !matches!(cx.profile.provider(), Provider::Tke | Provider::Generic) {
-            return;
-        }
         for (index, entry) in cx.model.entry_points.iter().enumerate() {
             if !is_clb_ingress(entry)
                 || entry.network != Network::Private

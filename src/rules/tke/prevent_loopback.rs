@@ -12,24 +12,9 @@ use crate::rules::{Context, Rule, RuleMeta};
 use super::l7_loopback::{is_clb_ingress, l7_snat_on_every_listener};
 use super::*;
 
-pub static L7_META: RuleMeta = RuleMeta {
-    id: "TKE003",
-    name: "tke-prevent-loopback-l7",
-    default_severity: Severity::Error,
-    providers: &["tke"],
-    summary:
-        "prevent-loopback does nothing for layer 7: an Ingress needs SNAT on its CLB listeners.",
-    doc: include_str!("../../../rules/TKE003.md"),
-};
+pub use crate::rules::meta::TKE003 as L7_META;
 
-pub static KUBE_PROXY_META: RuleMeta = RuleMeta {
-    id: "TKE004",
-    name: "tke-prevent-loopback-kube-proxy",
-    default_severity: Severity::Error,
-    providers: &["tke"],
-    summary: "prevent-loopback needs a kube-proxy that binds LB addresses to the IPVS NIC.",
-    doc: include_str!("../../../rules/TKE004.md"),
-};
+pub use crate::rules::meta::TKE004 as KUBE_PROXY_META;
 
 fn is_true(value: Option<&str>) -> bool {
     value == Some("true")
@@ -43,9 +28,6 @@ impl Rule for PreventLoopbackL7 {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !matches!(cx.profile.provider(), Provider::Tke | Provider::Generic) {
-            return;
-        }
         let ws = cx.ws;
         for entry in &cx.model.entry_points {
             if !is_clb_ingress(entry) {
@@ -201,9 +183,6 @@ impl Rule for PreventLoopbackKubeProxy {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !matches!(cx.profile.provider(), Provider::Tke | Provider::Generic) {
-            return;
-        }
         // The annotation matters in IPVS mode only (iptables never sends pod traffic to the CLB).
         if matches!(cx.profile.proxy_mode(), Some(m) if m != ProxyMode::Ipvs) {
             return;

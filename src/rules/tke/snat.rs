@@ -5,40 +5,20 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::objects::Object;
 use crate::profile::version::at_least;
-use crate::profile::Provider;
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
 use super::*;
 
-pub static ALLOWLIST_META: RuleMeta = RuleMeta {
-    id: "TKE005",
-    name: "tke-snat-allowlist",
-    default_severity: Severity::Error,
-    providers: &["tke"],
-    summary:
-        "CLB SNAT needs an account allowlist ticket; without it the setting does not take effect.",
-    doc: include_str!("../../../rules/TKE005.md"),
-};
+pub use crate::rules::meta::TKE005 as ALLOWLIST_META;
 
-pub static FIELD_META: RuleMeta = RuleMeta {
-    id: "TKE006",
-    name: "tke-l7-snat-field-version",
-    default_severity: Severity::Error,
-    providers: &["tke"],
-    summary: "`l7Listeners[].snatEnable` needs ingress-controller v2.9.0 or later; older ones use `keepaliveEnable: 1`.",
-    doc: include_str!("../../../rules/TKE006.md"),
-};
+pub use crate::rules::meta::TKE006 as FIELD_META;
 
 fn tke_configs<'w>(cx: &Context<'w>) -> impl Iterator<Item = &'w Object> {
     cx.ws
         .objects
         .iter()
         .filter(|o| o.kind() == "TkeServiceConfig" && o.group() == "cloud.tencent.com")
-}
-
-fn runs(cx: &Context<'_>) -> bool {
-    matches!(cx.profile.provider(), Provider::Tke | Provider::Generic)
 }
 
 pub struct SnatAllowlist;
@@ -49,9 +29,6 @@ impl Rule for SnatAllowlist {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !runs(cx) {
-            return;
-        }
         let ws = cx.ws;
         let allow = cx.profile.spec.allowlists.as_ref();
         for config in tke_configs(cx) {
@@ -149,9 +126,6 @@ impl Rule for L7SnatFieldVersion {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !runs(cx) {
-            return;
-        }
         let ws = cx.ws;
         let version = cx
             .profile

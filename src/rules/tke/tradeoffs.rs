@@ -21,36 +21,11 @@ use super::tke_service_config;
 use super::{INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC};
 use super::{INTERNAL_SUBNET, PREVENT_LOOPBACK, SEED_DOC};
 
-pub static UDP_SNAT_META: RuleMeta = RuleMeta {
-    id: "TKE012",
-    name: "tke-udp-snat-client-ip",
-    default_severity: Severity::Note,
-    providers: &["tke"],
-    summary: "SNAT on a UDP layer-4 CLB listener: backends never see the real client IP.",
-    doc: include_str!("../../../rules/TKE012.md"),
-};
+pub use crate::rules::meta::TKE012 as UDP_SNAT_META;
 
-pub static L7_SNAT_META: RuleMeta = RuleMeta {
-    id: "TKE013",
-    name: "tke-l7-snat-client-ip",
-    default_severity: Severity::Note,
-    providers: &["tke"],
-    summary: "SNAT on a layer-7 CLB listener: backends read the client from X-Forwarded-For, and nodes must allow the LB IP segment.",
-    doc: include_str!("../../../rules/TKE013.md"),
-};
+pub use crate::rules::meta::TKE013 as L7_SNAT_META;
 
-pub static BYPASS_META: RuleMeta = RuleMeta {
-    id: "TKE014",
-    name: "tke-prevent-loopback-bypasses-clb",
-    default_severity: Severity::Note,
-    providers: &["tke"],
-    summary: "prevent-loopback: in-cluster traffic bypasses the CLB, so the CLB settings in the Service's TkeServiceConfig apply only to outside traffic.",
-    doc: include_str!("../../../rules/TKE014.md"),
-};
-
-fn runs(cx: &Context<'_>) -> bool {
-    matches!(cx.profile.provider(), Provider::Tke | Provider::Generic)
-}
+pub use crate::rules::meta::TKE014 as BYPASS_META;
 
 fn with_object(mut d: Diagnostic, object: &Object) -> Diagnostic {
     d.object = Some(object.id.clone());
@@ -76,9 +51,6 @@ impl Rule for UdpSnat {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !runs(cx) {
-            return;
-        }
         let ws = cx.ws;
         let configs = Index::new(ws);
         for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
@@ -130,9 +102,6 @@ impl Rule for L7Snat {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !runs(cx) {
-            return;
-        }
         let ws = cx.ws;
         let configs = Index::new(ws);
         for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
@@ -212,9 +181,6 @@ impl Rule for PreventLoopbackBypass {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !runs(cx) {
-            return;
-        }
         let ws = cx.ws;
         for entry in &cx.model.entry_points {
             if entry.kind != EntryKind::Service

@@ -2,14 +2,7 @@
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "VKE001",
-    name: "vke-ip-mode-invalid",
-    default_severity: Severity::Error,
-    providers: &["vke"],
-    summary: "The Volcengine IP-mode annotation must be `VIP` or `Proxy`.",
-    doc: include_str!("../../../rules/VKE001.md"),
-};
+pub use crate::rules::meta::VKE001 as META;
 
 pub struct IpModeInvalid;
 
@@ -19,9 +12,6 @@ impl Rule for IpModeInvalid {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !applies(cx) {
-            return;
-        }
         let ws = cx.ws;
         for object in ws.objects.iter().filter(|o| is_service(o)) {
             let Some((_, value)) = ip_mode(ws, object) else {

@@ -2,14 +2,7 @@
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "VKE002",
-    name: "vke-ip-mode-without-load-balancer",
-    default_severity: Severity::Warning,
-    providers: &["vke"],
-    summary: "The Volcengine IP-mode annotation has no effect on a Service that is not `type: LoadBalancer`.",
-    doc: include_str!("../../../rules/VKE002.md"),
-};
+pub use crate::rules::meta::VKE002 as META;
 
 pub struct IpModeNotLoadBalancer;
 
@@ -19,9 +12,6 @@ impl Rule for IpModeNotLoadBalancer {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !applies(cx) {
-            return;
-        }
         let ws = cx.ws;
         for object in ws.objects.iter().filter(|o| is_service(o)) {
             let Some((key, _)) = ip_mode(ws, object) else {

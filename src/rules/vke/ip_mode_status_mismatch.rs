@@ -3,14 +3,7 @@
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "VKE005",
-    name: "vke-ip-mode-changed",
-    default_severity: Severity::Warning,
-    providers: &["vke"],
-    summary: "The Volcengine IP mode cannot be changed after creation; the annotation disagrees with the Service's status.",
-    doc: include_str!("../../../rules/VKE005.md"),
-};
+pub use crate::rules::meta::VKE005 as META;
 
 pub struct IpModeStatusMismatch;
 
@@ -20,9 +13,6 @@ impl Rule for IpModeStatusMismatch {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !applies(cx) {
-            return;
-        }
         let ws = cx.ws;
         for entry in cx
             .model

@@ -21,11 +21,6 @@ pub const VALID_MODES: [&str; 2] = ["VIP", "Proxy"];
 pub const SEED_DOC: &str =
     "Volcengine VKE, \"Configuring the IP mode of the LoadBalancer Service\"";
 
-/// Provider rules run when the profile names VKE, or on VKE-annotated objects without one.
-fn applies(cx: &Context<'_>) -> bool {
-    matches!(cx.profile.provider(), Provider::Vke | Provider::Generic)
-}
-
 fn is_service(object: &Object) -> bool {
     object.kind() == "Service" && object.group().is_empty()
 }

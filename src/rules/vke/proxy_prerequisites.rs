@@ -2,14 +2,7 @@
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "VKE003",
-    name: "vke-proxy-mode-prerequisites",
-    default_severity: Severity::Error,
-    providers: &["vke"],
-    summary: "`Proxy` IP mode needs Kubernetes 1.30+, VPC-CNI with IPvlan and eBPF forwarding, and cloud-controller-manager v1.43.0+.",
-    doc: include_str!("../../../rules/VKE003.md"),
-};
+pub use crate::rules::meta::VKE003 as META;
 
 pub struct ProxyPrerequisites;
 
@@ -76,9 +69,6 @@ impl Rule for ProxyPrerequisites {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !applies(cx) {
-            return;
-        }
         let spec = &cx.profile.spec;
         let network = spec.network.as_ref();
         let verdicts: Vec<Verdict> = [

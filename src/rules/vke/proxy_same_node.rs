@@ -3,14 +3,7 @@
 
 use super::*;
 
-pub static META: RuleMeta = RuleMeta {
-    id: "VKE004",
-    name: "vke-proxy-same-node",
-    default_severity: Severity::Error,
-    providers: &["vke"],
-    summary: "In `Proxy` IP mode a client pod on the same node as a backend pod cannot reach the CLB address.",
-    doc: include_str!("../../../rules/VKE004.md"),
-};
+pub use crate::rules::meta::VKE004 as META;
 
 pub struct ProxySameNode;
 
@@ -20,9 +13,6 @@ impl Rule for ProxySameNode {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !applies(cx) {
-            return;
-        }
         let ws = cx.ws;
         for (index, entry, object, value) in proxy_services(cx) {
             let name = object.name();

@@ -2,14 +2,7 @@
 
 use super::*;
 
-pub static BOTH_META: RuleMeta = RuleMeta {
-    id: "TKE008",
-    name: "tke-service-config-manual-and-auto",
-    default_severity: Severity::Error,
-    providers: &["tke"],
-    summary: "A Service or Ingress sets both the manual and the auto TkeServiceConfig annotation.",
-    doc: include_str!("../../../../rules/TKE008.md"),
-};
+pub use crate::rules::meta::TKE008 as BOTH_META;
 
 pub struct ManualAndAuto;
 
@@ -19,9 +12,6 @@ impl Rule for ManualAndAuto {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !runs(cx) {
-            return;
-        }
         let ws = cx.ws;
         for reference in references(ws) {
             let (Some((manual_key, _)), Some((auto_key, _))) = (reference.manual, reference.auto)

@@ -3,14 +3,7 @@
 
 use super::*;
 
-pub static MISSING_META: RuleMeta = RuleMeta {
-    id: "TKE007",
-    name: "tke-service-config-missing",
-    default_severity: Severity::Note,
-    providers: &["tke"],
-    summary: "The TkeServiceConfig a Service or Ingress names is not in its namespace in these manifests.",
-    doc: include_str!("../../../../rules/TKE007.md"),
-};
+pub use crate::rules::meta::TKE007 as MISSING_META;
 
 pub struct MissingConfig;
 
@@ -20,9 +13,6 @@ impl Rule for MissingConfig {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !runs(cx) {
-            return;
-        }
         let ws = cx.ws;
         let index = Index::new(ws);
         for reference in &index.references {

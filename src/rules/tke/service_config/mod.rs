@@ -18,7 +18,6 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::objects::{Object, Workspace};
-use crate::profile::Provider;
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
@@ -276,10 +275,6 @@ fn service_ports(ws: &Workspace, service: &Object) -> Vec<(String, i64)> {
             Some((protocol, port))
         })
         .collect()
-}
-
-fn runs(cx: &Context<'_>) -> bool {
-    matches!(cx.profile.provider(), Provider::Tke | Provider::Generic)
 }
 
 fn with_object(mut d: Diagnostic, object: &Object) -> Diagnostic {

@@ -3,15 +3,7 @@
 
 use super::*;
 
-pub static RESERVED_META: RuleMeta = RuleMeta {
-    id: "TKE009",
-    name: "tke-service-config-reserved-name",
-    default_severity: Severity::Error,
-    providers: &["tke"],
-    summary:
-        "A manually referenced TkeServiceConfig name ends with a suffix reserved for auto configs.",
-    doc: include_str!("../../../../rules/TKE009.md"),
-};
+pub use crate::rules::meta::TKE009 as RESERVED_META;
 
 pub struct ReservedName;
 
@@ -21,9 +13,6 @@ impl Rule for ReservedName {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !runs(cx) {
-            return;
-        }
         let ws = cx.ws;
         let index = Index::new(ws);
         for reference in &index.references {

@@ -3,14 +3,7 @@
 
 use super::*;
 
-pub static UNMATCHED_META: RuleMeta = RuleMeta {
-    id: "TKE010",
-    name: "tke-service-config-unmatched-listener",
-    default_severity: Severity::Warning,
-    providers: &["tke"],
-    summary: "A TkeServiceConfig listener section matches no port of the Service or listener of the Ingress that uses it.",
-    doc: include_str!("../../../../rules/TKE010.md"),
-};
+pub use crate::rules::meta::TKE010 as UNMATCHED_META;
 
 pub struct UnmatchedListener;
 
@@ -20,9 +13,6 @@ impl Rule for UnmatchedListener {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !runs(cx) {
-            return;
-        }
         let ws = cx.ws;
         let index = Index::new(ws);
         for (config_index, config) in ws.objects.iter().enumerate() {

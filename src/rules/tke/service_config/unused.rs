@@ -2,14 +2,7 @@
 
 use super::*;
 
-pub static UNUSED_META: RuleMeta = RuleMeta {
-    id: "TKE011",
-    name: "tke-service-config-unused",
-    default_severity: Severity::Note,
-    providers: &["tke"],
-    summary: "A TkeServiceConfig that no Service or Ingress in these manifests uses.",
-    doc: include_str!("../../../../rules/TKE011.md"),
-};
+pub use crate::rules::meta::TKE011 as UNUSED_META;
 
 pub struct UnusedConfig;
 
@@ -19,9 +12,6 @@ impl Rule for UnusedConfig {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if !runs(cx) {
-            return;
-        }
         let ws = cx.ws;
         // Names used from any namespace: a reference from another namespace is TKE007's
         // error, not an unused config.
