@@ -157,6 +157,14 @@ impl Diagnostic {
         self
     }
 
+    /// The object the finding is about: its identity for output and suppressions, and its
+    /// template origin (Helm `# Source:`, kustomize origin) for people.
+    pub fn on(mut self, object: &crate::objects::Object) -> Self {
+        self.object = Some(object.id.clone());
+        self.origin = object.origin.clone();
+        self
+    }
+
     pub fn with_related(mut self, location: Location, message: impl Into<String>) -> Self {
         self.related.push(Related {
             location,

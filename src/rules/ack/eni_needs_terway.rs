@@ -73,7 +73,7 @@ impl Rule for EniNeedsTerway {
                     break;
                 }
             }
-            out.push(attach(d, object));
+            out.push(d.on(object));
         }
     }
 }

@@ -38,7 +38,7 @@ impl Rule for EniWithLocalPolicy {
                 ))
                 .with_related(ws.location(object, key.span()), "ENI backends are requested here");
             d.fix = to_cluster_fix(ws, object, policy);
-            out.push(attach(d, object));
+            out.push(d.on(object));
         }
     }
 }

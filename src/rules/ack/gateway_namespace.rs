@@ -59,7 +59,7 @@ impl Rule for GatewayNamespace {
                     .with_help(help)
                 }
             };
-            out.push(attach(d, object));
+            out.push(d.on(object));
         }
     }
 }

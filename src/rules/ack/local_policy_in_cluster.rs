@@ -218,7 +218,7 @@ impl Rule for LocalPolicyInCluster {
             if !callers.is_empty() && entry.kind == EntryKind::Service {
                 d = d.with_suggestion(crate::rules::call_by_name(object));
             }
-            let mut d = attach(d, object);
+            let mut d = d.on(object);
             d.fix = to_cluster_fix(ws, object, policy);
             out.push(d);
         }

@@ -21,12 +21,6 @@ pub const SEED_DOC: &str = "https://www.alibabacloud.com/help/en/asm/support/how
 pub const GATEWAY_DOC: &str =
     "https://alibabacloud.com/help/en/asm/use-cases/define-a-custom-ingress-gateway-service-1694486964219";
 
-fn attach(mut d: Diagnostic, object: &Object) -> Diagnostic {
-    d.object = Some(object.id.clone());
-    d.origin = object.origin.clone();
-    d
-}
-
 fn is_istio_gateway(object: &Object) -> bool {
     object.kind() == "IstioGateway" && object.group() == "istio.alibabacloud.com"
 }

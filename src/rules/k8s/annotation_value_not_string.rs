@@ -102,8 +102,7 @@ fn check_value(
     let mut d = META
         .diagnostic(severity, ws.location(object, value.span()), message)
         .with_help(help);
-    d.object = Some(object.id.clone());
-    d.origin = object.origin.clone();
+    d = d.on(object);
     if let Some(anchor) = alias {
         // Never edit an alias: quoting `*on` would make the string "*on".
         d.suggestions.push(Fix::manual(format!(

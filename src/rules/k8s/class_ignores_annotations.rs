@@ -95,8 +95,7 @@ impl Rule for ClassIgnoresAnnotations {
                         format!("{controller} reads this annotation only on Services it handles"),
                     );
                 }
-                d.object = Some(object.id.clone());
-                d.origin = object.origin.clone();
+                d = d.on(object);
                 out.push(d);
             }
         }

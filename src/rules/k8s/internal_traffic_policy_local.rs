@@ -148,8 +148,7 @@ impl Rule for InternalTrafficPolicyLocal {
                     format!("{} calls the Service here", ws.objects[call.workload].id),
                 );
             }
-            d.object = Some(object.id.clone());
-            d.origin = object.origin.clone();
+            d = d.on(object);
             d.fix = edit::replace_scalar(
                 ws,
                 object,

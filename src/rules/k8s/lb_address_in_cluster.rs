@@ -85,8 +85,7 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
     let mut d = META
         .diagnostic(Severity::Note, location.clone(), message)
         .with_help(help);
-    d.object = Some(workload.id.clone());
-    d.origin = workload.origin.clone();
+    d = d.on(workload);
     // Point at where the manifest states the address (else at the object's name).
     let stated = entry
         .addresses

@@ -101,8 +101,7 @@ impl Rule for NoShortCircuit {
                     ),
                 );
             }
-            d.object = Some(object.id.clone());
-            d.origin = object.origin.clone();
+            d = d.on(object);
             out.push(d);
         }
     }

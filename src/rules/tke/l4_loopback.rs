@@ -154,8 +154,7 @@ fn check_service(
              allowlist ticket), or have in-cluster clients call {}. See {SEED_DOC}",
              service.service_hosts_hint()
         ));
-    diagnostic.object = Some(service.id.clone());
-    diagnostic.origin = service.origin.clone();
+    diagnostic = diagnostic.on(service);
     if let Some(type_node) = ws.spec(service).and_then(|s| s.get("type")) {
         diagnostic = diagnostic.with_related(
             ws.location(service, type_node.span()),

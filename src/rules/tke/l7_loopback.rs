@@ -144,8 +144,7 @@ fn diagnostic(cx: &Context<'_>, index: usize, entry: &EntryPoint) -> Option<Diag
              See {SEED_DOC}",
             listeners.join(", ")
         ));
-    d.object = Some(ingress.id.clone());
-    d.origin = ingress.origin.clone();
+    d = d.on(ingress);
     for caller in callers {
         d = d.with_related(
             caller.location.clone(),

@@ -61,8 +61,7 @@ impl Rule for PreventLoopbackL7 {
                              (`spec.loadBalancer.l7Listeners[].snatEnable: true` from ingress-controller \
                              {L7_SNAT_FIELD_SINCE}, `keepaliveEnable: 1` before). See {SEED_DOC}"
                         ));
-                    d.object = Some(ingress.id.clone());
-                    d.origin = ingress.origin.clone();
+                    d = d.on(ingress);
                     out.push(d);
                 }
             }
@@ -99,8 +98,7 @@ impl Rule for PreventLoopbackL7 {
                         ws.location(ingress, ws.root(ingress).span()),
                         format!("private-network CLB Ingress `{}` routes to this Service", ingress.name()),
                     );
-                d.object = Some(service.id.clone());
-                d.origin = service.origin.clone();
+                d = d.on(service);
                 out.push(d);
             }
         }
@@ -229,8 +227,7 @@ impl Rule for PreventLoopbackKubeProxy {
                      See {SEED_DOC}",
                     BINDING_BUILDS.join(", ")
                 ));
-            d.object = Some(service.id.clone());
-            d.origin = service.origin.clone();
+            d = d.on(service);
             out.push(d);
         }
     }

@@ -75,8 +75,7 @@ impl Rule for SnatAllowlist {
                          `spec.allowlists`. See {SEED_DOC}",
                         features.iter().map(|f| format!("\"{}\"", f.0)).collect::<Vec<_>>().join(" and ")
                     ));
-                d.object = Some(config.id.clone());
-                d.origin = config.origin.clone();
+                d = d.on(config);
                 out.push(d);
             };
             for listener in listeners(ws, config, "l4Listeners") {
@@ -188,8 +187,7 @@ impl Rule for L7SnatFieldVersion {
                         }],
                     });
                 }
-                d.object = Some(config.id.clone());
-                d.origin = config.origin.clone();
+                d = d.on(config);
                 out.push(d);
             }
         }

@@ -10,7 +10,6 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{EntryKind, Network};
-use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
@@ -26,12 +25,6 @@ pub use crate::rules::meta::TKE012 as UDP_SNAT_META;
 pub use crate::rules::meta::TKE013 as L7_SNAT_META;
 
 pub use crate::rules::meta::TKE014 as BYPASS_META;
-
-fn with_object(mut d: Diagnostic, object: &Object) -> Diagnostic {
-    d.object = Some(object.id.clone());
-    d.origin = object.origin.clone();
-    d
-}
 
 /// A listener's `protocol:port`, for messages.
 fn listener_label(listener: NodeRef<'_>) -> String {
@@ -88,7 +81,7 @@ impl Rule for UdpSnat {
                 for (location, message) in configs.user_locations(index) {
                     d = d.with_related(location, message);
                 }
-                out.push(with_object(d, config));
+                out.push(d.on(config));
             }
         }
     }
@@ -143,7 +136,7 @@ impl Rule for L7Snat {
                 for (location, message) in configs.user_locations(index) {
                     d = d.with_related(location, message);
                 }
-                out.push(with_object(d, config));
+                out.push(d.on(config));
             }
         }
     }
@@ -242,7 +235,7 @@ impl Rule for PreventLoopbackBypass {
                     format!("{what} of listener {label} applies only to traffic through the CLB"),
                 );
             }
-            out.push(with_object(d, service));
+            out.push(d.on(service));
         }
     }
 }

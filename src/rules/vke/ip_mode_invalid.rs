@@ -56,7 +56,7 @@ impl Rule for IpModeInvalid {
                     Applicability::Unsafe,
                 );
             }
-            out.push(attach(d, object));
+            out.push(d.on(object));
         }
     }
 }

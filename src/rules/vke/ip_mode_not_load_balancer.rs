@@ -41,7 +41,7 @@ impl Rule for IpModeNotLoadBalancer {
                     "the Service type is set here",
                 );
             }
-            out.push(attach(d, object));
+            out.push(d.on(object));
         }
     }
 }

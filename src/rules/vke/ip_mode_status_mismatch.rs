@@ -75,7 +75,7 @@ impl Rule for IpModeStatusMismatch {
                         format!("the live Service runs in `{actual}` mode"),
                     );
                 }
-                let mut d = attach(d, object);
+                let mut d = d.on(object);
                 if let (Some((_, value)), true) = (annotation, VALID_MODES.contains(&actual)) {
                     d.fix = edit::replace_scalar(
                         ws,

@@ -35,12 +35,6 @@ fn valid_mode(value: NodeRef<'_>) -> Option<&str> {
     value.as_str().filter(|v| VALID_MODES.contains(v))
 }
 
-fn attach(mut d: Diagnostic, object: &Object) -> Diagnostic {
-    d.object = Some(object.id.clone());
-    d.origin = object.origin.clone();
-    d
-}
-
 /// `Proxy` → `VIP`: unsafe, since the mode cannot be changed on an existing Service.
 fn to_vip_fix(ws: &Workspace, object: &Object, value: NodeRef<'_>) -> Option<Fix> {
     edit::replace_scalar(

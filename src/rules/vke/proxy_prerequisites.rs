@@ -179,7 +179,7 @@ impl Rule for ProxyPrerequisites {
                     );
                 }
             }
-            let mut d = attach(d, object);
+            let mut d = d.on(object);
             d.fix = to_vip_fix(cx.ws, object, value);
             out.push(d);
         }

@@ -113,7 +113,7 @@ impl Rule for ProxySameNode {
             if !callers.is_empty() {
                 d = d.with_suggestion(crate::rules::call_by_name(object));
             }
-            let mut d = attach(d, object);
+            let mut d = d.on(object);
             d.fix = to_vip_fix(ws, object, value);
             out.push(d);
         }

@@ -41,7 +41,7 @@ impl Rule for ManualAndAuto {
                      the controller create and manage `{auto_name}`; see {}",
                     reference.owner.doc()
                 ));
-            out.push(with_object(d, owner));
+            out.push(d.on(owner));
         }
     }
 }

@@ -80,7 +80,7 @@ impl Rule for MissingConfig {
                 }
                 d
             };
-            out.push(with_object(d, owner));
+            out.push(d.on(owner));
         }
     }
 }

@@ -277,12 +277,6 @@ fn service_ports(ws: &Workspace, service: &Object) -> Vec<(String, i64)> {
         .collect()
 }
 
-fn with_object(mut d: Diagnostic, object: &Object) -> Diagnostic {
-    d.object = Some(object.id.clone());
-    d.origin = object.origin.clone();
-    d
-}
-
 fn name_value<'w>(ws: &'w Workspace, object: &Object) -> Option<NodeRef<'w>> {
     ws.root(object).path(&["metadata", "name"])
 }

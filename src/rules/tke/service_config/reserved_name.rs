@@ -56,7 +56,7 @@ impl Rule for ReservedName {
                     );
                 }
             }
-            out.push(with_object(d, owner));
+            out.push(d.on(owner));
         }
     }
 }

@@ -157,5 +157,5 @@ fn unmatched(
             }
         }
     }
-    with_object(d, config)
+    d.on(config)
 }

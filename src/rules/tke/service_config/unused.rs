@@ -58,7 +58,7 @@ impl Rule for UnusedConfig {
                     ns = namespace_note(config),
                     n = config.name()
                 ));
-            out.push(with_object(d, config));
+            out.push(d.on(config));
         }
     }
 }
