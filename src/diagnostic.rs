@@ -73,12 +73,14 @@ impl fmt::Display for ObjectRef {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Applicability {
     /// Keeps the manifest's meaning apart from the finding itself; `--fix` applies it.
     Safe,
     /// Changes behaviour beyond the finding; needs `--unsafe-fixes`.
     Unsafe,
+    /// Shown, never applied: a change to make by hand, or an alternative to the fix.
+    DisplayOnly,
 }
 
 /// Replace the bytes of `span` in the diagnostic's file with `content` (empty span: insert).
@@ -100,7 +102,7 @@ impl Fix {
     pub fn manual(description: impl Into<String>) -> Fix {
         Fix {
             description: description.into(),
-            applicability: Applicability::Unsafe,
+            applicability: Applicability::DisplayOnly,
             edits: Vec::new(),
         }
     }
@@ -179,7 +181,10 @@ impl Diagnostic {
     }
 
     pub fn with_suggestion(mut self, suggestion: Fix) -> Self {
-        self.suggestions.push(suggestion);
+        self.suggestions.push(Fix {
+            applicability: Applicability::DisplayOnly,
+            ..suggestion
+        });
         self
     }
 

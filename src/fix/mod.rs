@@ -34,7 +34,11 @@ fn eligible(d: &Diagnostic, unsafe_fixes: bool) -> bool {
     match &d.fix {
         None => false,
         Some(_) if d.origin.is_some() => false,
-        Some(fix) => fix.applicability == Applicability::Safe || unsafe_fixes,
+        Some(fix) => match fix.applicability {
+            Applicability::Safe => true,
+            Applicability::Unsafe => unsafe_fixes,
+            Applicability::DisplayOnly => false,
+        },
     }
 }
 

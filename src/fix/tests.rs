@@ -185,3 +185,18 @@ fn unsafe_and_rendered_fixes_are_skipped() {
     rendered.origin = Some("chart/templates/x.yaml".into());
     assert_eq!(plan(&[rendered], &map, true).fixed(), 0);
 }
+
+#[test]
+fn display_only_fixes_are_never_applied_unsafe_ones_only_when_asked() {
+    let map = sources("a: yes\nb: on\nc: 1\n");
+    let ds = vec![
+        diagnostic(vec![(3, 6, "\"yes\"")], Applicability::Unsafe),
+        diagnostic(vec![(10, 12, "\"on\"")], Applicability::DisplayOnly),
+        diagnostic(vec![(16, 17, "\"1\"")], Applicability::Safe),
+    ];
+    let safe = plan(&ds, &map, false);
+    assert_eq!(safe.applied, [2]);
+    let all = plan(&ds, &map, true);
+    assert_eq!(all.applied, [0, 2]);
+    assert_eq!(all.files["f.yaml"].0, "a: \"yes\"\nb: on\nc: \"1\"\n");
+}

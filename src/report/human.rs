@@ -134,6 +134,7 @@ fn render(
         let how = match fix.applicability {
             Applicability::Safe => "safe, applied by --fix",
             Applicability::Unsafe => "unsafe, applied by --fix only with --unsafe-fixes",
+            Applicability::DisplayOnly => "shown only, never applied by --fix",
         };
         notes.push(format!("note: fix available: {} ({how})", fix.description));
     }

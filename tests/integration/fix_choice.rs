@@ -38,7 +38,7 @@ fn assert_rename_suggested(note: &Value, host: &str, address: &str, at: (u64, u6
         note["suggestions"],
         json!([{
             "description": format!("call `{host}` instead of {address}"),
-            "applicability": "unsafe",
+            "applicability": "display-only",
             "edits": [edit(at.0, at.1, at.2, host)],
         }])
     );
@@ -155,7 +155,7 @@ fn the_service_rule_shows_calling_by_name_as_a_by_hand_suggestion() {
             "description": "have in-cluster clients call `orders` (`orders.<namespace>` from other \
                             namespaces) instead of the load-balancer address, by hand (K8S001 shows \
                             the edit at each call)",
-            "applicability": "unsafe",
+            "applicability": "display-only",
             "edits": [],
         }])
     );
@@ -280,7 +280,7 @@ fn k8s002_suggestions_for_yes_anchors_and_aliases() {
         scrape["suggestions"],
         json!([{
             "description": "write \"true\" (the boolean Kubernetes reads `yes` as)",
-            "applicability": "unsafe",
+            "applicability": "display-only",
             "edits": [edit(6, 13, 16, "\"true\"")],
         }])
     );
@@ -295,9 +295,9 @@ fn k8s002_suggestions_for_yes_anchors_and_aliases() {
         flag["suggestions"],
         json!([
             {"description": format!("quote `on` (the value becomes the string \"on\", not \"true\"), {refused}"),
-             "applicability": "unsafe", "edits": []},
+             "applicability": "display-only", "edits": []},
             {"description": format!("write \"true\" (the boolean Kubernetes reads `on` as), {refused}"),
-             "applicability": "unsafe", "edits": []},
+             "applicability": "display-only", "edits": []},
         ])
     );
 
@@ -306,7 +306,7 @@ fn k8s002_suggestions_for_yes_anchors_and_aliases() {
     assert_eq!(
         mirrored["suggestions"],
         json!([{"description": "quote `on` by hand at its anchor `&on` (line 8)",
-                "applicability": "unsafe", "edits": []}])
+                "applicability": "display-only", "edits": []}])
     );
     assert!(mirrored["message"]
         .as_str()

@@ -374,7 +374,7 @@ fn unquoted_annotation_and_label_values() {
         d["suggestions"],
         serde_json::json!([{
             "description": "write \"true\" (the boolean Kubernetes reads `yes` as)",
-            "applicability": "unsafe",
+            "applicability": "display-only",
             "edits": edit("\"true\""),
         }])
     );

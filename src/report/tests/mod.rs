@@ -151,7 +151,7 @@ fn basic() -> (Vec<Diagnostic>, Summary, SourceMap) {
     // Alternatives: one with an edit, one by hand (no edits: absent from SARIF).
     .with_suggestion(Fix {
         description: "remove the annotation's effect with \"false\"".to_string(),
-        applicability: Applicability::Unsafe,
+        applicability: Applicability::DisplayOnly,
         edits: vec![Edit {
             span: value.span,
             content: "\"false\"".to_string(),
@@ -454,10 +454,10 @@ fn json_parses_back() {
                 "suggestions": [
                     {
                         "description": "remove the annotation's effect with \"false\"",
-                        "applicability": "unsafe",
+                        "applicability": "display-only",
                         "edits": [{"line": 7, "column": 49, "end_line": 7, "end_column": 54, "content": "\"false\""}]
                     },
-                    {"description": "enable SNAT on the CLB listeners, by hand", "applicability": "unsafe", "edits": []}
+                    {"description": "enable SNAT on the CLB listeners, by hand", "applicability": "display-only", "edits": []}
                 ],
                 "origin": null
             },

@@ -105,7 +105,7 @@ fn check_value(
     d = d.on(object);
     if let Some(anchor) = alias {
         // Never edit an alias: quoting `*on` would make the string "*on".
-        d.suggestions.push(Fix::manual(format!(
+        d = d.with_suggestion(Fix::manual(format!(
             "quote `{raw}` by hand at its anchor `&{anchor}` (line {})",
             target.span().start.line
         )));
@@ -132,9 +132,9 @@ fn check_value(
         edits: vec![edit(format!("\"{raw}\""))],
     });
     if let Some(b) = meant {
-        d.suggestions.push(Fix {
+        d = d.with_suggestion(Fix {
             description: format!("write \"{b}\" (the boolean Kubernetes reads `{raw}` as)"),
-            applicability: Applicability::Unsafe,
+            applicability: Applicability::DisplayOnly,
             edits: vec![edit(format!("\"{b}\""))],
         });
     }

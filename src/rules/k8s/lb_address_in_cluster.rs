@@ -107,9 +107,9 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         // A suggestion, never applied by --fix: the provider rules fix the same loopback at
         // the Service (their vendor's documented fix), and applying both changes the app
         // twice. The rename also changes what the app calls (TLS names, source-IP rules).
-        d.suggestions.push(Fix {
+        d = d.with_suggestion(Fix {
             description: format!("call `{host}` instead of {}", caller.address),
-            applicability: Applicability::Unsafe,
+            applicability: Applicability::DisplayOnly,
             edits: vec![Edit {
                 span,
                 content: host,
