@@ -1,5 +1,6 @@
-//! Small text edits shared by rules (replace a scalar's value in place, keeping its
-//! quotes), and the check that keeps every fix off YAML that aliases share.
+//! The YAML edits fixes are made of (replace a scalar's value in place, keeping its quotes;
+//! insert a mapping entry, keeping the indentation and line ending), so no rule inspects
+//! indentation itself; and the check that keeps every fix off YAML that aliases share.
 
 use std::collections::{HashMap, HashSet};
 
@@ -22,7 +23,7 @@ pub fn replace_scalar(
     let source = ws.source(object);
     let span = node.span();
     let raw = span.slice(&source.text);
-    if raw.contains('\n') {
+    if raw.contains(['\n', '\r']) {
         return None;
     }
     let inner = if raw == value {
@@ -47,6 +48,42 @@ pub fn replace_scalar(
             },
             content: new.to_string(),
         }],
+    })
+}
+
+/// Insert `entry` (`key: value`, one line) into the block `mapping` holding the entry
+/// `(key, value)`, on the line after that entry, at its key's indentation and with the line
+/// ending that line already has. `None` where the layout is not a plain block mapping (a
+/// flow mapping, tab indentation, another key on the line) or the entry ends the file
+/// without a line break.
+pub fn insert_entry_after(
+    ws: &Workspace,
+    object: &Object,
+    mapping: NodeRef<'_>,
+    (key, value): (NodeRef<'_>, NodeRef<'_>),
+    entry: &str,
+) -> Option<Edit> {
+    let source = ws.source(object);
+    let text = source.text.as_str();
+    // A flow mapping would need a comma and its own layout.
+    if mapping.span().slice(text).starts_with('{') {
+        return None;
+    }
+    let key_start = key.span().start.offset;
+    let indent = &text[crate::source::line_start(text, key_start)..key_start];
+    if !indent.chars().all(|c| c == ' ') {
+        return None;
+    }
+    let lines = source.lines();
+    let value_end = value.span().end.offset.max(key_start + 1);
+    let line = lines.line_of(value_end - 1);
+    let next = *lines.starts().get(line + 1)?;
+    let break_len = if text[..next].ends_with("\r\n") { 2 } else { 1 };
+    let eol = &text[next - break_len..next];
+    let at = source.pos_at(next);
+    Some(Edit {
+        span: Span { start: at, end: at },
+        content: format!("{indent}{entry}{eol}"),
     })
 }
 
@@ -344,5 +381,57 @@ mod tests {
             .replace("  name: a\n", "  name: a\n  x: &onward 1\n");
         let d = guarded(&other, "yes", false);
         assert!(d.fix.is_some(), "{d:?}");
+    }
+}
+
+#[cfg(test)]
+mod insert_entry_tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::objects::LintFile;
+    use crate::source::SourceFile;
+    use crate::yaml::{load, Limits};
+
+    /// The text after inserting `x: "1"` after the annotation `a`, or `None`.
+    fn inserted(text: &str) -> Option<String> {
+        let source = Arc::new(SourceFile::new("m.yaml", text));
+        let loaded = load(text, &Limits::default());
+        let ws = Workspace::new(vec![LintFile { source, loaded }]);
+        let object = ws.objects.first().expect("a Service");
+        let annotations = ws.root(object).path(&["metadata", "annotations"])?;
+        let entry = annotations.get_entry("a")?;
+        let edit = insert_entry_after(&ws, object, annotations, entry, "x: \"1\"")?;
+        let at = edit.span.start.offset;
+        Some(format!("{}{}{}", &text[..at], edit.content, &text[at..]))
+    }
+
+    #[test]
+    fn an_entry_is_inserted_at_the_indentation_and_line_ending_of_its_neighbour() {
+        let doc = |eol: &str| {
+            [
+                "apiVersion: v1",
+                "kind: Service",
+                "metadata:",
+                "  annotations:",
+                "    a: b # why",
+                "    c: d",
+                "",
+            ]
+            .join(eol)
+        };
+        for eol in ["\n", "\r\n", "\r"] {
+            let want = doc(eol).replace(
+                &format!("# why{eol}"),
+                &format!("# why{eol}    x: \"1\"{eol}"),
+            );
+            assert_eq!(inserted(&doc(eol)).as_deref(), Some(want.as_str()), "{eol:?}");
+        }
+        // Flow mappings, tabs and a last line without a break are left to the user.
+        let head = "apiVersion: v1\nkind: Service\nmetadata:\n  annotations:";
+        assert!(inserted(&format!("{head}\n    a: b\n")).is_some());
+        assert_eq!(inserted(&format!("{head} {{a: b}}\n")), None);
+        assert_eq!(inserted(&format!("{head} {{\n    a: b }}\n")), None);
+        assert_eq!(inserted(&format!("{head}\n    a: b")), None);
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity, Span};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::{EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{pod_template, Object, Workspace};
 use crate::profile::{NodePool, NodeType, Provider, ProxyMode};
@@ -59,7 +59,7 @@ fn check_service(
     {
         return None;
     }
-    let (subnet_key, subnet_value) = ws.annotation(service, INTERNAL_SUBNET)?;
+    let (subnet_key, _) = ws.annotation(service, INTERNAL_SUBNET)?;
     if prevent_loopback_enabled(ws, service) || l4_snat_on_every_port(ws, service) {
         return None;
     }
@@ -179,7 +179,7 @@ fn check_service(
             ),
         );
     }
-    diagnostic.fix = prevent_loopback_fix(ws, service, subnet_value);
+    diagnostic.fix = prevent_loopback_fix(ws, service);
     Some(diagnostic)
 }
 
@@ -265,13 +265,7 @@ fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> Fit {
 
 /// Insert `prevent-loopback: "true"` after the subnet annotation, when the annotations
 /// are a block mapping (a flow mapping would need reformatting).
-fn prevent_loopback_fix(
-    ws: &Workspace,
-    service: &Object,
-    subnet_value: NodeRef<'_>,
-) -> Option<Fix> {
-    let source = ws.source(service);
-    let text = source.text.as_str();
+fn prevent_loopback_fix(ws: &Workspace, service: &Object) -> Option<Fix> {
     let annotations = ws.root(service).path(&["metadata", "annotations"])?;
     // Already there with another value (`"yes"`, `"false"`): set it, never add a duplicate key.
     if let Some((_, value)) = annotations.get_entry(PREVENT_LOOPBACK) {
@@ -284,31 +278,18 @@ fn prevent_loopback_fix(
             }],
         });
     }
-    if annotations.span().slice(text).starts_with('{') {
-        return None;
-    }
-    let (key, _) = annotations.get_entry(INTERNAL_SUBNET)?;
-    let key_start = key.span().start.offset;
-    let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
-    let indent = &text[line_start..key_start];
-    if !indent.chars().all(|c| c == ' ') {
-        return None;
-    }
-    let value_end = subnet_value.span().end.offset;
-    let newline = text[value_end..].find('\n')? + value_end;
-    let eol = if text[..newline].ends_with('\r') {
-        "\r\n"
-    } else {
-        "\n"
-    };
-    let at = source.pos_at(newline + 1);
+    let subnet = annotations.get_entry(INTERNAL_SUBNET)?;
+    let edit = crate::rules::edit::insert_entry_after(
+        ws,
+        service,
+        annotations,
+        subnet,
+        &format!("{PREVENT_LOOPBACK}: \"true\""),
+    )?;
     Some(Fix {
         description: format!("add annotation `{PREVENT_LOOPBACK}: \"true\"`"),
         // It changes the traffic path: in-cluster calls bypass the CLB and its features.
         applicability: Applicability::Unsafe,
-        edits: vec![Edit {
-            span: Span { start: at, end: at },
-            content: format!("{indent}{PREVENT_LOOPBACK}: \"true\"{eol}"),
-        }],
+        edits: vec![edit],
     })
 }
