@@ -425,7 +425,11 @@ mod insert_entry_tests {
                 &format!("# why{eol}"),
                 &format!("# why{eol}    x: \"1\"{eol}"),
             );
-            assert_eq!(inserted(&doc(eol)).as_deref(), Some(want.as_str()), "{eol:?}");
+            assert_eq!(
+                inserted(&doc(eol)).as_deref(),
+                Some(want.as_str()),
+                "{eol:?}"
+            );
         }
         // Flow mappings, tabs and a last line without a break are left to the user.
         let head = "apiVersion: v1\nkind: Service\nmetadata:\n  annotations:";

@@ -21,7 +21,12 @@ fn every_rule_document_cites_vendor_references_and_has_its_sections() {
             "{}: every reference needs a link",
             meta.id
         );
-        for heading in ["## What it finds", "## How to fix", "## Examples"] {
+        for heading in [
+            "## What it finds",
+            "## How to fix",
+            "## Fix safety",
+            "## Examples",
+        ] {
             assert!(meta.doc.contains(heading), "{}: missing {heading}", meta.id);
         }
         let on_disk = std::fs::read_to_string(format!("rules/{}.md", meta.id)).unwrap();
