@@ -239,19 +239,14 @@ impl Model {
         else {
             return Fit::Unknown;
         };
-        let mut fit = Fit::No;
-        for ((cf, bf), pool) in cp.iter().zip(bp).zip(&self.pools) {
-            if !filter(pool) {
-                continue;
-            }
-            fit = match (cf, bf) {
-                (Fit::Yes, Fit::Yes) => Fit::Yes,
-                (Fit::No, _) | (_, Fit::No) => fit,
-                _ if fit == Fit::Yes => Fit::Yes,
-                _ => Fit::Unknown,
-            };
-        }
-        fit
+        // Some pool both can use.
+        Fit::any(
+            cp.iter()
+                .zip(bp)
+                .zip(&self.pools)
+                .filter(|(_, pool)| filter(pool))
+                .map(|((cf, bf), _)| cf.and(*bf)),
+        )
     }
 
     /// Can the workload run on any pool accepted by `filter`?

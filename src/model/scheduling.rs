@@ -17,7 +17,8 @@ pub enum Fit {
 }
 
 impl Fit {
-    fn and(self, other: Fit) -> Fit {
+    /// Both: `No` wins, then `Unknown`.
+    pub fn and(self, other: Fit) -> Fit {
         match (self, other) {
             (Fit::No, _) | (_, Fit::No) => Fit::No,
             (Fit::Yes, Fit::Yes) => Fit::Yes,
@@ -25,7 +26,8 @@ impl Fit {
         }
     }
 
-    fn or(self, other: Fit) -> Fit {
+    /// Either: `Yes` wins, then `Unknown`.
+    pub fn or(self, other: Fit) -> Fit {
         match (self, other) {
             (Fit::Yes, _) | (_, Fit::Yes) => Fit::Yes,
             (Fit::No, Fit::No) => Fit::No,
@@ -33,12 +35,22 @@ impl Fit {
         }
     }
 
-    fn from_bool(b: bool) -> Fit {
+    pub fn from_bool(b: bool) -> Fit {
         if b {
             Fit::Yes
         } else {
             Fit::No
         }
+    }
+
+    /// Every one (`Yes` for none).
+    pub fn all(fits: impl IntoIterator<Item = Fit>) -> Fit {
+        fits.into_iter().fold(Fit::Yes, Fit::and)
+    }
+
+    /// At least one (`No` for none).
+    pub fn any(fits: impl IntoIterator<Item = Fit>) -> Fit {
+        fits.into_iter().fold(Fit::No, Fit::or)
     }
 }
 
@@ -59,11 +71,12 @@ impl Placement {
     pub fn any(&self, pools: &[NodePool], filter: impl Fn(&NodePool) -> bool) -> Fit {
         match &self.pools {
             None => Fit::Unknown,
-            Some(fits) => fits
-                .iter()
-                .zip(pools)
-                .filter(|(_, p)| filter(p))
-                .fold(Fit::No, |acc, (fit, _)| acc.or(*fit)),
+            Some(fits) => Fit::any(
+                fits.iter()
+                    .zip(pools)
+                    .filter(|(_, p)| filter(p))
+                    .map(|(fit, _)| *fit),
+            ),
         }
     }
 }

@@ -585,3 +585,16 @@ fn services_sharing_a_selector_share_one_backend_list() {
     assert!(Rc::ptr_eq(&a, &b), "one list for one selector");
     assert_eq!(*c, [index_of(&ws, "Deployment", "db")]);
 }
+
+#[test]
+fn fit_is_three_valued_logic() {
+    use Fit::{No, Unknown, Yes};
+    assert_eq!(Fit::any([No, Unknown]), Unknown);
+    assert_eq!(Fit::any([No, Unknown, Yes]), Yes);
+    assert_eq!(Fit::any([]), No);
+    assert_eq!(Fit::all([Yes, Unknown]), Unknown);
+    assert_eq!(Fit::all([Yes, Unknown, No]), No);
+    assert_eq!(Fit::all([]), Yes);
+    assert_eq!(Yes.and(Unknown), Unknown);
+    assert_eq!(No.or(Unknown), Unknown);
+}

@@ -1,4 +1,5 @@
-//! Shorthands for the facts rules ask about; `None` means the profile does not say.
+//! The facts rules ask about, as [`Fact`]s: the value (`None` when the profile does not
+//! say), the field that holds it and where the profile writes it.
 
 use std::sync::Arc;
 
@@ -58,6 +59,86 @@ impl Profile {
         self.fact_line(keys)
             .map(|at| format!(" ({at})"))
             .unwrap_or_default()
+    }
+}
+
+/// A fact of the cluster profile: its value when the profile states it, and the field that
+/// holds it. Every message that names a fact goes through here, so "set
+/// `spec.kubeProxy.mode`" and "`ipvs` (cluster.yaml:10)" are written once.
+#[derive(Clone, Copy, Debug)]
+pub struct Fact<'p, T> {
+    pub value: Option<T>,
+    /// The field's path, e.g. `["spec", "kubeProxy", "mode"]`.
+    pub keys: &'static [&'static str],
+    profile: &'p Profile,
+}
+
+impl<T> Fact<'_, T> {
+    /// `spec.kubeProxy.mode`.
+    pub fn field(&self) -> String {
+        self.keys.join(".")
+    }
+
+    /// Where the profile states it, for a related location.
+    pub fn location(&self) -> Option<Location> {
+        self.profile.fact_location(self.keys)
+    }
+
+    /// ` (cluster.yaml:10)` when the profile states it, else empty: for messages.
+    pub fn at(&self) -> String {
+        self.profile.fact_at(self.keys)
+    }
+
+    /// `` `spec.kubeProxy.mode` (why) ``: the field to set when the verdict needs it.
+    pub fn unknown(&self, why: &str) -> String {
+        format!("`{}` ({why})", self.field())
+    }
+}
+
+impl Profile {
+    pub fn fact<T>(&self, keys: &'static [&'static str], value: Option<T>) -> Fact<'_, T> {
+        Fact {
+            value,
+            keys,
+            profile: self,
+        }
+    }
+
+    pub fn kube_proxy_mode(&self) -> Fact<'_, ProxyMode> {
+        self.fact(&["spec", "kubeProxy", "mode"], self.proxy_mode())
+    }
+
+    pub fn kubernetes_version(&self) -> Fact<'_, &str> {
+        let value = self.spec.kubernetes_version.as_deref();
+        self.fact(&["spec", "kubernetesVersion"], value)
+    }
+
+    pub fn network_cni(&self) -> Fact<'_, &str> {
+        let value = self.spec.network.as_ref().and_then(|n| n.cni.as_deref());
+        self.fact(&["spec", "network", "cni"], value)
+    }
+
+    pub fn network_pod_interface(&self) -> Fact<'_, &str> {
+        let value = self.spec.network.as_ref();
+        let value = value.and_then(|n| n.pod_interface.as_deref());
+        self.fact(&["spec", "network", "podInterface"], value)
+    }
+
+    pub fn network_service_forwarding(&self) -> Fact<'_, &str> {
+        let value = self.spec.network.as_ref();
+        let value = value.and_then(|n| n.service_forwarding.as_deref());
+        self.fact(&["spec", "network", "serviceForwarding"], value)
+    }
+
+    pub fn network_eni_direct(&self) -> Fact<'_, bool> {
+        let value = self.spec.network.as_ref().and_then(|n| n.eni_direct);
+        self.fact(&["spec", "network", "eniDirect"], value)
+    }
+
+    pub fn cloud_controller_manager(&self) -> Fact<'_, &str> {
+        let value = self.spec.addons.as_ref();
+        let value = value.and_then(|a| a.cloud_controller_manager.as_deref());
+        self.fact(&["spec", "addons", "cloudControllerManager"], value)
     }
 }
 

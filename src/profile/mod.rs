@@ -3,6 +3,7 @@
 
 mod error;
 mod facts;
+pub use facts::Fact;
 mod load;
 mod model;
 pub mod schema;

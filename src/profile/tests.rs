@@ -558,3 +558,22 @@ fn more_located_type_errors() {
         );
     }
 }
+
+#[test]
+fn a_fact_names_its_field_and_where_the_profile_states_it() {
+    let text = "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nspec:\n  provider: tke\n  \
+                kubeProxy:\n    mode: ipvs\n";
+    let profile = parse_profile(text, "cluster.yaml").unwrap();
+    let mode = profile.kube_proxy_mode();
+    assert_eq!(mode.value, Some(ProxyMode::Ipvs));
+    assert_eq!(mode.field(), "spec.kubeProxy.mode");
+    assert_eq!(mode.at(), " (cluster.yaml:6)");
+    assert_eq!(mode.location().map(|l| l.span.start.column), Some(11));
+    let version = profile.kubernetes_version();
+    assert_eq!(version.value, None);
+    assert_eq!(version.at(), "");
+    assert_eq!(
+        version.unknown("needed for ipMode"),
+        "`spec.kubernetesVersion` (needed for ipMode)"
+    );
+}

@@ -14,10 +14,8 @@ impl Rule for EniNeedsTerway {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        let network = cx.profile.spec.network.as_ref();
-        let eni_direct = network.and_then(|n| n.eni_direct);
-        let cni = network.and_then(|n| n.cni.as_deref());
-        let verdict = match (eni_direct, cni) {
+        let (eni_direct, cni) = (cx.profile.network_eni_direct(), cx.profile.network_cni());
+        let verdict = match (eni_direct.value, cni.value) {
             (Some(true), _) => return,
             (None, Some(c)) if c.eq_ignore_ascii_case("terway") => return,
             (Some(false), _) => Some((
@@ -25,7 +23,7 @@ impl Rule for EniNeedsTerway {
                 format!(
                     "the cluster profile sets `spec.network.eniDirect: false`{} (neither Terway nor inclusive ENI \
                      mode)",
-                    cx.profile.fact_at(&["spec", "network", "eniDirect"])
+                    eni_direct.at()
                 ),
             )),
             (None, Some(c)) => Some((
@@ -33,7 +31,7 @@ impl Rule for EniNeedsTerway {
                 format!(
                     "the cluster profile's `spec.network.cni` is `{c}`{}, not Terway (set \
                      `spec.network.eniDirect: true` if the nodes run in inclusive ENI mode)",
-                    cx.profile.fact_at(&["spec", "network", "cni"])
+                    cni.at()
                 ),
             )),
             (None, None) => Some((
@@ -64,14 +62,8 @@ impl Rule for EniNeedsTerway {
                     "remove `{BACKEND_TYPE}: eni` on clusters without Terway or inclusive ENI mode (and use the \
                      Service DNS name for in-cluster calls), or move the workload to a Terway cluster. See {SEED_DOC}"
                 ));
-            for keys in [
-                &["spec", "network", "eniDirect"][..],
-                &["spec", "network", "cni"][..],
-            ] {
-                if let Some(at) = cx.profile.fact_location(keys) {
-                    d = d.with_related(at, "the cluster profile's network decides the verdict");
-                    break;
-                }
+            if let Some(at) = eni_direct.location().or_else(|| cni.location()) {
+                d = d.with_related(at, "the cluster profile's network decides the verdict");
             }
             out.push(d.on(object));
         }

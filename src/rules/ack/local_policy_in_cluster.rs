@@ -209,7 +209,7 @@ impl Rule for LocalPolicyInCluster {
                     ),
                 );
             }
-            if let Some(mode) = cx.profile.fact_location(&["spec", "kubeProxy", "mode"]) {
+            if let Some(mode) = cx.profile.kube_proxy_mode().location() {
                 d = d.with_related(
                     mode,
                     "the cluster profile's kube-proxy mode decides the verdict",

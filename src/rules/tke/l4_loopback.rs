@@ -16,12 +16,6 @@ pub use crate::rules::meta::TKE001 as META;
 
 pub struct L4Loopback;
 
-/// A profile fact the verdict needed but the profile does not state.
-struct Unknown {
-    field: &'static str,
-    why: &'static str,
-}
-
 impl Rule for L4Loopback {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -64,17 +58,16 @@ fn check_service(
         return None;
     }
 
+    let mode = cx.profile.kube_proxy_mode();
+    // The profile facts the verdict needed but the profile does not state.
     let mut unknowns = Vec::new();
-    match cx.profile.proxy_mode() {
+    match mode.value {
         Some(ProxyMode::Ipvs) => {}
         // iptables translates the destination before routing: traffic never reaches the CLB.
         Some(ProxyMode::Iptables) => return None,
         // TKE documents only iptables and IPVS; nothing is claimed for other modes.
         Some(ProxyMode::Nftables | ProxyMode::Ebpf) => return None,
-        None => unknowns.push(Unknown {
-            field: "spec.kubeProxy.mode",
-            why: "the loopback happens in IPVS mode only",
-        }),
+        None => unknowns.push(mode.unknown("the loopback happens in IPVS mode only")),
     }
     let node_types = *node_types_by_backends
         .entry(entry.backends.as_ptr())
@@ -82,10 +75,11 @@ fn check_service(
     match node_types {
         Fit::No => return None,
         Fit::Yes => {}
-        Fit::Unknown => unknowns.push(Unknown {
-            field: "spec.nodePools",
-            why: "super nodes intercept the CLB VIP and do not loop back",
-        }),
+        Fit::Unknown => unknowns.push(
+            cx.profile
+                .fact(&["spec", "nodePools"], cx.profile.node_pools())
+                .unknown("super nodes intercept the CLB VIP and do not loop back"),
+        ),
     }
 
     let name = service.name();
@@ -113,14 +107,10 @@ fn check_service(
         Severity::Warning
     };
     let message = if !unknowns.is_empty() {
-        let fields: Vec<String> = unknowns
-            .iter()
-            .map(|u| format!("`{}` ({})", u.field, u.why))
-            .collect();
         format!(
             "Private-network CLB Service `{name}` may loop back in-cluster calls to its own address. \
              The cluster profile does not settle it; set {}.",
-            fields.join(" and ")
+            unknowns.join(" and ")
         )
     } else {
         let tail = match (callers.first(), sharing) {
@@ -141,7 +131,7 @@ fn check_service(
         format!(
             "Private-network CLB Service `{name}` will loop back in-cluster calls to its own address: \
              in IPVS mode{} the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}",
-            cx.profile.fact_at(&["spec", "kubeProxy", "mode"])
+            mode.at()
         )
     };
 
@@ -161,9 +151,9 @@ fn check_service(
             "the Service gets a cloud load balancer here",
         );
     }
-    if let Some(mode) = cx.profile.fact_location(&["spec", "kubeProxy", "mode"]) {
+    if let Some(stated) = mode.location() {
         diagnostic = diagnostic.with_related(
-            mode,
+            stated,
             "the cluster profile's kube-proxy mode decides the verdict",
         );
     }
@@ -248,15 +238,12 @@ fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> Fit {
                     Fit::Unknown
                 }
             } else {
-                entry
-                    .backends
-                    .iter()
-                    .map(|&b| cx.model.any_pool(b, regular_or_native))
-                    .fold(Fit::No, |acc, fit| match (acc, fit) {
-                        (Fit::Yes, _) | (_, Fit::Yes) => Fit::Yes,
-                        (Fit::Unknown, _) | (_, Fit::Unknown) => Fit::Unknown,
-                        _ => Fit::No,
-                    })
+                Fit::any(
+                    entry
+                        .backends
+                        .iter()
+                        .map(|&b| cx.model.any_pool(b, regular_or_native)),
+                )
             }
         }
         _ => Fit::Unknown,

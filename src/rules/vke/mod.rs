@@ -11,7 +11,7 @@ pub mod proxy_same_node;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{EntryKind, EntryPoint, Fit};
 use crate::objects::{Object, Workspace};
-use crate::profile::{version, Profile, Provider};
+use crate::profile::{version, Fact, Provider};
 use crate::rules::{edit, Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 

@@ -12,53 +12,38 @@ enum Verdict {
     Unknown(String),
 }
 
-fn version_fact(
-    profile: &Profile,
-    value: Option<&str>,
-    keys: &'static [&'static str],
-    minimum: &str,
-    what: &str,
-) -> Option<Verdict> {
-    let field = keys.join(".");
-    let Some(value) = value else {
-        return Some(Verdict::Unknown(format!(
-            "`{field}` ({what} must be {minimum} or later)"
-        )));
+fn version_fact(fact: Fact<'_, &str>, minimum: &str, what: &str) -> Option<Verdict> {
+    let field = fact.field();
+    let Some(value) = fact.value else {
+        return Some(Verdict::Unknown(
+            fact.unknown(&format!("{what} must be {minimum} or later")),
+        ));
     };
     match version::at_least(value, minimum) {
         Some(true) => None,
         Some(false) => Some(Verdict::Missing(
-            format!(
-                "`{field}` is `{value}`{}, below {minimum}",
-                profile.fact_at(keys)
-            ),
-            keys,
+            format!("`{field}` is `{value}`{}, below {minimum}", fact.at()),
+            fact.keys,
         )),
-        None => Some(Verdict::Unknown(format!(
-            "`{field}` (`{value}` is not a version lblint can compare; {what} must be {minimum} or later)"
-        ))),
+        None => Some(Verdict::Unknown(fact.unknown(&format!(
+            "`{value}` is not a version lblint can compare; {what} must be {minimum} or later"
+        )))),
     }
 }
 
-fn string_fact(
-    profile: &Profile,
-    value: Option<&str>,
-    keys: &'static [&'static str],
-    wanted: &str,
-    what: &str,
-) -> Option<Verdict> {
-    let field = keys.join(".");
-    match value {
-        None => Some(Verdict::Unknown(format!(
-            "`{field}` (must be `{wanted}`: {what})"
-        ))),
+fn string_fact(fact: Fact<'_, &str>, wanted: &str, what: &str) -> Option<Verdict> {
+    match fact.value {
+        None => Some(Verdict::Unknown(
+            fact.unknown(&format!("must be `{wanted}`: {what}")),
+        )),
         Some(v) if v.eq_ignore_ascii_case(wanted) => None,
         Some(v) => Some(Verdict::Missing(
             format!(
-                "`{field}` is `{v}`{}, not `{wanted}` ({what})",
-                profile.fact_at(keys)
+                "`{}` is `{v}`{}, not `{wanted}` ({what})",
+                fact.field(),
+                fact.at()
             ),
-            keys,
+            fact.keys,
         )),
     }
 }
@@ -69,43 +54,30 @@ impl Rule for ProxyPrerequisites {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        let spec = &cx.profile.spec;
-        let network = spec.network.as_ref();
+        let profile = cx.profile;
         let verdicts: Vec<Verdict> = [
             version_fact(
-                cx.profile,
-                spec.kubernetes_version.as_deref(),
-                &["spec", "kubernetesVersion"],
+                profile.kubernetes_version(),
                 "v1.30",
                 "the cluster Kubernetes version",
             ),
             string_fact(
-                cx.profile,
-                network.and_then(|n| n.cni.as_deref()),
-                &["spec", "network", "cni"],
+                profile.network_cni(),
                 "vpc-cni",
                 "the VPC-CNI network model",
             ),
             string_fact(
-                cx.profile,
-                network.and_then(|n| n.pod_interface.as_deref()),
-                &["spec", "network", "podInterface"],
+                profile.network_pod_interface(),
                 "ipvlan",
                 "IPvlan pod network interfaces",
             ),
             string_fact(
-                cx.profile,
-                network.and_then(|n| n.service_forwarding.as_deref()),
-                &["spec", "network", "serviceForwarding"],
+                profile.network_service_forwarding(),
                 "ebpf",
                 "eBPF Service forwarding",
             ),
             version_fact(
-                cx.profile,
-                spec.addons
-                    .as_ref()
-                    .and_then(|a| a.cloud_controller_manager.as_deref()),
-                &["spec", "addons", "cloudControllerManager"],
+                profile.cloud_controller_manager(),
                 "v1.43.0",
                 "the cloud-controller-manager add-on",
             ),

@@ -21,22 +21,16 @@ impl Rule for ProxySameNode {
             let fits: Vec<Fit> = callers
                 .iter()
                 .map(|c| {
-                    entry
+                    let shares = entry
                         .backends
                         .iter()
-                        .map(|&b| cx.model.can_share_node(ws, c.workload, b, |_| true))
-                        .fold(
-                            if entry.backends.is_empty() {
-                                Fit::Unknown
-                            } else {
-                                Fit::No
-                            },
-                            |acc, fit| match (acc, fit) {
-                                (Fit::Yes, _) | (_, Fit::Yes) => Fit::Yes,
-                                (Fit::Unknown, _) | (_, Fit::Unknown) => Fit::Unknown,
-                                _ => Fit::No,
-                            },
-                        )
+                        .map(|&b| cx.model.can_share_node(ws, c.workload, b, |_| true));
+                    // No backends in these manifests: they may be anywhere.
+                    if entry.backends.is_empty() {
+                        Fit::Unknown
+                    } else {
+                        Fit::any(shares)
+                    }
                 })
                 .collect();
             if !callers.is_empty() && fits.iter().all(|f| *f == Fit::No) {
