@@ -204,6 +204,7 @@ fn lint_loaded(
         ws: &ws,
         profile,
         model: &model,
+        tke_configs: crate::model::tke_config::Index::new(&ws),
     };
     let rules = rules::for_provider(rules, profile.provider());
     let internal_errors = guard::run_rules(&rules, &cx, &mut diagnostics);

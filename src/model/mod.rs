@@ -6,6 +6,7 @@ pub mod callers;
 pub mod entry;
 pub mod report;
 pub mod scheduling;
+pub mod tke_config;
 
 use std::collections::HashMap;
 use std::rc::Rc;

@@ -91,6 +91,8 @@ pub struct Context<'a> {
     pub ws: &'a Workspace,
     pub profile: &'a Profile,
     pub model: &'a Model,
+    /// Which TkeServiceConfig each Service and Ingress uses, built once per run.
+    pub tke_configs: crate::model::tke_config::Index<'a>,
 }
 
 pub trait Rule: Sync {

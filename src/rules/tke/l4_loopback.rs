@@ -54,7 +54,9 @@ fn check_service(
         return None;
     }
     let (subnet_key, _) = ws.annotation(service, INTERNAL_SUBNET)?;
-    if prevent_loopback_enabled(ws, service) || l4_snat_on_every_port(ws, service) {
+    if prevent_loopback_enabled(ws, service)
+        || l4_snat_on_every_port(ws, service, cx.tke_configs.config_for(entry.object))
+    {
         return None;
     }
 
@@ -181,8 +183,8 @@ fn prevent_loopback_enabled(ws: &Workspace, service: &Object) -> bool {
 
 /// SNAT fixes the loopback only for listeners that enable it: every Service port needs
 /// an `l4Listeners` entry (same port and protocol) with `snatEnable: true`.
-fn l4_snat_on_every_port(ws: &Workspace, service: &Object) -> bool {
-    let Some(config) = tke_service_config(ws, service) else {
+fn l4_snat_on_every_port(ws: &Workspace, service: &Object, config: Option<&Object>) -> bool {
+    let Some(config) = config else {
         return false;
     };
     let listeners: Vec<NodeRef<'_>> = ws

@@ -28,7 +28,7 @@ pub fn is_clb_ingress(entry: &EntryPoint) -> bool {
 pub fn l7_snat_on_every_listener(cx: &Context<'_>, entry: &EntryPoint) -> bool {
     let ws = cx.ws;
     let ingress = &ws.objects[entry.object];
-    let Some(config) = tke_service_config(ws, ingress) else {
+    let Some(config) = cx.tke_configs.config_for(entry.object) else {
         return false;
     };
     let sections = listeners(ws, config, "l7Listeners");

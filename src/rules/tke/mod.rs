@@ -10,8 +10,6 @@ pub const INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-int
 /// Reuses an existing CLB (Service); public or private cannot be told from the manifest.
 pub const EXISTED_LB: &str = "service.kubernetes.io/tke-existed-lbid";
 pub const PREVENT_LOOPBACK: &str = "service.cloud.tencent.com/prevent-loopback";
-pub const SERVICE_CONFIG: &str = "service.cloud.tencent.com/tke-service-config";
-pub const SERVICE_CONFIG_AUTO: &str = "service.cloud.tencent.com/tke-service-config-auto";
 /// Super (virtual) nodes carry this label value; pods target them with a nodeSelector.
 pub const INSTANCE_TYPE_LABEL: &str = "node.kubernetes.io/instance-type";
 pub const SUPER_NODE_INSTANCE_TYPE: &str = "eklet";
@@ -23,45 +21,12 @@ pub mod snat;
 use crate::objects::{Object, Workspace};
 use crate::yaml::NodeRef;
 
-pub const INGRESS_CONFIG: &str = "ingress.cloud.tencent.com/tke-service-config";
-pub const INGRESS_CONFIG_AUTO: &str = "ingress.cloud.tencent.com/tke-service-config-auto";
 /// The ingress-controller release that reads `l7Listeners[].snatEnable` (seed 000).
 pub const L7_SNAT_FIELD_SINCE: &str = "v2.9.0";
-pub const SERVICE_CONFIG_DOC: &str = "https://www.tencentcloud.com/document/product/457/36834";
-pub const INGRESS_CONFIG_DOC: &str = "https://www.tencentcloud.com/document/product/457/37015";
-
-/// The TkeServiceConfig an object uses: named by its manual annotation, or the controller's
-/// `<name>-auto-{service,ingress}-config` with the auto annotation. Same namespace only.
-pub fn tke_service_config<'w>(ws: &'w Workspace, object: &Object) -> Option<&'w Object> {
-    let (manual, auto, suffix) = if object.kind() == "Ingress" {
-        (INGRESS_CONFIG, INGRESS_CONFIG_AUTO, "-auto-ingress-config")
-    } else {
-        (SERVICE_CONFIG, SERVICE_CONFIG_AUTO, "-auto-service-config")
-    };
-    let name = match ws.annotation(object, manual).and_then(|(_, v)| v.as_str()) {
-        Some(name) => name.to_string(),
-        None => {
-            if ws.annotation(object, auto)?.1.as_str()? != "true" {
-                return None;
-            }
-            format!("{}{suffix}", object.name())
-        }
-    };
-    ws.objects.iter().find(|o| {
-        o.kind() == "TkeServiceConfig"
-            && o.group() == "cloud.tencent.com"
-            && same_namespace(o, object)
-            && o.name() == name
-    })
-}
-
-/// Objects without a namespace land wherever they are applied, so they match any.
-pub fn same_namespace(a: &Object, b: &Object) -> bool {
-    match (&a.id.namespace, &b.id.namespace) {
-        (Some(x), Some(y)) => x == y,
-        _ => true,
-    }
-}
+pub use crate::model::tke_config::{
+    INGRESS_CONFIG, INGRESS_CONFIG_AUTO, INGRESS_CONFIG_DOC, SERVICE_CONFIG, SERVICE_CONFIG_AUTO,
+    SERVICE_CONFIG_DOC,
+};
 
 /// `spec.loadBalancer.<section>[]` of a TkeServiceConfig.
 pub fn listeners<'w>(ws: &'w Workspace, config: &Object, section: &str) -> Vec<NodeRef<'w>> {

@@ -15,8 +15,7 @@ use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
 use super::listeners;
-use super::service_config::{is_config, Index};
-use super::tke_service_config;
+use super::service_config::is_config;
 use super::{INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC};
 use super::{INTERNAL_SUBNET, PREVENT_LOOPBACK, SEED_DOC};
 
@@ -45,7 +44,7 @@ impl Rule for UdpSnat {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        let configs = Index::new(ws);
+        let configs = &cx.tke_configs;
         for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
             for listener in listeners(ws, config, "l4Listeners") {
                 let udp = listener
@@ -96,7 +95,7 @@ impl Rule for L7Snat {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        let configs = Index::new(ws);
+        let configs = &cx.tke_configs;
         for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
             for listener in listeners(ws, config, "l7Listeners") {
                 let field = listener
@@ -192,7 +191,7 @@ impl Rule for PreventLoopbackBypass {
             else {
                 continue;
             };
-            let Some(config) = tke_service_config(ws, service) else {
+            let Some(config) = cx.tke_configs.config_for(entry.object) else {
                 continue;
             };
             let features: Vec<(NodeRef<'_>, &'static str, String)> =

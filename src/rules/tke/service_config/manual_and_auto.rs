@@ -13,7 +13,7 @@ impl Rule for ManualAndAuto {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        for reference in references(ws) {
+        for reference in &cx.tke_configs.references {
             let (Some((manual_key, _)), Some((auto_key, _))) = (reference.manual, reference.auto)
             else {
                 continue;

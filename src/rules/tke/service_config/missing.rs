@@ -14,7 +14,7 @@ impl Rule for MissingConfig {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        let index = Index::new(ws);
+        let index = &cx.tke_configs;
         for reference in &index.references {
             // The controller creates auto configs: a missing one is expected.
             let Some(name) = reference.manual_name() else {

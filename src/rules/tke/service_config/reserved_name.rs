@@ -14,7 +14,7 @@ impl Rule for ReservedName {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        let index = Index::new(ws);
+        let index = &cx.tke_configs;
         for reference in &index.references {
             let (Some(name), Some((_, value))) = (reference.manual_name(), reference.manual) else {
                 continue;

@@ -15,7 +15,12 @@ impl Rule for UnusedConfig {
         let ws = cx.ws;
         // Names used from any namespace: a reference from another namespace is TKE007's
         // error, not an unused config.
-        let used: HashSet<String> = references(ws).iter().flat_map(|r| r.names(ws)).collect();
+        let used: HashSet<String> = cx
+            .tke_configs
+            .references
+            .iter()
+            .flat_map(|r| r.names(ws))
+            .collect();
         for config in ws.objects.iter().filter(|o| is_config(o)) {
             if used.contains(config.name()) {
                 continue;
