@@ -205,6 +205,7 @@ fn lint_loaded(
         profile,
         model: &model,
         tke_configs: crate::model::tke_config::Index::new(&ws),
+        views: crate::model::views::Views::build(&ws),
     };
     let rules = rules::for_provider(rules, profile.provider());
     let internal_errors = guard::run_rules(&rules, &cx, &mut diagnostics);

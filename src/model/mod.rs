@@ -7,6 +7,7 @@ pub mod entry;
 pub mod report;
 pub mod scheduling;
 pub mod tke_config;
+pub mod views;
 
 use std::collections::HashMap;
 use std::rc::Rc;

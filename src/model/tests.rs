@@ -598,3 +598,43 @@ fn fit_is_three_valued_logic() {
     assert_eq!(Yes.and(Unknown), Unknown);
     assert_eq!(No.or(Unknown), Unknown);
 }
+
+#[test]
+fn service_view_reads_ports_policies_class_and_status() {
+    let ws = workspace(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  type: LoadBalancer\n  \
+         ports: [{port: 80}, {port: 53, protocol: UDP}, {name: x}]\n  selector: {app: a}\n  \
+         externalTrafficPolicy: Local\n  internalTrafficPolicy: Cluster\n  loadBalancerClass: c\n\
+         status:\n  loadBalancer:\n    ingress: [{hostname: lb.example.net, ipMode: Proxy}]\n\
+         ---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+    );
+    let views = views::Views::build(&ws);
+    assert!(
+        views.service(1).is_none(),
+        "a ConfigMap has no Service view"
+    );
+    let service = views.service(0).expect("a Service view");
+    assert!(service.is_load_balancer());
+    let ports: Vec<(Option<i64>, &str)> =
+        service.ports.iter().map(|p| (p.port, p.protocol)).collect();
+    assert_eq!(ports, [(Some(80), "TCP"), (Some(53), "UDP"), (None, "TCP")]);
+    assert_eq!(
+        service.external_traffic_policy.and_then(|n| n.as_str()),
+        Some("Local")
+    );
+    assert_eq!(
+        service.internal_traffic_policy.and_then(|n| n.as_str()),
+        Some("Cluster")
+    );
+    assert_eq!(
+        service.load_balancer_class.and_then(|n| n.as_str()),
+        Some("c")
+    );
+    assert_eq!(service.selector.map(|s| s.span().start.line), Some(7));
+    let modes: Vec<Option<&str>> = service.ip_modes().map(|m| m.as_str()).collect();
+    assert_eq!(modes, [Some("Proxy")]);
+    assert_eq!(
+        service.hostname_only().and_then(|h| h.as_str()),
+        Some("lb.example.net")
+    );
+}

@@ -93,6 +93,8 @@ pub struct Context<'a> {
     pub model: &'a Model,
     /// Which TkeServiceConfig each Service and Ingress uses, built once per run.
     pub tke_configs: crate::model::tke_config::Index<'a>,
+    /// Typed views of the objects rules read, built once per run.
+    pub views: crate::model::views::Views<'a>,
 }
 
 pub trait Rule: Sync {

@@ -43,7 +43,8 @@ impl Rule for ClassIgnoresAnnotations {
             .filter(|e| e.kind == EntryKind::Service)
         {
             let object = &ws.objects[entry.object];
-            let Some(class_node) = ws.spec(object).and_then(|s| s.get("loadBalancerClass")) else {
+            let class_node = cx.views.service(entry.object);
+            let Some(class_node) = class_node.and_then(|s| s.load_balancer_class) else {
                 continue;
             };
             let Some(class) = class_node.as_str().filter(|c| !c.is_empty()) else {

@@ -18,17 +18,16 @@ impl Rule for InternalTrafficPolicyLocal {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for (index, object) in ws.objects.iter().enumerate() {
-            if object.kind() != "Service" || !object.group().is_empty() {
+            let Some(service) = cx.views.service(index) else {
                 continue;
-            }
-            let Some(policy) = ws
-                .spec(object)
-                .and_then(|s| s.get("internalTrafficPolicy"))
+            };
+            let Some(policy) = service
+                .internal_traffic_policy
                 .filter(|p| p.as_str() == Some("Local"))
             else {
                 continue;
             };
-            let selector = ws.spec(object).and_then(|s| s.get("selector"));
+            let selector = service.selector;
             let backends: Vec<usize> = cx
                 .model
                 .workloads

@@ -6,7 +6,6 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EntryKind;
 use crate::profile::{version, Provider};
 use crate::rules::{vke, Context, Rule, RuleMeta};
-use crate::yaml::NodeRef;
 
 pub use crate::rules::meta::K8S010 as META;
 
@@ -40,22 +39,11 @@ impl Rule for NoShortCircuit {
             {
                 continue;
             }
-            let ingress: Vec<NodeRef<'_>> = ws
-                .root(object)
-                .path(&["status", "loadBalancer", "ingress"])
-                .into_iter()
-                .flat_map(NodeRef::items)
-                .collect();
-            let proxy = ingress
-                .iter()
-                .filter_map(|i| i.get("ipMode"))
-                .find(|m| m.as_str() == Some("Proxy"));
-            // A status with a hostname and no IP anywhere: that hostname.
-            let hostname_only = if ingress.iter().all(|i| i.get("ip").is_none()) {
-                ingress.iter().find_map(|i| i.get("hostname"))
-            } else {
-                None
+            let Some(service) = cx.views.service(entry.object) else {
+                continue;
             };
+            let proxy = service.ip_modes().find(|m| m.as_str() == Some("Proxy"));
+            let hostname_only = service.hostname_only();
             let (at, why) = match (proxy, hostname_only) {
                 (Some(mode), _) if ip_mode_honoured != Some(false) => {
                     let gate = if ip_mode_honoured.is_none() {

@@ -4,11 +4,11 @@
 use std::collections::HashMap;
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::model::views::ServiceView;
 use crate::model::{EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{pod_template, Object, Workspace};
 use crate::profile::{NodePool, NodeType, Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
-use crate::yaml::NodeRef;
 
 use super::*;
 
@@ -55,7 +55,11 @@ fn check_service(
     }
     let (subnet_key, _) = ws.annotation(service, INTERNAL_SUBNET)?;
     if prevent_loopback_enabled(ws, service)
-        || l4_snat_on_every_port(ws, service, cx.tke_configs.config_for(entry.object))
+        || l4_snat_on_every_port(
+            ws,
+            cx.views.service(entry.object),
+            cx.tke_configs.config_for(entry.object),
+        )
     {
         return None;
     }
@@ -147,7 +151,7 @@ fn check_service(
              service.service_hosts_hint()
         ));
     diagnostic = diagnostic.on(service);
-    if let Some(type_node) = ws.spec(service).and_then(|s| s.get("type")) {
+    if let Some(type_node) = cx.views.service(entry.object).and_then(|s| s.service_type) {
         diagnostic = diagnostic.with_related(
             ws.location(service, type_node.span()),
             "the Service gets a cloud load balancer here",
@@ -183,34 +187,20 @@ fn prevent_loopback_enabled(ws: &Workspace, service: &Object) -> bool {
 
 /// SNAT fixes the loopback only for listeners that enable it: every Service port needs
 /// an `l4Listeners` entry (same port and protocol) with `snatEnable: true`.
-fn l4_snat_on_every_port(ws: &Workspace, service: &Object, config: Option<&Object>) -> bool {
-    let Some(config) = config else {
+fn l4_snat_on_every_port(
+    ws: &Workspace,
+    service: Option<&ServiceView<'_>>,
+    config: Option<&Object>,
+) -> bool {
+    let (Some(service), Some(config)) = (service, config) else {
         return false;
     };
-    let listeners: Vec<NodeRef<'_>> = ws
-        .root(config)
-        .path(&["spec", "loadBalancer", "l4Listeners"])
-        .into_iter()
-        .flat_map(NodeRef::items)
-        .collect();
-    let ports: Vec<NodeRef<'_>> = ws
-        .spec(service)
-        .and_then(|s| s.get("ports"))
-        .into_iter()
-        .flat_map(NodeRef::items)
-        .collect();
-    !ports.is_empty()
-        && ports.iter().all(|port| {
-            let number = port.get("port").and_then(|p| p.as_i64());
-            let protocol = port
-                .get("protocol")
-                .and_then(|p| p.as_str())
-                .unwrap_or("TCP");
-            listeners.iter().any(|l| {
-                l.get("port").and_then(|p| p.as_i64()) == number
-                    && l.get("protocol")
-                        .and_then(|p| p.as_str())
-                        .is_some_and(|p| p.eq_ignore_ascii_case(protocol))
+    let listeners = listeners(ws, config, "l4Listeners");
+    !service.ports.is_empty()
+        && service.ports.iter().all(|port| {
+            listeners.iter().any(|&l| {
+                port.port
+                    .is_some_and(|n| listener_for(&[l], port.protocol, n).is_some())
                     && l.get("snatEnable").and_then(|s| s.as_bool()) == Some(true)
             })
         })

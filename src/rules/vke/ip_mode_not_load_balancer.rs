@@ -13,11 +13,14 @@ impl Rule for IpModeNotLoadBalancer {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        for object in ws.objects.iter().filter(|o| is_service(o)) {
+        for (index, object) in ws.objects.iter().enumerate() {
+            let Some(service) = cx.views.service(index) else {
+                continue;
+            };
             let Some((key, _)) = ip_mode(ws, object) else {
                 continue;
             };
-            let type_node = ws.spec(object).and_then(|s| s.get("type"));
+            let type_node = service.service_type;
             let service_type = type_node.and_then(|t| t.as_str()).unwrap_or("ClusterIP");
             if service_type == "LoadBalancer" {
                 continue;

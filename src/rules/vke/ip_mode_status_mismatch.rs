@@ -32,13 +32,10 @@ impl Rule for IpModeStatusMismatch {
                 None if entry.provider == Some(Provider::Vke) => "VIP",
                 None => continue,
             };
-            let statuses = ws
-                .root(object)
-                .path(&["status", "loadBalancer", "ingress"])
-                .into_iter()
-                .flat_map(NodeRef::items)
-                .filter_map(|i| i.get("ipMode"));
-            for status in statuses {
+            let Some(service) = cx.views.service(entry.object) else {
+                continue;
+            };
+            for status in service.ip_modes() {
                 let Some(actual) = status.as_str() else {
                     continue;
                 };

@@ -36,21 +36,13 @@ fn tke_clb_ingress(ws: &Workspace, ingress: &Object) -> bool {
     )
 }
 
-/// A Service's ports as (protocol, port); the protocol defaults to TCP.
-fn service_ports(ws: &Workspace, service: &Object) -> Vec<(String, i64)> {
-    ws.spec(service)
-        .and_then(|s| s.get("ports"))
+/// A Service's numbered ports as (protocol, port); the protocol defaults to TCP.
+fn service_ports(cx: &Context<'_>, service: usize) -> Vec<(String, i64)> {
+    cx.views
+        .service(service)
         .into_iter()
-        .flat_map(NodeRef::items)
-        .filter_map(|p| {
-            let port = p.get("port")?.as_i64()?;
-            let protocol = p
-                .get("protocol")
-                .and_then(|v| v.as_str())
-                .unwrap_or("TCP")
-                .to_ascii_uppercase();
-            Some((protocol, port))
-        })
+        .flat_map(|s| &s.ports)
+        .filter_map(|p| Some((p.protocol.to_ascii_uppercase(), p.port?)))
         .collect()
 }
 

@@ -34,7 +34,7 @@ impl Rule for UnmatchedListener {
                     let object = &ws.objects[user.object];
                     match kind {
                         Owner::Service => {
-                            let ports = service_ports(ws, object);
+                            let ports = service_ports(cx, user.object);
                             known &= !ports.is_empty();
                             listeners.extend(ports);
                         }
