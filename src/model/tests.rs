@@ -638,3 +638,24 @@ fn service_view_reads_ports_policies_class_and_status() {
         Some("lb.example.net")
     );
 }
+
+#[test]
+fn tke_service_config_listeners_are_typed() {
+    let ws = workspace(
+        "apiVersion: cloud.tencent.com/v1alpha1\nkind: TkeServiceConfig\nmetadata: {name: c}\n\
+         spec:\n  loadBalancer:\n    l7Listeners:\n      - {protocol: HTTPS, port: 443, keepaliveEnable: 1}\n      \
+         - {protocol: http, port: 80, snatEnable: false, session: {enable: true}}\n",
+    );
+    use tke_config::{listeners, Section};
+    let found = listeners(&ws, &ws.objects[0], Section::L7);
+    assert_eq!(found.len(), 2);
+    assert!(found[0].is("https", 443) && !found[0].is("HTTPS", 80));
+    assert_eq!(
+        found[0].l7_snat().map(|(k, _)| k.as_str()),
+        Some(Some("keepaliveEnable"))
+    );
+    assert_eq!(found[0].snat_on().map(|(k, _)| k.span()), None);
+    assert_eq!(found[1].label(), "http:80");
+    assert!(found[1].l7_snat().is_none() && found[1].session.is_some());
+    assert!(listeners(&ws, &ws.objects[0], Section::L4).is_empty());
+}

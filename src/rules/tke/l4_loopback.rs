@@ -195,14 +195,12 @@ fn l4_snat_on_every_port(
     let (Some(service), Some(config)) = (service, config) else {
         return false;
     };
-    let listeners = listeners(ws, config, "l4Listeners");
+    let listeners = listeners(ws, config, Section::L4);
     !service.ports.is_empty()
         && service.ports.iter().all(|port| {
-            listeners.iter().any(|&l| {
-                port.port
-                    .is_some_and(|n| listener_for(&[l], port.protocol, n).is_some())
-                    && l.get("snatEnable").and_then(|s| s.as_bool()) == Some(true)
-            })
+            listeners
+                .iter()
+                .any(|l| port.port.is_some_and(|n| l.is(port.protocol, n)) && l.snat_on().is_some())
         })
 }
 

@@ -31,11 +31,11 @@ pub fn l7_snat_on_every_listener(cx: &Context<'_>, entry: &EntryPoint) -> bool {
     let Some(config) = cx.tke_configs.config_for(entry.object) else {
         return false;
     };
-    let sections = listeners(ws, config, "l7Listeners");
+    let sections = listeners(ws, config, Section::L7);
     ingress_listeners(ws, ingress)
         .into_iter()
         .all(|(protocol, port)| {
-            listener_for(&sections, protocol, port).is_some_and(|l| l7_snat_field(l).is_some())
+            listener_for(&sections, protocol, port).is_some_and(|l| l.l7_snat().is_some())
         })
 }
 

@@ -19,7 +19,6 @@ pub mod prevent_loopback;
 pub mod snat;
 
 use crate::objects::{Object, Workspace};
-use crate::yaml::NodeRef;
 
 /// The ingress-controller release that reads `l7Listeners[].snatEnable` (seed 000).
 pub const L7_SNAT_FIELD_SINCE: &str = "v2.9.0";
@@ -28,14 +27,7 @@ pub use crate::model::tke_config::{
     SERVICE_CONFIG_DOC,
 };
 
-/// `spec.loadBalancer.<section>[]` of a TkeServiceConfig.
-pub fn listeners<'w>(ws: &'w Workspace, config: &Object, section: &str) -> Vec<NodeRef<'w>> {
-    ws.root(config)
-        .path(&["spec", "loadBalancer", section])
-        .into_iter()
-        .flat_map(NodeRef::items)
-        .collect()
-}
+pub use crate::model::tke_config::{listeners, Listener, Section};
 
 /// The CLB listeners an Ingress gets: HTTP:80, plus HTTPS:443 when it has TLS.
 pub fn ingress_listeners(ws: &Workspace, ingress: &Object) -> Vec<(&'static str, i64)> {
@@ -50,28 +42,11 @@ pub fn ingress_listeners(ws: &Workspace, ingress: &Object) -> Vec<(&'static str,
     out
 }
 
-/// The listener entry for a protocol and port, if the config has one.
+/// The listener section for a protocol and port, if the config has one.
 pub fn listener_for<'w>(
-    listeners: &[NodeRef<'w>],
+    listeners: &[Listener<'w>],
     protocol: &str,
     port: i64,
-) -> Option<NodeRef<'w>> {
-    listeners.iter().copied().find(|l| {
-        l.get("port").and_then(|p| p.as_i64()) == Some(port)
-            && l.get("protocol")
-                .and_then(|p| p.as_str())
-                .is_some_and(|p| p.eq_ignore_ascii_case(protocol))
-    })
-}
-
-/// Does an l7 listener enable SNAT with either documented field?
-pub fn l7_snat_field(listener: NodeRef<'_>) -> Option<(NodeRef<'_>, NodeRef<'_>)> {
-    listener
-        .get_entry("snatEnable")
-        .filter(|(_, v)| v.as_bool() == Some(true))
-        .or_else(|| {
-            listener
-                .get_entry("keepaliveEnable")
-                .filter(|(_, v)| v.as_i64() == Some(1))
-        })
+) -> Option<Listener<'w>> {
+    listeners.iter().copied().find(|l| l.is(protocol, port))
 }

@@ -78,11 +78,8 @@ impl Rule for SnatAllowlist {
                 d = d.on(config);
                 out.push(d);
             };
-            for listener in listeners(ws, config, "l4Listeners") {
-                if let Some((key, _)) = listener
-                    .get_entry("snatEnable")
-                    .filter(|(_, v)| v.as_bool() == Some(true))
-                {
+            for listener in listeners(ws, config, Section::L4) {
+                if let Some((key, _)) = listener.snat_on() {
                     report(
                         key,
                         &[(
@@ -93,8 +90,8 @@ impl Rule for SnatAllowlist {
                     );
                 }
             }
-            for listener in listeners(ws, config, "l7Listeners") {
-                if let Some((key, _)) = l7_snat_field(listener) {
+            for listener in listeners(ws, config, Section::L7) {
+                if let Some((key, _)) = listener.l7_snat() {
                     // Seed 000: layer-7 SNAT needs both the L7 SNAT and the Keep Alive capability.
                     report(
                         key,
@@ -137,11 +134,8 @@ impl Rule for L7SnatFieldVersion {
             return;
         }
         for config in tke_configs(cx) {
-            for listener in listeners(ws, config, "l7Listeners") {
-                let Some((key, value)) = listener
-                    .get_entry("snatEnable")
-                    .filter(|(_, v)| v.as_bool() == Some(true))
-                else {
+            for listener in listeners(ws, config, Section::L7) {
+                let Some((key, value)) = listener.snat_on() else {
                     continue;
                 };
                 let (severity, message) = match (supported, version) {

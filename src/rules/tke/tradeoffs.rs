@@ -14,8 +14,8 @@ use crate::profile::Provider;
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
-use super::listeners;
 use super::service_config::is_config;
+use super::{listeners, Listener, Section};
 use super::{INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC};
 use super::{INTERNAL_SUBNET, PREVENT_LOOPBACK, SEED_DOC};
 
@@ -24,16 +24,6 @@ pub use crate::rules::meta::TKE012 as UDP_SNAT_META;
 pub use crate::rules::meta::TKE013 as L7_SNAT_META;
 
 pub use crate::rules::meta::TKE014 as BYPASS_META;
-
-/// A listener's `protocol:port`, for messages.
-fn listener_label(listener: NodeRef<'_>) -> String {
-    let protocol = listener
-        .get("protocol")
-        .and_then(|p| p.as_str())
-        .unwrap_or("?");
-    let port = listener.get("port").and_then(|p| p.as_str()).unwrap_or("?");
-    format!("{protocol}:{port}")
-}
 
 pub struct UdpSnat;
 
@@ -46,15 +36,11 @@ impl Rule for UdpSnat {
         let ws = cx.ws;
         let configs = &cx.tke_configs;
         for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
-            for listener in listeners(ws, config, "l4Listeners") {
+            for listener in listeners(ws, config, Section::L4) {
                 let udp = listener
-                    .get("protocol")
-                    .and_then(|p| p.as_str())
+                    .protocol_str()
                     .is_some_and(|p| p.eq_ignore_ascii_case("UDP"));
-                let Some((key, _)) = listener
-                    .get_entry("snatEnable")
-                    .filter(|(_, v)| v.as_bool() == Some(true))
-                else {
+                let Some((key, _)) = listener.snat_on() else {
                     continue;
                 };
                 if !udp {
@@ -67,7 +53,7 @@ impl Rule for UdpSnat {
                         format!(
                             "SNAT on UDP listener {} of TkeServiceConfig `{}`: the CLB replaces the client's \
                              source address with its own, and over UDP the real client IP cannot be obtained.",
-                            listener_label(listener),
+                            listener.label(),
                             config.name()
                         ),
                     )
@@ -97,16 +83,8 @@ impl Rule for L7Snat {
         let ws = cx.ws;
         let configs = &cx.tke_configs;
         for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
-            for listener in listeners(ws, config, "l7Listeners") {
-                let field = listener
-                    .get_entry("snatEnable")
-                    .filter(|(_, v)| v.as_bool() == Some(true))
-                    .or_else(|| {
-                        listener
-                            .get_entry("keepaliveEnable")
-                            .filter(|(_, v)| v.as_i64() == Some(1))
-                    });
-                let Some((key, value)) = field else {
+            for listener in listeners(ws, config, Section::L7) {
+                let Some((key, value)) = listener.l7_snat() else {
                     continue;
                 };
                 let setting = format!(
@@ -122,7 +100,7 @@ impl Rule for L7Snat {
                             "`{setting}` turns on SNAT for layer-7 listener {} of TkeServiceConfig `{}`: backends \
                              see the CLB's address as the source, and the real client IP is only in the \
                              X-Forwarded-For header.",
-                            listener_label(listener),
+                            listener.label(),
                             config.name()
                         ),
                     )
@@ -145,23 +123,23 @@ pub struct PreventLoopbackBypass;
 
 /// CLB settings of an l4 listener that in-cluster traffic will not get:
 /// (key node, description).
-fn clb_features(listener: NodeRef<'_>) -> Vec<(NodeRef<'_>, &'static str)> {
+fn clb_features<'w>(listener: &Listener<'w>) -> Vec<(NodeRef<'w>, &'static str)> {
     let enabled = |node: NodeRef<'_>| {
         // An explicit `enable: false` turns the feature off.
         node.get("enable").and_then(|e| e.as_bool()) != Some(false)
     };
     let mut out = Vec::new();
-    if let Some((key, session)) = listener.get_entry("session") {
+    if let Some((key, session)) = listener.session {
         if session.get("enable").and_then(|e| e.as_bool()) == Some(true) {
             out.push((key, "session persistence"));
         }
     }
-    if let Some((key, check)) = listener.get_entry("healthCheck") {
+    if let Some((key, check)) = listener.health_check {
         if check.is_mapping() && enabled(check) {
             out.push((key, "health check"));
         }
     }
-    if let Some((key, _)) = listener.get_entry("scheduler") {
+    if let Some((key, _)) = listener.scheduler {
         out.push((key, "scheduler"));
     }
     out
@@ -195,11 +173,11 @@ impl Rule for PreventLoopbackBypass {
                 continue;
             };
             let features: Vec<(NodeRef<'_>, &'static str, String)> =
-                listeners(ws, config, "l4Listeners")
+                listeners(ws, config, Section::L4)
                     .into_iter()
                     .flat_map(|l| {
-                        let label = listener_label(l);
-                        clb_features(l)
+                        let label = l.label();
+                        clb_features(&l)
                             .into_iter()
                             .map(move |(k, what)| (k, what, label.clone()))
                     })

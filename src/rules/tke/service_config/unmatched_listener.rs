@@ -54,13 +54,12 @@ impl Rule for UnmatchedListener {
                 listeners.sort();
                 listeners.dedup();
                 for section in crate::rules::tke::listeners(ws, config, kind.section()) {
-                    let Some((port_key, port_value)) = section.get_entry("port") else {
+                    let Some((port_key, port_value)) = section.port else {
                         continue;
                     };
-                    let (Some(port), Some(protocol)) = (
-                        port_value.as_i64(),
-                        section.get("protocol").and_then(|p| p.as_str()),
-                    ) else {
+                    let (Some(port), Some(protocol)) =
+                        (port_value.as_i64(), section.protocol_str())
+                    else {
                         continue;
                     };
                     let protocol = protocol.to_ascii_uppercase();
@@ -103,7 +102,7 @@ fn unmatched(
             format!(
                 "`{}` entry {protocol}:{port} of TkeServiceConfig `{}` matches no {what} of {} {} ({}), so it \
                  configures nothing: TKE matches sections to listeners by protocol and port and leaves the others unmodified.",
-                kind.section(),
+                kind.section().key(),
                 config.name(),
                 kind.label(),
                 names.join(", "),
