@@ -132,11 +132,20 @@ impl Workspace {
         &self.files[object.file].source
     }
 
+    /// `metadata.<field>`: `name`, `namespace`, `annotations`, `labels` …
+    pub fn metadata(&self, object: &Object, field: &str) -> Option<NodeRef<'_>> {
+        self.root(object).path(&["metadata", field])
+    }
+
+    /// Where to point at the object as a whole: its `metadata.name`, else its first line.
+    pub fn name_node(&self, object: &Object) -> NodeRef<'_> {
+        self.metadata(object, "name")
+            .unwrap_or_else(|| self.root(object))
+    }
+
     /// `metadata.annotations[key]` as (key node, value node).
     pub fn annotation(&self, object: &Object, key: &str) -> Option<(NodeRef<'_>, NodeRef<'_>)> {
-        self.root(object)
-            .path(&["metadata", "annotations"])?
-            .get_entry(key)
+        self.metadata(object, "annotations")?.get_entry(key)
     }
 
     pub fn spec(&self, object: &Object) -> Option<NodeRef<'_>> {
@@ -259,6 +268,11 @@ pub struct PodTemplate<'w> {
 }
 
 impl<'w> PodTemplate<'w> {
+    /// `spec.hostNetwork`.
+    pub fn host_network(&self) -> Option<NodeRef<'w>> {
+        self.spec.get("hostNetwork")
+    }
+
     pub fn label(&self, key: &str) -> Option<&'w str> {
         self.labels?.get(key)?.as_str()
     }

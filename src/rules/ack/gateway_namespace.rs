@@ -14,8 +14,7 @@ impl Rule for GatewayNamespace {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for object in ws.objects.iter().filter(|o| is_istio_gateway(o)) {
-            let root = ws.root(object);
-            let namespace = root.path(&["metadata", "namespace"]);
+            let namespace = ws.metadata(object, "namespace");
             let help = format!(
                 "set `metadata.namespace: {ISTIO_NAMESPACE}`: from Istio 1.6 an ASM gateway in another namespace \
                  fails to start. See {GATEWAY_DOC}"
@@ -46,7 +45,7 @@ impl Rule for GatewayNamespace {
                     d
                 }
                 None => {
-                    let at = root.path(&["metadata", "name"]).unwrap_or(root);
+                    let at = ws.name_node(object);
                     META.diagnostic(
                         Severity::Warning,
                         ws.location(object, at.span()),

@@ -18,10 +18,9 @@ impl Rule for AnnotationValueNotString {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for object in &ws.objects {
-            let root = ws.root(object);
             let mut maps = vec![
-                ("annotation", root.path(&["metadata", "annotations"])),
-                ("label", root.path(&["metadata", "labels"])),
+                ("annotation", ws.metadata(object, "annotations")),
+                ("label", ws.metadata(object, "labels")),
             ];
             if let Some(template) = pod_template(ws, object) {
                 maps.push(("pod label", template.labels));

@@ -50,7 +50,7 @@ impl Rule for ClassIgnoresAnnotations {
             let Some(class) = class_node.as_str().filter(|c| !c.is_empty()) else {
                 continue;
             };
-            let annotations = ws.root(object).path(&["metadata", "annotations"]);
+            let annotations = ws.metadata(object, "annotations");
             for (prefixes, controller, own) in FAMILIES {
                 if own.contains(&class) {
                     continue;

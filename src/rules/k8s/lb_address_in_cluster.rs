@@ -92,11 +92,7 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         .iter()
         .find(|a| a.matches(&caller.address))
         .and_then(|a| a.location.clone())
-        .or_else(|| {
-            let root = ws.root(target);
-            let name = root.path(&["metadata", "name"]).unwrap_or(root);
-            Some(ws.location(target, name.span()))
-        });
+        .or_else(|| Some(ws.location(target, ws.name_node(target).span())));
     if let Some(stated) = stated {
         d = d.with_related(
             stated,

@@ -243,7 +243,7 @@ fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> Fit {
 /// Insert `prevent-loopback: "true"` after the subnet annotation, when the annotations
 /// are a block mapping (a flow mapping would need reformatting).
 fn prevent_loopback_fix(ws: &Workspace, service: &Object) -> Option<Fix> {
-    let annotations = ws.root(service).path(&["metadata", "annotations"])?;
+    let annotations = ws.metadata(service, "annotations")?;
     // Already there with another value (`"yes"`, `"false"`): set it, never add a duplicate key.
     if let Some((_, value)) = annotations.get_entry(PREVENT_LOOPBACK) {
         return Some(Fix {

@@ -36,8 +36,7 @@ impl Rule for PreventLoopbackL7 {
             let ingress = &ws.objects[entry.object];
             // The annotation on the Ingress itself: no layer-7 controller reads it.
             let on_ingress = ws
-                .root(ingress)
-                .path(&["metadata", "annotations"])
+                .metadata(ingress, "annotations")
                 .into_iter()
                 .flat_map(|a| a.entries());
             for (key, _) in on_ingress {

@@ -66,10 +66,9 @@ impl Rule for MissingConfig {
                     ));
                 for (_, config) in &all {
                     let span = ws
-                        .root(config)
-                        .path(&["metadata", "namespace"])
-                        .or_else(|| name_value(ws, config))
-                        .map_or_else(|| ws.root(config).span(), |n| n.span());
+                        .metadata(config, "namespace")
+                        .unwrap_or_else(|| ws.name_node(config))
+                        .span();
                     d = d.with_related(
                         ws.location(config, span),
                         format!(

@@ -47,7 +47,7 @@ fn service_ports(cx: &Context<'_>, service: usize) -> Vec<(String, i64)> {
 }
 
 fn name_value<'w>(ws: &'w Workspace, object: &Object) -> Option<NodeRef<'w>> {
-    ws.root(object).path(&["metadata", "name"])
+    ws.metadata(object, "name")
 }
 
 fn namespace_note(object: &Object) -> String {
