@@ -659,3 +659,31 @@ fn tke_service_config_listeners_are_typed() {
     assert!(found[1].l7_snat().is_none() && found[1].session.is_some());
     assert!(listeners(&ws, &ws.objects[0], Section::L4).is_empty());
 }
+
+#[test]
+fn ingress_and_istio_gateway_views() {
+    let ws = workspace(
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: i}\nspec:\n  \
+         ingressClassName: nginx\n  tls: []\n  rules: [{host: a.example.com}]\n---\n\
+         apiVersion: istio.alibabacloud.com/v1beta1\nkind: IstioGateway\nmetadata: {name: g}\n\
+         spec:\n  externalTrafficPolicy: Local\n  serviceAnnotations: {a: b}\n",
+    );
+    let views = views::Views::build(&ws);
+    let ingress = views.ingress(0).expect("an Ingress view");
+    assert_eq!(ingress.class_name.and_then(|c| c.as_str()), Some("nginx"));
+    assert!(
+        !ingress.has_tls(),
+        "an empty tls list gets no HTTPS listener"
+    );
+    assert_eq!(ingress.rules.map(|(k, _)| k.span().start.line), Some(7));
+    assert!(views.ingress(1).is_none() && views.istio_gateway(0).is_none());
+    let gateway = views.istio_gateway(1).expect("an IstioGateway view");
+    assert_eq!(
+        gateway.external_traffic_policy.and_then(|p| p.as_str()),
+        Some("Local")
+    );
+    assert!(gateway
+        .service_annotations
+        .and_then(|a| a.get("a"))
+        .is_some());
+}

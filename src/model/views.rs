@@ -35,6 +35,8 @@ pub struct ServiceView<'w> {
     pub object: &'w Object,
     /// `spec.type`.
     pub service_type: Option<NodeRef<'w>>,
+    /// The `ports` key, for pointing at the list.
+    pub ports_key: Option<NodeRef<'w>>,
     pub ports: Vec<ServicePort<'w>>,
     pub selector: Option<NodeRef<'w>>,
     pub external_traffic_policy: Option<NodeRef<'w>>,
@@ -77,6 +79,7 @@ impl<'w> ServiceView<'w> {
         Some(ServiceView {
             object,
             service_type: field("type"),
+            ports_key: spec.and_then(|s| s.get_entry("ports")).map(|(k, _)| k),
             ports,
             selector: field("selector"),
             external_traffic_policy: field("externalTrafficPolicy"),
@@ -105,19 +108,80 @@ impl<'w> ServiceView<'w> {
     }
 }
 
+/// A `networking.k8s.io` (or `extensions`) Ingress.
+#[derive(Clone, Debug)]
+pub struct IngressView<'w> {
+    pub object: &'w Object,
+    /// `spec.ingressClassName`.
+    pub class_name: Option<NodeRef<'w>>,
+    /// `spec.tls` and `spec.rules` as (key, value).
+    pub tls: Option<(NodeRef<'w>, NodeRef<'w>)>,
+    pub rules: Option<(NodeRef<'w>, NodeRef<'w>)>,
+}
+
+impl<'w> IngressView<'w> {
+    pub fn of(ws: &'w Workspace, object: &'w Object) -> Option<IngressView<'w>> {
+        if object.kind() != "Ingress"
+            || !matches!(object.group(), "networking.k8s.io" | "extensions")
+        {
+            return None;
+        }
+        let spec = ws.spec(object);
+        Some(IngressView {
+            object,
+            class_name: spec.and_then(|s| s.get("ingressClassName")),
+            tls: spec.and_then(|s| s.get_entry("tls")),
+            rules: spec.and_then(|s| s.get_entry("rules")),
+        })
+    }
+
+    /// Whether `spec.tls` lists at least one entry (the CLB then gets an HTTPS listener).
+    pub fn has_tls(&self) -> bool {
+        self.tls
+            .is_some_and(|(_, tls)| tls.items().next().is_some())
+    }
+}
+
+/// An Alibaba Cloud Service Mesh `IstioGateway` (istio.alibabacloud.com).
+#[derive(Clone, Debug)]
+pub struct IstioGatewayView<'w> {
+    pub object: &'w Object,
+    pub external_traffic_policy: Option<NodeRef<'w>>,
+    /// `spec.serviceAnnotations`: annotations ASM puts on the gateway's Service.
+    pub service_annotations: Option<NodeRef<'w>>,
+}
+
+impl<'w> IstioGatewayView<'w> {
+    pub fn of(ws: &'w Workspace, object: &'w Object) -> Option<IstioGatewayView<'w>> {
+        if object.kind() != "IstioGateway" || object.group() != "istio.alibabacloud.com" {
+            return None;
+        }
+        let spec = ws.spec(object);
+        Some(IstioGatewayView {
+            object,
+            external_traffic_policy: spec.and_then(|s| s.get("externalTrafficPolicy")),
+            service_annotations: spec.and_then(|s| s.get("serviceAnnotations")),
+        })
+    }
+}
+
 /// The views of a run, by object index.
 #[derive(Debug, Default)]
 pub struct Views<'w> {
     services: Vec<Option<ServiceView<'w>>>,
+    ingresses: Vec<Option<IngressView<'w>>>,
+    istio_gateways: Vec<Option<IstioGatewayView<'w>>>,
 }
 
 impl<'w> Views<'w> {
     pub fn build(ws: &'w Workspace) -> Views<'w> {
         Views {
-            services: ws
+            services: ws.objects.iter().map(|o| ServiceView::of(ws, o)).collect(),
+            ingresses: ws.objects.iter().map(|o| IngressView::of(ws, o)).collect(),
+            istio_gateways: ws
                 .objects
                 .iter()
-                .map(|object| ServiceView::of(ws, object))
+                .map(|o| IstioGatewayView::of(ws, o))
                 .collect(),
         }
     }
@@ -125,5 +189,13 @@ impl<'w> Views<'w> {
     /// The Service view of the object at `index` in [`Workspace::objects`].
     pub fn service(&self, index: usize) -> Option<&ServiceView<'w>> {
         self.services.get(index)?.as_ref()
+    }
+
+    pub fn ingress(&self, index: usize) -> Option<&IngressView<'w>> {
+        self.ingresses.get(index)?.as_ref()
+    }
+
+    pub fn istio_gateway(&self, index: usize) -> Option<&IstioGatewayView<'w>> {
+        self.istio_gateways.get(index)?.as_ref()
     }
 }

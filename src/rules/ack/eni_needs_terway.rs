@@ -45,7 +45,7 @@ impl Rule for EniNeedsTerway {
             return;
         };
         for (_, entry, object) in ack_entries(cx) {
-            let Some((_, value)) = backend_type(ws, object, entry.kind) else {
+            let Some((_, value)) = backend_type(cx, entry) else {
                 continue;
             };
             if value.as_str() != Some("eni") {

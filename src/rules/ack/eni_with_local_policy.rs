@@ -15,13 +15,13 @@ impl Rule for EniWithLocalPolicy {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for (_, entry, object) in ack_entries(cx) {
-            let Some((key, value)) = backend_type(ws, object, entry.kind) else {
+            let Some((key, value)) = backend_type(cx, entry) else {
                 continue;
             };
             if value.as_str() != Some("eni") {
                 continue;
             }
-            let Some(policy) = local_policy(ws, object) else {
+            let Some(policy) = local_policy(cx, entry) else {
                 continue;
             };
             let message = format!(

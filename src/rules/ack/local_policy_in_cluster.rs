@@ -108,7 +108,7 @@ impl Rule for LocalPolicyInCluster {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for (index, entry, object) in ack_entries(cx) {
-            let Some(policy) = local_policy(ws, object) else {
+            let Some(policy) = local_policy(cx, entry) else {
                 continue;
             };
             let vendor = entry.provider == Some(Provider::Ack);

@@ -25,25 +25,26 @@ fn is_istio_gateway(object: &Object) -> bool {
     object.kind() == "IstioGateway" && object.group() == "istio.alibabacloud.com"
 }
 
-/// `spec.externalTrafficPolicy` when it is `Local`.
-fn local_policy<'w>(ws: &'w Workspace, object: &Object) -> Option<NodeRef<'w>> {
-    ws.spec(object)
-        .and_then(|s| s.get("externalTrafficPolicy"))
-        .filter(|p| p.as_str() == Some("Local"))
+/// `spec.externalTrafficPolicy` of a Service or IstioGateway, when it is `Local`.
+fn local_policy<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<NodeRef<'w>> {
+    let views = &cx.views;
+    let policy = match entry.kind {
+        EntryKind::Service => views.service(entry.object)?.external_traffic_policy,
+        EntryKind::IstioGateway => views.istio_gateway(entry.object)?.external_traffic_policy,
+        _ => None,
+    };
+    policy.filter(|p| p.as_str() == Some("Local"))
 }
 
 /// `backend-type` as (key, value): a Service annotation, or an IstioGateway's
 /// `spec.serviceAnnotations` entry.
-fn backend_type<'w>(
-    ws: &'w Workspace,
-    object: &Object,
-    kind: EntryKind,
-) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
-    match kind {
-        EntryKind::Service => ws.annotation(object, BACKEND_TYPE),
-        EntryKind::IstioGateway => ws
-            .spec(object)?
-            .get("serviceAnnotations")?
+fn backend_type<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
+    match entry.kind {
+        EntryKind::Service => cx.ws.annotation(&cx.ws.objects[entry.object], BACKEND_TYPE),
+        EntryKind::IstioGateway => cx
+            .views
+            .istio_gateway(entry.object)?
+            .service_annotations?
             .get_entry(BACKEND_TYPE),
         _ => None,
     }

@@ -27,12 +27,11 @@ pub fn is_clb_ingress(entry: &EntryPoint) -> bool {
 /// Does the Ingress's TkeServiceConfig enable SNAT (either field) on every listener?
 pub fn l7_snat_on_every_listener(cx: &Context<'_>, entry: &EntryPoint) -> bool {
     let ws = cx.ws;
-    let ingress = &ws.objects[entry.object];
     let Some(config) = cx.tke_configs.config_for(entry.object) else {
         return false;
     };
     let sections = listeners(ws, config, Section::L7);
-    ingress_listeners(ws, ingress)
+    ingress_listeners(cx.views.ingress(entry.object))
         .into_iter()
         .all(|(protocol, port)| {
             listener_for(&sections, protocol, port).is_some_and(|l| l.l7_snat().is_some())
@@ -129,7 +128,7 @@ fn diagnostic(cx: &Context<'_>, index: usize, entry: &EntryPoint) -> Option<Diag
              (set `spec.addons.ingressController` to know which)"
         ),
     };
-    let listeners: Vec<String> = ingress_listeners(ws, ingress)
+    let listeners: Vec<String> = ingress_listeners(cx.views.ingress(entry.object))
         .iter()
         .map(|(p, port)| format!("{p}:{port}"))
         .collect();

@@ -18,8 +18,6 @@ pub mod l7_loopback;
 pub mod prevent_loopback;
 pub mod snat;
 
-use crate::objects::{Object, Workspace};
-
 /// The ingress-controller release that reads `l7Listeners[].snatEnable` (seed 000).
 pub const L7_SNAT_FIELD_SINCE: &str = "v2.9.0";
 pub use crate::model::tke_config::{
@@ -28,15 +26,12 @@ pub use crate::model::tke_config::{
 };
 
 pub use crate::model::tke_config::{listeners, Listener, Section};
+use crate::model::views::IngressView;
 
 /// The CLB listeners an Ingress gets: HTTP:80, plus HTTPS:443 when it has TLS.
-pub fn ingress_listeners(ws: &Workspace, ingress: &Object) -> Vec<(&'static str, i64)> {
+pub fn ingress_listeners(ingress: Option<&IngressView<'_>>) -> Vec<(&'static str, i64)> {
     let mut out = vec![("HTTP", 80)];
-    if ws
-        .spec(ingress)
-        .and_then(|s| s.get("tls"))
-        .is_some_and(|tls| tls.items().next().is_some())
-    {
+    if ingress.is_some_and(IngressView::has_tls) {
         out.push(("HTTPS", 443));
     }
     out

@@ -41,7 +41,7 @@ impl Rule for UnmatchedListener {
                         Owner::Ingress => {
                             known &= tke_clb_ingress(ws, object);
                             listeners.extend(
-                                ingress_listeners(ws, object)
+                                ingress_listeners(cx.views.ingress(user.object))
                                     .into_iter()
                                     .map(|(p, n)| (p.to_string(), n)),
                             );
@@ -67,7 +67,7 @@ impl Rule for UnmatchedListener {
                         continue;
                     }
                     out.push(unmatched(
-                        ws, config, kind, &users, &listeners, port_key, &protocol, port,
+                        cx, config, kind, &users, &listeners, port_key, &protocol, port,
                     ));
                 }
             }
@@ -77,7 +77,7 @@ impl Rule for UnmatchedListener {
 
 #[allow(clippy::too_many_arguments)]
 fn unmatched(
-    ws: &Workspace,
+    cx: &Context<'_>,
     config: &Object,
     kind: Owner,
     users: &[&Reference<'_>],
@@ -86,6 +86,7 @@ fn unmatched(
     protocol: &str,
     port: i64,
 ) -> Diagnostic {
+    let ws = cx.ws;
     let names: Vec<String> = users
         .iter()
         .map(|u| format!("`{}`", ws.objects[u.object].name()))
@@ -117,13 +118,15 @@ fn unmatched(
     for user in users {
         let object = &ws.objects[user.object];
         let span = match kind {
-            Owner::Service => ws
-                .spec(object)
-                .and_then(|s| s.get_entry("ports"))
-                .map(|(k, _)| k.span()),
-            Owner::Ingress => ws
-                .spec(object)
-                .and_then(|s| s.get_entry("tls").or_else(|| s.get_entry("rules")))
+            Owner::Service => cx
+                .views
+                .service(user.object)
+                .and_then(|s| s.ports_key)
+                .map(|k| k.span()),
+            Owner::Ingress => cx
+                .views
+                .ingress(user.object)
+                .and_then(|i| i.tls.or(i.rules))
                 .map(|(k, _)| k.span()),
         };
         let span = span
@@ -134,7 +137,7 @@ fn unmatched(
             Owner::Ingress => format!(
                 "Ingress `{}` gets the CLB listeners {}",
                 object.name(),
-                ingress_listeners(ws, object)
+                ingress_listeners(cx.views.ingress(user.object))
                     .iter()
                     .map(|(p, n)| format!("{p}:{n}"))
                     .collect::<Vec<_>>()
