@@ -72,6 +72,18 @@ impl Object {
     }
 }
 
+/// An object's position in [`Workspace::objects`]: `ws.objects[id]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId(pub usize);
+
+impl std::ops::Index<ObjectId> for Vec<Object> {
+    type Output = Object;
+
+    fn index(&self, id: ObjectId) -> &Object {
+        &self[id.0]
+    }
+}
+
 /// Every file and object of a run; rules read objects through it.
 #[derive(Debug, Default)]
 pub struct Workspace {
@@ -82,6 +94,14 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// Every object with its id, in input order.
+    pub fn ids(&self) -> impl Iterator<Item = (ObjectId, &Object)> {
+        self.objects
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (ObjectId(i), o))
+    }
+
     pub fn new(files: Vec<LintFile>) -> Workspace {
         let mut objects = Vec::new();
         for (file_index, file) in files.iter().enumerate() {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::diagnostic::Location;
-use crate::objects::{pod_template, Object, PodTemplate, Workspace};
+use crate::objects::{pod_template, Object, ObjectId, PodTemplate, Workspace};
 use crate::yaml::{NodeRef, Span};
 
 use super::address::{host_tokens, normalize};
@@ -38,8 +38,8 @@ impl std::fmt::Display for Via {
 /// A pod that calls a load balancer's own address.
 #[derive(Clone, Debug)]
 pub struct Caller {
-    /// The calling workload (index into [`Workspace::objects`]).
-    pub workload: usize,
+    /// The calling workload.
+    pub workload: ObjectId,
     /// Index into [`super::Model::entry_points`].
     pub target: usize,
     pub address: String,
@@ -53,9 +53,9 @@ pub struct Caller {
 /// A pod that calls a Service by name or ClusterIP: never through the load balancer.
 #[derive(Clone, Debug)]
 pub struct SafeCall {
-    pub workload: usize,
-    /// The Service called (index into [`Workspace::objects`]).
-    pub service: usize,
+    pub workload: ObjectId,
+    /// The Service called.
+    pub service: ObjectId,
     pub host: String,
     pub location: Location,
     pub via: Via,
@@ -202,7 +202,11 @@ fn service_names(name: &str, namespace: &str) -> [String; 3] {
 
 /// A Service without a written namespace named as `name.ns.svc[.cluster.local]` (or as
 /// `name.ns` in host position, where a two-label host is not a public name).
-fn unplaced_service(unplaced: &HashMap<&str, usize>, host: &str, url_host: bool) -> Option<usize> {
+fn unplaced_service(
+    unplaced: &HashMap<&str, ObjectId>,
+    host: &str,
+    url_host: bool,
+) -> Option<ObjectId> {
     let (name, rest) = host.split_once('.')?;
     let tail = rest.split_once('.').map_or("", |(_, tail)| tail);
     let namespaced = match tail {
@@ -216,7 +220,7 @@ fn unplaced_service(unplaced: &HashMap<&str, usize>, host: &str, url_host: bool)
 pub fn find(
     ws: &Workspace,
     entry_points: &[EntryPoint],
-    workloads: &[usize],
+    workloads: &[ObjectId],
 ) -> (Vec<Caller>, Vec<SafeCall>) {
     let mut exact: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut wildcard: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -229,13 +233,13 @@ pub fn find(
         }
     }
     // In-cluster names and ClusterIPs of every Service.
-    let mut in_cluster: HashMap<String, usize> = HashMap::new();
+    let mut in_cluster: HashMap<String, ObjectId> = HashMap::new();
     // Services without a written namespace, by name: applying chooses their namespace,
     // so `name.<any namespace>.svc` may be them (and `name.default` is not a given).
-    let mut unplaced: HashMap<&str, usize> = HashMap::new();
-    let mut short_names: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut unplaced: HashMap<&str, ObjectId> = HashMap::new();
+    let mut short_names: HashMap<(&str, &str), ObjectId> = HashMap::new();
     let mut config_maps: HashMap<(&str, &str), &Object> = HashMap::new();
-    for (index, object) in ws.objects.iter().enumerate() {
+    for (index, object) in ws.ids() {
         if object.group().is_empty() && object.kind() == "Service" {
             match object.written_namespace() {
                 Some(namespace) => {

@@ -12,7 +12,7 @@ pub mod views;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::objects::{pod_template, selector_matches, Workspace};
+use crate::objects::{pod_template, selector_matches, ObjectId, Workspace};
 use crate::profile::{NodePool, Profile, Provider};
 use crate::yaml::NodeRef;
 
@@ -25,7 +25,7 @@ pub use scheduling::{Fit, Placement};
 #[derive(Clone, Debug)]
 pub struct EntryPoint {
     /// Index into [`Workspace::objects`].
-    pub object: usize,
+    pub object: ObjectId,
     pub kind: EntryKind,
     pub layer: Layer,
     /// The cloud whose controller handles it: from its annotations, else the profile.
@@ -35,9 +35,9 @@ pub struct EntryPoint {
     pub class: Option<String>,
     pub addresses: Vec<Address>,
     /// Services behind an Ingress (indices into [`Workspace::objects`]).
-    pub services: Vec<usize>,
+    pub services: Vec<ObjectId>,
     /// Workloads whose pods receive its traffic (shared by entry points with one selector).
-    pub backends: Rc<[usize]>,
+    pub backends: Rc<[ObjectId]>,
 }
 
 /// A namespace and a Service selector's label pairs, sorted.
@@ -53,9 +53,9 @@ pub struct Model {
     /// Indices into `callers`, by target entry point.
     callers_by_target: Vec<Vec<usize>>,
     /// Objects with a pod template.
-    pub workloads: Vec<usize>,
+    pub workloads: Vec<ObjectId>,
     /// Where each workload can run, by object index.
-    placements: HashMap<usize, Placement>,
+    placements: HashMap<ObjectId, Placement>,
     pools: Vec<NodePool>,
 }
 
@@ -64,11 +64,11 @@ impl Model {
         let pools = profile.node_pools();
         let mut workloads = Vec::new();
         let mut placements = HashMap::new();
-        let mut by_namespace: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut by_namespace: HashMap<&str, Vec<ObjectId>> = HashMap::new();
         // (namespace, label key, label value) -> workloads whose pods carry that label, so a
         // selector is matched against its candidates only (linear in the manifest set).
-        let mut by_label: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
-        for (index, object) in ws.objects.iter().enumerate() {
+        let mut by_label: HashMap<(&str, &str, &str), Vec<ObjectId>> = HashMap::new();
+        for (index, object) in ws.ids() {
             if let Some(template) = pod_template(ws, object) {
                 workloads.push(index);
                 placements.insert(index, scheduling::placement(&template, pools));
@@ -86,8 +86,8 @@ impl Model {
         }
         // Services often share one selector (a Service per port, blue/green pairs): match each
         // distinct (namespace, selector) once, so N Services over N workloads stay linear.
-        let mut backends_by_selector: HashMap<SelectorKey<'_>, Rc<[usize]>> = HashMap::new();
-        let mut service_backends = |service: usize| -> Rc<[usize]> {
+        let mut backends_by_selector: HashMap<SelectorKey<'_>, Rc<[ObjectId]>> = HashMap::new();
+        let mut service_backends = |service: ObjectId| -> Rc<[ObjectId]> {
             let object = &ws.objects[service];
             let selector = ws.spec(object).and_then(|s| s.get("selector"));
             let pairs: Option<Vec<(&str, &str)>> = selector.and_then(|s| {
@@ -117,15 +117,15 @@ impl Model {
                 })
                 .clone()
         };
-        let mut services_by_name: HashMap<(&str, &str), usize> = HashMap::new();
-        for (index, object) in ws.objects.iter().enumerate() {
+        let mut services_by_name: HashMap<(&str, &str), ObjectId> = HashMap::new();
+        for (index, object) in ws.ids() {
             if object.kind() == "Service" && object.group().is_empty() {
                 services_by_name.insert((object.namespace(), object.name()), index);
             }
         }
 
         let mut entry_points = Vec::new();
-        for (index, object) in ws.objects.iter().enumerate() {
+        for (index, object) in ws.ids() {
             let Some(class) = entry::classify(ws, object, profile) else {
                 continue;
             };
@@ -137,7 +137,7 @@ impl Model {
             let (services, backends) = match class.kind {
                 EntryKind::Service => (Vec::new(), service_backends(index)),
                 EntryKind::Ingress => {
-                    let services: Vec<usize> = ingress_service_names(ws.spec(object))
+                    let services: Vec<ObjectId> = ingress_service_names(ws.spec(object))
                         .into_iter()
                         .filter_map(|name| {
                             services_by_name.get(&(object.namespace(), name)).copied()
@@ -148,7 +148,7 @@ impl Model {
                             }
                             acc
                         });
-                    let mut backends: Vec<usize> = services
+                    let mut backends: Vec<ObjectId> = services
                         .iter()
                         .flat_map(|&s| service_backends(s).to_vec())
                         .collect();
@@ -201,7 +201,7 @@ impl Model {
             .map(|&i| &self.callers[i])
     }
 
-    pub fn placement(&self, workload: usize) -> Option<&Placement> {
+    pub fn placement(&self, workload: ObjectId) -> Option<&Placement> {
         self.placements.get(&workload)
     }
 
@@ -215,8 +215,8 @@ impl Model {
     pub fn can_share_node(
         &self,
         ws: &Workspace,
-        caller: usize,
-        backend: usize,
+        caller: ObjectId,
+        backend: ObjectId,
         filter: impl Fn(&NodePool) -> bool,
     ) -> Fit {
         if caller == backend {
@@ -252,7 +252,7 @@ impl Model {
     }
 
     /// Can the workload run on any pool accepted by `filter`?
-    pub fn any_pool(&self, workload: usize, filter: impl Fn(&NodePool) -> bool) -> Fit {
+    pub fn any_pool(&self, workload: ObjectId, filter: impl Fn(&NodePool) -> bool) -> Fit {
         match self.placement(workload) {
             Some(p) => p.any(&self.pools, filter),
             None => Fit::Unknown,
@@ -261,7 +261,7 @@ impl Model {
 
     /// Is a pod of `backend` on every node a pod of `caller` can use? Only a DaemonSet
     /// that fits every pool the caller fits guarantees it.
-    pub fn covers(&self, ws: &Workspace, backend: usize, caller: usize) -> Fit {
+    pub fn covers(&self, ws: &Workspace, backend: ObjectId, caller: ObjectId) -> Fit {
         if ws.objects[backend].kind() != "DaemonSet" {
             return Fit::No;
         }
@@ -315,9 +315,9 @@ fn ingress_service_names<'w>(spec: Option<NodeRef<'w>>) -> Vec<&'w str> {
 /// namespace whose pod labels include its `podLabels`, or that carry its name.
 fn gateway_pods(
     ws: &Workspace,
-    gateway: usize,
-    by_namespace: &HashMap<&str, Vec<usize>>,
-) -> Vec<usize> {
+    gateway: ObjectId,
+    by_namespace: &HashMap<&str, Vec<ObjectId>>,
+) -> Vec<ObjectId> {
     let object = &ws.objects[gateway];
     let pod_labels = ws.spec(object).and_then(|s| s.get("podLabels"));
     by_namespace

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::diagnostic::Location;
-use crate::objects::Workspace;
+use crate::objects::{ObjectId, Workspace};
 
 use super::{Fit, Model};
 
@@ -19,7 +19,7 @@ fn location_json(location: &Location) -> Value {
     json!({"file": &*location.file, "line": location.span.start.line, "column": location.span.start.column})
 }
 
-fn placement_json(model: &Model, workload: usize) -> Value {
+fn placement_json(model: &Model, workload: ObjectId) -> Value {
     match model.placement(workload).and_then(|p| p.pools.as_ref()) {
         None => Value::Null,
         Some(fits) => Value::Object(
@@ -37,7 +37,7 @@ fn placement_json(model: &Model, workload: usize) -> Value {
     }
 }
 
-fn placement_text(model: &Model, workload: usize) -> String {
+fn placement_text(model: &Model, workload: ObjectId) -> String {
     match model.placement(workload).and_then(|p| p.pools.as_ref()) {
         None => "node pools unknown (no spec.nodePools in the profile)".to_string(),
         Some(fits) => {
@@ -65,7 +65,7 @@ fn placement_text(model: &Model, workload: usize) -> String {
 }
 
 pub fn to_json(ws: &Workspace, model: &Model) -> Value {
-    let object_id = |i: usize| json!(ws.objects[i].id);
+    let object_id = |i: ObjectId| json!(ws.objects[i].id);
     let entry_points: Vec<Value> = model
         .entry_points
         .iter()

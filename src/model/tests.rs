@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::objects::{LintFile, Workspace};
+use crate::objects::{LintFile, ObjectId, Workspace};
 use crate::profile::{parse_profile, Profile};
 use crate::source::SourceFile;
 use crate::yaml::{load, Limits};
@@ -24,10 +24,10 @@ fn generic() -> Profile {
     crate::profile::generic()
 }
 
-fn index_of(ws: &Workspace, kind: &str, name: &str) -> usize {
-    ws.objects
-        .iter()
-        .position(|o| o.kind() == kind && o.name() == name)
+fn index_of(ws: &Workspace, kind: &str, name: &str) -> ObjectId {
+    ws.ids()
+        .find(|(_, o)| o.kind() == kind && o.name() == name)
+        .map(|(id, _)| id)
         .unwrap_or_else(|| panic!("no {kind}/{name}"))
 }
 
@@ -610,10 +610,10 @@ fn service_view_reads_ports_policies_class_and_status() {
     );
     let views = views::Views::build(&ws);
     assert!(
-        views.service(1).is_none(),
+        views.service(ObjectId(1)).is_none(),
         "a ConfigMap has no Service view"
     );
-    let service = views.service(0).expect("a Service view");
+    let service = views.service(ObjectId(0)).expect("a Service view");
     assert!(service.is_load_balancer());
     let ports: Vec<(Option<i64>, &str)> =
         service.ports.iter().map(|p| (p.port, p.protocol)).collect();
@@ -669,15 +669,17 @@ fn ingress_and_istio_gateway_views() {
          spec:\n  externalTrafficPolicy: Local\n  serviceAnnotations: {a: b}\n",
     );
     let views = views::Views::build(&ws);
-    let ingress = views.ingress(0).expect("an Ingress view");
+    let ingress = views.ingress(ObjectId(0)).expect("an Ingress view");
     assert_eq!(ingress.class_name.and_then(|c| c.as_str()), Some("nginx"));
     assert!(
         !ingress.has_tls(),
         "an empty tls list gets no HTTPS listener"
     );
     assert_eq!(ingress.rules.map(|(k, _)| k.span().start.line), Some(7));
-    assert!(views.ingress(1).is_none() && views.istio_gateway(0).is_none());
-    let gateway = views.istio_gateway(1).expect("an IstioGateway view");
+    assert!(views.ingress(ObjectId(1)).is_none() && views.istio_gateway(ObjectId(0)).is_none());
+    let gateway = views
+        .istio_gateway(ObjectId(1))
+        .expect("an IstioGateway view");
     assert_eq!(
         gateway.external_traffic_policy.and_then(|p| p.as_str()),
         Some("Local")

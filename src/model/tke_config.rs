@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::diagnostic::Location;
-use crate::objects::{Object, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
 use crate::yaml::NodeRef;
 
 pub const SERVICE_CONFIG: &str = "service.cloud.tencent.com/tke-service-config";
@@ -80,8 +80,7 @@ impl Owner {
 
 /// A Service or Ingress that carries a TkeServiceConfig annotation.
 pub struct Reference<'w> {
-    /// Index into [`Workspace::objects`].
-    pub object: usize,
+    pub object: ObjectId,
     pub owner: Owner,
     /// The manual annotation (key, value), whatever its value.
     pub manual: Option<(NodeRef<'w>, NodeRef<'w>)>,
@@ -121,9 +120,7 @@ impl Reference<'_> {
 
 /// Every Service and Ingress with a TkeServiceConfig annotation, in object order.
 pub fn references(ws: &Workspace) -> Vec<Reference<'_>> {
-    ws.objects
-        .iter()
-        .enumerate()
+    ws.ids()
         .filter_map(|(index, object)| {
             let owner = Owner::of(object)?;
             let manual = ws.annotation(object, owner.manual_key());
@@ -157,17 +154,17 @@ pub struct Index<'w> {
     /// Every Service and Ingress with a TkeServiceConfig annotation, in object order.
     pub references: Vec<Reference<'w>>,
     /// Config indices by `metadata.name`, in object order.
-    configs: HashMap<&'w str, Vec<usize>>,
+    configs: HashMap<&'w str, Vec<ObjectId>>,
     /// Positions in `references` by the config each uses.
-    users: HashMap<usize, Vec<usize>>,
+    users: HashMap<ObjectId, Vec<usize>>,
     /// The config each referring object uses, by object index.
-    config_for: HashMap<usize, usize>,
+    config_for: HashMap<ObjectId, ObjectId>,
 }
 
 impl<'w> Index<'w> {
     pub fn new(ws: &'w Workspace) -> Index<'w> {
-        let mut configs: HashMap<&'w str, Vec<usize>> = HashMap::new();
-        for (index, object) in ws.objects.iter().enumerate() {
+        let mut configs: HashMap<&'w str, Vec<ObjectId>> = HashMap::new();
+        for (index, object) in ws.ids() {
             if is_config(object) {
                 configs.entry(object.name()).or_default().push(index);
             }
@@ -190,13 +187,13 @@ impl<'w> Index<'w> {
     }
 
     /// The TkeServiceConfig the object (an index into [`Workspace::objects`]) uses.
-    pub fn config_for(&self, object: usize) -> Option<&'w Object> {
+    pub fn config_for(&self, object: ObjectId) -> Option<&'w Object> {
         let ws = self.ws;
         self.config_for.get(&object).map(|&c| &ws.objects[c])
     }
 
     /// Configs named `name`, as (index, object).
-    pub fn named<'s>(&'s self, name: &str) -> impl Iterator<Item = (usize, &'w Object)> + 's {
+    pub fn named<'s>(&'s self, name: &str) -> impl Iterator<Item = (ObjectId, &'w Object)> + 's {
         let ws = self.ws;
         self.configs
             .get(name)
@@ -206,7 +203,7 @@ impl<'w> Index<'w> {
     }
 
     /// The config a reference uses (manual name, else auto name), in its namespace.
-    pub fn config_of(&self, reference: &Reference<'_>) -> Option<usize> {
+    pub fn config_of(&self, reference: &Reference<'_>) -> Option<ObjectId> {
         let owner = &self.ws.objects[reference.object];
         let name = reference
             .manual_name()
@@ -218,7 +215,7 @@ impl<'w> Index<'w> {
     }
 
     /// The references that use a config.
-    pub fn users(&self, config: usize) -> impl Iterator<Item = &Reference<'w>> + '_ {
+    pub fn users(&self, config: ObjectId) -> impl Iterator<Item = &Reference<'w>> + '_ {
         self.users
             .get(&config)
             .into_iter()
@@ -228,7 +225,7 @@ impl<'w> Index<'w> {
 
     /// Related locations for the objects that use a config: the manual annotation's
     /// value, or the auto annotation's key.
-    pub fn user_locations(&self, config: usize) -> Vec<(Location, String)> {
+    pub fn user_locations(&self, config: ObjectId) -> Vec<(Location, String)> {
         let ws = self.ws;
         self.users(config)
             .filter_map(|r| {

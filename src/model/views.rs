@@ -2,7 +2,7 @@
 //! it came from (so a finding can point at it), or `None` when the manifest does not write
 //! it. Rules read these instead of walking raw YAML by string paths.
 
-use crate::objects::{Object, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
 use crate::yaml::NodeRef;
 
 /// One `spec.ports[]` entry of a Service.
@@ -186,16 +186,16 @@ impl<'w> Views<'w> {
         }
     }
 
-    /// The Service view of the object at `index` in [`Workspace::objects`].
-    pub fn service(&self, index: usize) -> Option<&ServiceView<'w>> {
-        self.services.get(index)?.as_ref()
+    /// The Service view of an object.
+    pub fn service(&self, id: ObjectId) -> Option<&ServiceView<'w>> {
+        self.services.get(id.0)?.as_ref()
     }
 
-    pub fn ingress(&self, index: usize) -> Option<&IngressView<'w>> {
-        self.ingresses.get(index)?.as_ref()
+    pub fn ingress(&self, id: ObjectId) -> Option<&IngressView<'w>> {
+        self.ingresses.get(id.0)?.as_ref()
     }
 
-    pub fn istio_gateway(&self, index: usize) -> Option<&IstioGatewayView<'w>> {
-        self.istio_gateways.get(index)?.as_ref()
+    pub fn istio_gateway(&self, id: ObjectId) -> Option<&IstioGatewayView<'w>> {
+        self.istio_gateways.get(id.0)?.as_ref()
     }
 }

@@ -68,7 +68,7 @@ fn gap(cx: &Context<'_>, vendor: bool) -> Gap {
     }
 }
 
-fn host_network(ws: &Workspace, workload: usize) -> bool {
+fn host_network(ws: &Workspace, workload: ObjectId) -> bool {
     pod_template(ws, &ws.objects[workload])
         .and_then(|t| t.host_network())
         .and_then(|h| h.as_bool())

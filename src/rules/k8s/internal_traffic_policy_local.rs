@@ -3,7 +3,7 @@
 
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::model::Fit;
-use crate::objects::{pod_template, selector_matches};
+use crate::objects::{pod_template, selector_matches, ObjectId};
 use crate::rules::{edit, Context, Rule, RuleMeta};
 
 pub use crate::rules::meta::K8S011 as META;
@@ -17,7 +17,7 @@ impl Rule for InternalTrafficPolicyLocal {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        for (index, object) in ws.objects.iter().enumerate() {
+        for (index, object) in ws.ids() {
             let Some(service) = cx.views.service(index) else {
                 continue;
             };
@@ -28,7 +28,7 @@ impl Rule for InternalTrafficPolicyLocal {
                 continue;
             };
             let selector = service.selector;
-            let backends: Vec<usize> = cx
+            let backends: Vec<ObjectId> = cx
                 .model
                 .workloads
                 .iter()

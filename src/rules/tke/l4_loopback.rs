@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::views::ServiceView;
 use crate::model::{EntryKind, EntryPoint, Fit, Network};
-use crate::objects::{pod_template, Object, Workspace};
+use crate::objects::{pod_template, Object, ObjectId, Workspace};
 use crate::profile::{NodePool, NodeType, Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
 
@@ -42,7 +42,7 @@ fn check_service(
     cx: &Context<'_>,
     entry_index: usize,
     entry: &EntryPoint,
-    node_types_by_backends: &mut HashMap<*const usize, Fit>,
+    node_types_by_backends: &mut HashMap<*const ObjectId, Fit>,
 ) -> Option<Diagnostic> {
     let ws = cx.ws;
     let service = &ws.objects[entry.object];
@@ -209,7 +209,7 @@ fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> Fit {
     let ws = cx.ws;
     // A nodeSelector on the super-node instance type pins pods to super nodes (a fact,
     // with or without node pools in the profile).
-    let pinned_to_super = |w: &usize| {
+    let pinned_to_super = |w: &ObjectId| {
         pod_template(ws, &ws.objects[*w])
             .is_some_and(|t| t.node_selector(INSTANCE_TYPE_LABEL) == Some(SUPER_NODE_INSTANCE_TYPE))
     };

@@ -63,7 +63,7 @@ fn diagnostic(cx: &Context<'_>, index: usize, entry: &EntryPoint) -> Option<Diag
     let ingress = &ws.objects[entry.object];
     let (subnet_key, _) = ws.annotation(ingress, crate::model::entry::TKE_INGRESS_SUBNET)?;
     // Super nodes intercept the CLB VIP: backends pinned there, or a cluster of super nodes only.
-    let pinned_to_super = |w: &usize| {
+    let pinned_to_super = |w: &crate::objects::ObjectId| {
         pod_template(ws, &ws.objects[*w])
             .is_some_and(|t| t.node_selector(INSTANCE_TYPE_LABEL) == Some(SUPER_NODE_INSTANCE_TYPE))
     };

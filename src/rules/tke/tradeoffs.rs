@@ -35,7 +35,7 @@ impl Rule for UdpSnat {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         let configs = &cx.tke_configs;
-        for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
+        for (index, config) in ws.ids().filter(|(_, o)| is_config(o)) {
             for listener in listeners(ws, config, Section::L4) {
                 let udp = listener
                     .protocol_str()
@@ -82,7 +82,7 @@ impl Rule for L7Snat {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         let configs = &cx.tke_configs;
-        for (index, config) in ws.objects.iter().enumerate().filter(|(_, o)| is_config(o)) {
+        for (index, config) in ws.ids().filter(|(_, o)| is_config(o)) {
             for listener in listeners(ws, config, Section::L7) {
                 let Some((key, value)) = listener.l7_snat() else {
                     continue;

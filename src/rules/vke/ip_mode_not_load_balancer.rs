@@ -13,7 +13,7 @@ impl Rule for IpModeNotLoadBalancer {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        for (index, object) in ws.objects.iter().enumerate() {
+        for (index, object) in ws.ids() {
             let Some(service) = cx.views.service(index) else {
                 continue;
             };

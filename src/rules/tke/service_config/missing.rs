@@ -25,7 +25,7 @@ impl Rule for MissingConfig {
             };
             let owner = &ws.objects[reference.object];
             let kind = reference.owner.label();
-            let all: Vec<(usize, &Object)> = index.named(name).collect();
+            let all: Vec<(ObjectId, &Object)> = index.named(name).collect();
             if all.iter().any(|(_, c)| same_namespace(owner, c)) {
                 continue;
             }

@@ -17,7 +17,7 @@
 use std::collections::HashSet;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::objects::{Object, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
@@ -37,7 +37,7 @@ fn tke_clb_ingress(ws: &Workspace, ingress: &Object) -> bool {
 }
 
 /// A Service's numbered ports as (protocol, port); the protocol defaults to TCP.
-fn service_ports(cx: &Context<'_>, service: usize) -> Vec<(String, i64)> {
+fn service_ports(cx: &Context<'_>, service: ObjectId) -> Vec<(String, i64)> {
     cx.views
         .service(service)
         .into_iter()

@@ -15,7 +15,7 @@ impl Rule for UnmatchedListener {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         let index = &cx.tke_configs;
-        for (config_index, config) in ws.objects.iter().enumerate() {
+        for (config_index, config) in ws.ids() {
             if !is_config(config) {
                 continue;
             }
