@@ -8,7 +8,7 @@ use crate::objects::{pod_template, Object, ObjectId, PodTemplate, Workspace};
 use crate::yaml::{NodeRef, Span};
 
 use super::address::{host_tokens, normalize};
-use super::EntryPoint;
+use super::{EntryId, EntryPoint};
 
 /// Where in the pod the address is named.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -40,8 +40,7 @@ impl std::fmt::Display for Via {
 pub struct Caller {
     /// The calling workload.
     pub workload: ObjectId,
-    /// Index into [`super::Model::entry_points`].
-    pub target: usize,
+    pub target: EntryId,
     pub address: String,
     /// The whole value that names the address.
     pub location: Location,
@@ -222,9 +221,10 @@ pub fn find(
     entry_points: &[EntryPoint],
     workloads: &[ObjectId],
 ) -> (Vec<Caller>, Vec<SafeCall>) {
-    let mut exact: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut wildcard: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut exact: HashMap<&str, Vec<EntryId>> = HashMap::new();
+    let mut wildcard: HashMap<&str, Vec<EntryId>> = HashMap::new();
     for (index, entry) in entry_points.iter().enumerate() {
+        let index = EntryId(index);
         for address in &entry.addresses {
             match address.value.strip_prefix("*.") {
                 Some(suffix) => wildcard.entry(suffix).or_default().push(index),
@@ -307,7 +307,8 @@ pub fn find(
             };
             for (at, token) in host_tokens(text) {
                 let host = token.to_ascii_lowercase();
-                let mut targets: Vec<usize> = exact.get(host.as_str()).cloned().unwrap_or_default();
+                let mut targets: Vec<EntryId> =
+                    exact.get(host.as_str()).cloned().unwrap_or_default();
                 if let Some((_, parent)) = host.split_once('.') {
                     targets.extend(wildcard.get(parent).into_iter().flatten());
                 }

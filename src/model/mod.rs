@@ -40,6 +40,18 @@ pub struct EntryPoint {
     pub backends: Rc<[ObjectId]>,
 }
 
+/// An entry point's position in [`Model::entry_points`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EntryId(pub usize);
+
+impl std::ops::Index<EntryId> for Vec<EntryPoint> {
+    type Output = EntryPoint;
+
+    fn index(&self, id: EntryId) -> &EntryPoint {
+        &self[id.0]
+    }
+}
+
 /// A namespace and a Service selector's label pairs, sorted.
 type SelectorKey<'a> = (&'a str, Vec<(&'a str, &'a str)>);
 
@@ -60,6 +72,14 @@ pub struct Model {
 }
 
 impl Model {
+    /// Every entry point with its id, in object order.
+    pub fn entries(&self) -> impl Iterator<Item = (EntryId, &EntryPoint)> {
+        self.entry_points
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (EntryId(i), e))
+    }
+
     pub fn build(ws: &Workspace, profile: &Profile) -> Model {
         let pools = profile.node_pools();
         let mut workloads = Vec::new();
@@ -176,7 +196,7 @@ impl Model {
         let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads);
         let mut callers_by_target = vec![Vec::new(); entry_points.len()];
         for (i, caller) in callers.iter().enumerate() {
-            if let Some(list) = callers_by_target.get_mut(caller.target) {
+            if let Some(list) = callers_by_target.get_mut(caller.target.0) {
                 list.push(i);
             }
         }
@@ -193,9 +213,9 @@ impl Model {
 
     /// The calls to one entry point, in the order they were found (indexed: rules ask for
     /// every entry point's callers, and a scan each time was quadratic).
-    pub fn callers_of(&self, entry_point: usize) -> impl Iterator<Item = &Caller> {
+    pub fn callers_of(&self, entry_point: EntryId) -> impl Iterator<Item = &Caller> {
         self.callers_by_target
-            .get(entry_point)
+            .get(entry_point.0)
             .into_iter()
             .flatten()
             .map(|&i| &self.callers[i])

@@ -66,10 +66,7 @@ fn placement_text(model: &Model, workload: ObjectId) -> String {
 
 pub fn to_json(ws: &Workspace, model: &Model) -> Value {
     let object_id = |i: ObjectId| json!(ws.objects[i].id);
-    let entry_points: Vec<Value> = model
-        .entry_points
-        .iter()
-        .enumerate()
+    let entry_points: Vec<Value> = model.entries()
         .map(|(index, e)| {
             let object = &ws.objects[e.object];
             json!({
@@ -115,7 +112,7 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
             "No load-balancer entry points (LoadBalancer Services, Ingresses, Gateways) found.\n",
         );
     }
-    for (index, e) in model.entry_points.iter().enumerate() {
+    for (index, e) in model.entries() {
         let object = &ws.objects[e.object];
         let root = ws.root(object);
         let provider = e.provider.map_or("provider unknown", |p| p.as_str());

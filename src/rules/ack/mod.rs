@@ -8,7 +8,7 @@ pub mod gateway_namespace;
 pub mod local_policy_in_cluster;
 
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::model::{Caller, EntryKind, EntryPoint, Fit};
+use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit};
 use crate::objects::{pod_template, Object, ObjectId, Workspace};
 use crate::profile::{Provider, ProxyMode};
 use crate::rules::{edit, Context, Rule, RuleMeta};
@@ -53,11 +53,9 @@ fn backend_type<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<(NodeRef<'w>
 /// Service or IstioGateway entry points whose provider may be ACK (not another vendor's).
 fn ack_entries<'c>(
     cx: &'c Context<'_>,
-) -> impl Iterator<Item = (usize, &'c EntryPoint, &'c Object)> + 'c {
+) -> impl Iterator<Item = (EntryId, &'c EntryPoint, &'c Object)> + 'c {
     cx.model
-        .entry_points
-        .iter()
-        .enumerate()
+        .entries()
         .filter(|(_, e)| matches!(e.kind, EntryKind::Service | EntryKind::IstioGateway))
         .filter(|(_, e)| matches!(e.provider, Some(Provider::Ack) | None))
         .map(move |(i, e)| (i, e, &cx.ws.objects[e.object]))

@@ -21,7 +21,7 @@ impl Rule for NoShortCircuit {
         // Before 1.30 the LoadBalancerIPMode gate is off by default (alpha in 1.29).
         let version = cx.profile.spec.kubernetes_version.as_deref();
         let ip_mode_honoured = version.and_then(|v| version::at_least(v, "1.30"));
-        for (index, entry) in cx.model.entry_points.iter().enumerate() {
+        for (index, entry) in cx.model.entries() {
             if entry.kind != EntryKind::Service {
                 continue;
             }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::views::ServiceView;
-use crate::model::{EntryKind, EntryPoint, Fit, Network};
+use crate::model::{EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{pod_template, Object, ObjectId, Workspace};
 use crate::profile::{NodePool, NodeType, Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
@@ -24,7 +24,7 @@ impl Rule for L4Loopback {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         // Services sharing one selector share one backend list: judge each list once.
         let mut node_types_by_backends = HashMap::new();
-        for (entry_index, entry) in cx.model.entry_points.iter().enumerate() {
+        for (entry_index, entry) in cx.model.entries() {
             if let Some(diagnostic) =
                 check_service(cx, entry_index, entry, &mut node_types_by_backends)
             {
@@ -40,7 +40,7 @@ fn regular_or_native(pool: &NodePool) -> bool {
 
 fn check_service(
     cx: &Context<'_>,
-    entry_index: usize,
+    entry_index: EntryId,
     entry: &EntryPoint,
     node_types_by_backends: &mut HashMap<*const ObjectId, Fit>,
 ) -> Option<Diagnostic> {

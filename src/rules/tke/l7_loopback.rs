@@ -2,7 +2,7 @@
 //! in any proxy mode, without SNAT on every layer-7 listener.
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::{EntryKind, EntryPoint, Fit, Network};
+use crate::model::{EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::pod_template;
 use crate::profile::{NodePool, NodeType, Provider};
 use crate::rules::{Context, Rule, RuleMeta};
@@ -44,7 +44,7 @@ impl Rule for L7Loopback {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for (index, entry) in cx.model.entry_points.iter().enumerate() {
+        for (index, entry) in cx.model.entries() {
             if !is_clb_ingress(entry)
                 || entry.network != Network::Private
                 || l7_snat_on_every_listener(cx, entry)
@@ -58,7 +58,7 @@ impl Rule for L7Loopback {
     }
 }
 
-fn diagnostic(cx: &Context<'_>, index: usize, entry: &EntryPoint) -> Option<Diagnostic> {
+fn diagnostic(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> Option<Diagnostic> {
     let ws = cx.ws;
     let ingress = &ws.objects[entry.object];
     let (subnet_key, _) = ws.annotation(ingress, crate::model::entry::TKE_INGRESS_SUBNET)?;

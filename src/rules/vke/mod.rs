@@ -9,7 +9,7 @@ pub mod proxy_prerequisites;
 pub mod proxy_same_node;
 
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::model::{EntryKind, EntryPoint, Fit};
+use crate::model::{EntryId, EntryKind, EntryPoint, Fit};
 use crate::objects::{Object, Workspace};
 use crate::profile::{version, Fact, Provider};
 use crate::rules::{edit, Context, Rule, RuleMeta};
@@ -50,11 +50,9 @@ fn to_vip_fix(ws: &Workspace, object: &Object, value: NodeRef<'_>) -> Option<Fix
 /// LoadBalancer Services with the annotation set to exactly `Proxy`.
 fn proxy_services<'c>(
     cx: &'c Context<'_>,
-) -> impl Iterator<Item = (usize, &'c EntryPoint, &'c Object, NodeRef<'c>)> + 'c {
+) -> impl Iterator<Item = (EntryId, &'c EntryPoint, &'c Object, NodeRef<'c>)> + 'c {
     cx.model
-        .entry_points
-        .iter()
-        .enumerate()
+        .entries()
         .filter(|(_, e)| e.kind == EntryKind::Service)
         .filter_map(move |(i, e)| {
             let object = &cx.ws.objects[e.object];
