@@ -416,7 +416,7 @@ fn run_check(args: CheckArgs) -> i32 {
     };
     let report_options = ReportOptions {
         color,
-        width: terminal_width(),
+        width: terminal_width(args.output.is_none()),
         rules: crate::check::enabled_rules(&options).unwrap_or_else(|_| rules::all_meta()),
         cwd: std::env::current_dir().ok(),
     };
@@ -472,11 +472,20 @@ fn run_check(args: CheckArgs) -> i32 {
     }
 }
 
-fn terminal_width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .filter(|&w: &usize| w >= 40)
+/// The width the human report wraps at: $COLUMNS when set and valid, else the width of
+/// the terminal the report goes to, else 100. Under 40 columns counts as not valid.
+fn terminal_width(to_stdout: bool) -> usize {
+    let valid = |w: &usize| *w >= 40;
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
+    let terminal = || {
+        to_stdout
+            .then(|| terminal_size::terminal_size_of(std::io::stdout()))
+            .flatten()
+            .map(|(terminal_size::Width(w), _)| usize::from(w))
+    };
+    columns
+        .filter(valid)
+        .or_else(|| terminal().filter(valid))
         .unwrap_or(100)
 }
 
