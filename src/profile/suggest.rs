@@ -1,27 +1,9 @@
 //! "Did you mean" suggestions, shared by the profile loader, rule ids and config keys.
 
-/// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions), over chars.
+/// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions, each
+/// substring edited once), over chars.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Three rolling rows: the transposition step looks two rows back.
-    let mut prev2 = vec![0usize; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0usize; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(prev2[j - 2] + 1);
-            }
-            cur[j] = d;
-        }
-        std::mem::swap(&mut prev2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    strsim::osa_distance(a, b)
 }
 
 /// The closest candidate to `input`, if it is close enough to be a plausible typo.

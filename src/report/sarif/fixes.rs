@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
-use super::{region, ArtifactLocation, Region, Text};
+use super::log::{Region, Text};
+use super::regions::region;
+use super::uris::ArtifactLocation;
 use crate::diagnostic::{Applicability, Diagnostic};
 
 #[derive(Serialize)]

@@ -1,0 +1,197 @@
+//! The command line as clap parses it: subcommands, their arguments and value enums.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::walk::DEFAULT_MAX_FILE_SIZE;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lblint",
+    version,
+    about = "Find cloud load-balancer loopback traps in Kubernetes manifests (TKE, VKE, ACK)",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+// Parsed once per run: the size of `Check` does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Lint manifests (files, directories, or `-` for stdin).
+    Check(CheckArgs),
+    /// List the rules.
+    Rules {
+        #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+        format: RulesFormat,
+    },
+    /// Print a rule's documentation.
+    Explain {
+        /// Rule id (TKE001) or name (tke-l4-loopback).
+        rule: String,
+    },
+    /// Print the cluster model: load-balancer entry points, their addresses, backends,
+    /// in-cluster callers and where each pod can run.
+    Model(ModelArgs),
+    /// Create or validate a cluster profile.
+    #[command(subcommand)]
+    Profile(ProfileCommand),
+    /// Print the JSON Schema of a cluster profile or of the config file.
+    Schema {
+        #[arg(value_enum)]
+        which: SchemaArg,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SchemaArg {
+    /// The cluster profile (`lblint profile init`).
+    Profile,
+    /// The config file (`lblint.yaml`, `.lblint.yaml`).
+    Config,
+}
+
+#[derive(Args, Debug)]
+pub struct ModelArgs {
+    /// Files or directories; `-` reads standard input.
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = ModelFormat::Table)]
+    pub format: ModelFormat,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProfileCommand {
+    /// Print a commented cluster profile to start from.
+    Init {
+        #[arg(long, value_enum)]
+        provider: Option<ProviderArg>,
+        #[arg(long = "proxy-mode", value_enum)]
+        proxy_mode: Option<ProxyModeArg>,
+    },
+    /// Validate a cluster profile file.
+    Check { file: PathBuf },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ModelFormat {
+    Table,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum RulesFormat {
+    Table,
+    Json,
+    /// The table in README.md's "Rules" section.
+    Markdown,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ProviderArg {
+    Tke,
+    Vke,
+    Ack,
+    Generic,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ProxyModeArg {
+    Iptables,
+    Ipvs,
+    Nftables,
+    Ebpf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Human,
+    Compact,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Note,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Files or directories to lint; `-` reads standard input.
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    /// Cluster profile (provider, kube-proxy mode, node pools...). Without one, every
+    /// cluster fact is unknown.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit 1 when a diagnostic at or above this severity remains [default: warning,
+    /// or the config file's `failOn`].
+    #[arg(long = "fail-on", value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Only these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub select: Vec<String>,
+    /// Skip these rules (ids or names).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub ignore: Vec<String>,
+    /// Lint only files matching these globs (default: *.yaml, *.yml, *.json); replaces the
+    /// config file's `include`.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Skip files and directories matching these globs, even when named explicitly; adds
+    /// to the config file's `exclude`.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Use this config file instead of looking for lblint.yaml / .lblint.yaml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Do not look for a config file.
+    #[arg(long = "no-config")]
+    pub no_config: bool,
+    /// Report findings hidden by suppression comments, annotations and config `ignore:`.
+    #[arg(long = "no-ignores")]
+    pub no_ignores: bool,
+    /// Path to show for standard input.
+    #[arg(long = "stdin-filename", value_name = "NAME")]
+    pub stdin_filename: Option<String>,
+    /// Follow symbolic links while walking directories.
+    #[arg(long = "follow-links")]
+    pub follow_links: bool,
+    /// Skip files larger than this many bytes.
+    #[arg(long = "max-file-size", value_name = "BYTES", default_value_t = DEFAULT_MAX_FILE_SIZE)]
+    pub max_file_size: u64,
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Apply safe fixes in place, then report what remains.
+    #[arg(long)]
+    pub fix: bool,
+    /// With --fix, also apply fixes that change behaviour (review them).
+    #[arg(long = "unsafe-fixes", requires = "fix")]
+    pub unsafe_fixes: bool,
+}

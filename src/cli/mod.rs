@@ -1,0 +1,250 @@
+//! Command-line interface: the clap types are in `args`, `lblint check` is in `check`,
+//! and this file has one function for each other subcommand.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::Parser;
+
+use crate::check::CheckOptions;
+use crate::config;
+use crate::guard::{self, InternalError};
+use crate::profile::{self, Profile, Provider, ProxyMode};
+use crate::report::escape::{escape, Keep};
+use crate::rules;
+use check::run_check;
+
+mod args;
+mod check;
+
+pub use args::{
+    CheckArgs, Cli, ColorArg, Command, FailOn, FormatArg, ModelArgs, ModelFormat, ProfileCommand,
+    ProviderArg, ProxyModeArg, RulesFormat, SchemaArg,
+};
+
+/// Exit status: no diagnostic at or above --fail-on.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: a diagnostic at or above --fail-on.
+pub const EXIT_FINDINGS: i32 = 1;
+/// Exit status: the run itself failed.
+pub const EXIT_FAILURE: i32 = 2;
+
+/// Parse arguments, run, and return the exit status.
+pub fn main() -> i32 {
+    guard::install_hook();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() {
+                EXIT_FAILURE
+            } else {
+                EXIT_OK
+            };
+            let _ = err.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Check(args) => run_check(args),
+        Command::Rules { format } => run_rules(format),
+        Command::Explain { rule } => run_explain(&rule),
+        Command::Model(args) => run_model(args),
+        Command::Profile(ProfileCommand::Init {
+            provider,
+            proxy_mode,
+        }) => run_profile_init(provider, proxy_mode),
+        Command::Profile(ProfileCommand::Check { file }) => run_profile_check(&file),
+        Command::Schema { which } => run_schema(which),
+    }
+}
+
+fn run_schema(which: SchemaArg) -> i32 {
+    let schema = match which {
+        SchemaArg::Profile => profile::json_schema(),
+        SchemaArg::Config => config::json_schema(),
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&schema).unwrap_or_default()
+    );
+    EXIT_OK
+}
+
+fn fail(message: impl std::fmt::Display) -> i32 {
+    // Messages can name files and values from the repository: no terminal controls.
+    eprintln!(
+        "lblint: error: {}",
+        escape(&message.to_string(), Keep::Newlines)
+    );
+    EXIT_FAILURE
+}
+
+/// One line per crash on stderr; the run failed (exit 2) even if the report was written.
+fn internal_failure(crashes: &[InternalError]) -> i32 {
+    for crash in crashes {
+        eprintln!("lblint: {crash}");
+    }
+    EXIT_FAILURE
+}
+
+fn stderr_color() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+}
+
+fn print_profile_error(err: &profile::ProfileError) {
+    print_located_error("invalid cluster profile", err);
+}
+
+fn print_located_error(heading: &str, err: &profile::ProfileError) {
+    let handler = if stderr_color() {
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode())
+    } else {
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+    };
+    let mut rendered = String::new();
+    // A rendering failure (or a miette bug) still shows the error, as plain text.
+    if !matches!(
+        guard::catch(|| handler.render_report(&mut rendered, &err.diagnostic())),
+        Ok(Ok(()))
+    ) {
+        rendered = err.to_string();
+    }
+    eprintln!("lblint: error: {heading}\n{rendered}");
+}
+
+fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {
+    match path {
+        None => Ok(profile::generic()),
+        Some(path) => profile::load_profile(path).map_err(|err| {
+            print_profile_error(&err);
+            EXIT_FAILURE
+        }),
+    }
+}
+
+fn run_model(args: ModelArgs) -> i32 {
+    let profile = match load_profile(args.profile.as_ref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let options = CheckOptions {
+        paths: args.paths,
+        ..CheckOptions::default()
+    };
+    let (ws, model) = match crate::check::load_model(&options, &profile) {
+        Ok(built) => built,
+        Err(err) => return fail(err),
+    };
+    match args.format {
+        ModelFormat::Json => {
+            let json = crate::model::report::to_json(&ws, &model);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            );
+        }
+        ModelFormat::Table => {
+            let table = crate::model::report::to_human(&ws, &model);
+            print!("{}", escape(&table, Keep::Newlines));
+        }
+    }
+    EXIT_OK
+}
+
+fn run_rules(format: RulesFormat) -> i32 {
+    let metas = rules::all_meta();
+    let text = match format {
+        RulesFormat::Json => {
+            let list: Vec<serde_json::Value> = metas
+                .iter()
+                .map(|m| {
+                    serde_json::json!({
+                        "id": m.id,
+                        "name": m.name,
+                        "severity": m.default_severity.as_str(),
+                        "providers": m.providers,
+                        "summary": m.summary,
+                        "fix": m.fix.as_str(),
+                        "url": m.url(),
+                    })
+                })
+                .collect();
+            serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"
+        }
+        RulesFormat::Table => {
+            let width = metas.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
+            let mut out = format!(
+                "{:<7} {:<width$} {:<8} {:<9} {:<9} SUMMARY\n",
+                "ID", "NAME", "SEVERITY", "PROVIDERS", "FIX"
+            );
+            for m in &metas {
+                out.push_str(&format!(
+                    "{:<7} {:<width$} {:<8} {:<9} {:<9} {}\n",
+                    m.id,
+                    m.name,
+                    m.default_severity.as_str(),
+                    m.providers.join(","),
+                    m.fix.as_str(),
+                    m.summary
+                ));
+            }
+            out
+        }
+        RulesFormat::Markdown => rules::markdown_table(),
+    };
+    print!("{text}");
+    EXIT_OK
+}
+
+fn run_explain(key: &str) -> i32 {
+    match rules::lookup(key) {
+        Some(meta) => {
+            print!("{}", meta.doc);
+            EXIT_OK
+        }
+        None => {
+            let keys = crate::rules::rule_keys();
+            let suggestion = profile::suggest::did_you_mean(key, &keys);
+            match suggestion {
+                Some(s) => fail(format!(
+                    "unknown rule `{key}`; did you mean `{s}`? (see `lblint rules`)"
+                )),
+                None => fail(format!("unknown rule `{key}` (see `lblint rules`)")),
+            }
+        }
+    }
+}
+
+fn run_profile_init(provider: Option<ProviderArg>, proxy_mode: Option<ProxyModeArg>) -> i32 {
+    let provider = provider.map(|p| match p {
+        ProviderArg::Tke => Provider::Tke,
+        ProviderArg::Vke => Provider::Vke,
+        ProviderArg::Ack => Provider::Ack,
+        ProviderArg::Generic => Provider::Generic,
+    });
+    let proxy_mode = proxy_mode.map(|m| match m {
+        ProxyModeArg::Iptables => ProxyMode::Iptables,
+        ProxyModeArg::Ipvs => ProxyMode::Ipvs,
+        ProxyModeArg::Nftables => ProxyMode::Nftables,
+        ProxyModeArg::Ebpf => ProxyMode::Ebpf,
+    });
+    print!("{}", profile::init_template(provider, proxy_mode));
+    EXIT_OK
+}
+
+fn run_profile_check(file: &std::path::Path) -> i32 {
+    match profile::load_profile(file) {
+        Ok(p) => {
+            println!(
+                "{}: valid ClusterProfile (provider {})",
+                file.display(),
+                p.provider().as_str()
+            );
+            EXIT_OK
+        }
+        Err(err) => {
+            print_profile_error(&err);
+            EXIT_FAILURE
+        }
+    }
+}
