@@ -240,7 +240,7 @@ pub(crate) fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: 
     // Documents are slimmed as they are parsed; first note where their block and quoted
     // scalars hold `{{` (data, not Helm actions, see `unrendered_template`).
     let mut braced = Vec::new();
-    let mut loaded = yaml::load_with(&source.text, limits, &mut |doc| {
+    let mut loaded = yaml::load_file(&source.text, Some(source.lines()), limits, &mut |doc| {
         braced.extend(braced_scalar_spans(&doc, &source.text));
         crate::objects::slim(doc)
     });

@@ -81,28 +81,23 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let mut starts = vec![0];
         let mut ascii = Vec::new();
-        let mut line_ascii = true;
-        let mut i = 0;
-        while i < bytes.len() {
-            let b = bytes[i];
-            let next = match b {
-                b'\n' => Some(i + 1),
-                b'\r' if bytes.get(i + 1) == Some(&b'\n') => Some(i + 2),
-                b'\r' => Some(i + 1),
-                _ => None,
-            };
-            line_ascii &= b.is_ascii();
-            match next {
-                Some(next) => {
-                    ascii.push(line_ascii);
-                    line_ascii = true;
-                    starts.push(next);
-                    i = next;
-                }
-                None => i += 1,
+        let mut line_start = 0;
+        // memchr finds the breaks a word at a time: this runs over every byte of a 50 MB
+        // stream once per file.
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            if i < line_start {
+                continue; // the `\n` of a `\r\n` already counted
             }
+            let next = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                i + 2
+            } else {
+                i + 1
+            };
+            ascii.push(bytes[line_start..i].is_ascii());
+            starts.push(next);
+            line_start = next;
         }
-        ascii.push(line_ascii);
+        ascii.push(bytes[line_start..].is_ascii());
         LineIndex { starts, ascii }
     }
 

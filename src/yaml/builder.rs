@@ -78,6 +78,7 @@ pub(super) struct Builder<'s, 'l, 'f> {
 impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
     pub(super) fn new(
         source: &'s str,
+        index: Option<&'s crate::source::LineIndex>,
         limits: &'l Limits,
         finish_document: &'f mut dyn FnMut(Document) -> Document,
     ) -> Self {
@@ -85,7 +86,7 @@ impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
             finish_document,
             source,
             limits,
-            lines: LineIndex::new(source),
+            lines: LineIndex::new(source, index),
             out: LoadedFile::default(),
             doc: None,
             doc_count: 0,

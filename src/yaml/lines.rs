@@ -7,34 +7,56 @@ use super::{Pos, Span};
 /// linear.
 pub(super) struct LineIndex<'s> {
     source: &'s str,
-    index: crate::source::LineIndex,
+    index: std::borrow::Cow<'s, crate::source::LineIndex>,
     /// (line, byte offset, 0-based column) of the last non-ASCII lookup.
     cursor: (usize, usize, usize),
+    /// The line of the last lookup: offsets come mostly in order, so the next one is on
+    /// that line or a few after, found without a binary search over every line.
+    last_line: usize,
 }
 
 impl<'s> LineIndex<'s> {
-    pub(super) fn new(source: &'s str) -> Self {
+    /// With the index of `source` when the caller has one (a [`crate::source::SourceFile`]
+    /// keeps its own), else built here.
+    pub(super) fn new(source: &'s str, index: Option<&'s crate::source::LineIndex>) -> Self {
         LineIndex {
             source,
-            index: crate::source::LineIndex::new(source),
+            index: match index {
+                Some(index) => std::borrow::Cow::Borrowed(index),
+                None => std::borrow::Cow::Owned(crate::source::LineIndex::new(source)),
+            },
             cursor: (usize::MAX, 0, 0),
+            last_line: 0,
         }
+    }
+
+    /// The 0-based line holding `offset`.
+    fn line_of(&mut self, offset: usize) -> usize {
+        let starts = self.index.starts();
+        let holds = |line: usize| {
+            starts[line] <= offset && starts.get(line + 1).is_none_or(|&next| offset < next)
+        };
+        let near = (self.last_line..starts.len().min(self.last_line + 4)).find(|&l| holds(l));
+        let line = near.unwrap_or_else(|| self.index.line_of(offset));
+        self.last_line = line;
+        line
     }
 
     pub(super) fn pos(&mut self, offset: usize) -> Pos {
         let offset = crate::source::char_floor(self.source, offset);
-        let line = self.index.line_of(offset);
-        if self.index.is_ascii(line) {
-            return self.index.pos(self.source, offset);
-        }
+        let line = self.line_of(offset);
         let start = self.index.starts()[line];
         let (cl, cb, cc) = self.cursor;
-        let col = if cl == line && cb <= offset {
+        let col = if self.index.is_ascii(line) {
+            offset - start
+        } else if cl == line && cb <= offset {
             cc + self.source[cb..offset].chars().count()
         } else {
             self.source[start..offset].chars().count()
         };
-        self.cursor = (line, offset, col);
+        if !self.index.is_ascii(line) {
+            self.cursor = (line, offset, col);
+        }
         Pos {
             line: u32::try_from(line + 1).unwrap_or(u32::MAX),
             column: u32::try_from(col + 1).unwrap_or(u32::MAX),

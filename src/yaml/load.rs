@@ -80,7 +80,17 @@ pub fn load_with(
     limits: &Limits,
     finish: &mut dyn FnMut(Document) -> Document,
 ) -> LoadedFile {
-    let mut builder = Builder::new(source, limits, finish);
+    load_file(source, None, limits, finish)
+}
+
+/// Like [`load_with`], with the text's line index when the caller already has it.
+pub fn load_file<'s>(
+    source: &'s str,
+    index: Option<&'s crate::source::LineIndex>,
+    limits: &Limits,
+    finish: &mut dyn FnMut(Document) -> Document,
+) -> LoadedFile {
+    let mut builder = Builder::new(source, index, limits, finish);
     builder.run();
     builder.finish()
 }

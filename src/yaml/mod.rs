@@ -15,7 +15,7 @@ mod resolve;
 mod tree;
 
 pub use budget::MemoryBudget;
-pub use load::{load, load_with, DuplicateKey, Limits, LoadedFile, SyntaxError};
+pub use load::{load, load_file, load_with, DuplicateKey, Limits, LoadedFile, SyntaxError};
 pub use merge::TooComplex;
 pub use resolve::resolve_plain;
 pub use tree::{
