@@ -329,9 +329,15 @@ pub fn selector_matches(selector: Option<NodeRef<'_>>, labels: Option<NodeRef<'_
 const KINDS_WITH_READ_BODIES: &[&str] = &[
     "Service",
     "Ingress",
+    "IngressClass",
     "IstioGateway",
     "Gateway",
+    "HTTPRoute",
+    "GRPCRoute",
+    "TLSRoute",
+    "TCPRoute",
     "ConfigMap",
+    "Secret",
     "TkeServiceConfig",
     "Pod",
 ];

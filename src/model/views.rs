@@ -165,12 +165,192 @@ impl<'w> IstioGatewayView<'w> {
     }
 }
 
+/// A `networking.k8s.io` IngressClass.
+#[derive(Clone, Debug)]
+pub struct IngressClassView<'w> {
+    pub object: &'w Object,
+    /// `spec.controller`, e.g. `k8s.io/ingress-nginx`.
+    pub controller: Option<NodeRef<'w>>,
+    /// The `ingressclass.kubernetes.io/is-default-class` annotation, as (key, value).
+    pub default_class: Option<(NodeRef<'w>, NodeRef<'w>)>,
+}
+
+impl<'w> IngressClassView<'w> {
+    pub fn of(ws: &'w Workspace, object: &'w Object) -> Option<IngressClassView<'w>> {
+        if object.kind() != "IngressClass" || object.group() != "networking.k8s.io" {
+            return None;
+        }
+        Some(IngressClassView {
+            object,
+            controller: ws.spec(object).and_then(|s| s.get("controller")),
+            default_class: ws.annotation(object, "ingressclass.kubernetes.io/is-default-class"),
+        })
+    }
+
+    /// Whether Ingresses without a class get this one.
+    pub fn is_default(&self) -> bool {
+        self.default_class.and_then(|(_, v)| v.as_str()) == Some("true")
+    }
+}
+
+/// One `spec.listeners[]` entry of a Gateway API Gateway.
+#[derive(Clone, Copy, Debug)]
+pub struct GatewayListener<'w> {
+    pub node: NodeRef<'w>,
+    pub name: Option<NodeRef<'w>>,
+    pub hostname: Option<NodeRef<'w>>,
+    pub protocol: Option<NodeRef<'w>>,
+    pub port: Option<NodeRef<'w>>,
+}
+
+/// A Gateway API `Gateway` (gateway.networking.k8s.io).
+#[derive(Clone, Debug)]
+pub struct GatewayView<'w> {
+    pub object: &'w Object,
+    pub class_name: Option<NodeRef<'w>>,
+    pub listeners: Vec<GatewayListener<'w>>,
+    /// `spec.addresses[].value` and `status.addresses[].value`.
+    pub addresses: Vec<NodeRef<'w>>,
+}
+
+impl<'w> GatewayView<'w> {
+    pub fn of(ws: &'w Workspace, object: &'w Object) -> Option<GatewayView<'w>> {
+        if object.kind() != "Gateway" || object.group() != "gateway.networking.k8s.io" {
+            return None;
+        }
+        let root = ws.root(object);
+        let spec = ws.spec(object);
+        let listeners = spec
+            .and_then(|s| s.get("listeners"))
+            .into_iter()
+            .flat_map(NodeRef::items)
+            .map(|node| GatewayListener {
+                node,
+                name: node.get("name"),
+                hostname: node.get("hostname"),
+                protocol: node.get("protocol"),
+                port: node.get("port"),
+            })
+            .collect();
+        let addresses = [
+            root.path(&["spec", "addresses"]),
+            root.path(&["status", "addresses"]),
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(NodeRef::items)
+        .filter_map(|a| a.get("value"))
+        .collect();
+        Some(GatewayView {
+            object,
+            class_name: spec.and_then(|s| s.get("gatewayClassName")),
+            listeners,
+            addresses,
+        })
+    }
+}
+
+/// A Gateway API route's `spec.parentRefs[]` entry.
+#[derive(Clone, Copy, Debug)]
+pub struct ParentRef<'w> {
+    pub node: NodeRef<'w>,
+    pub name: Option<&'w str>,
+    /// Unset: the route's own namespace.
+    pub namespace: Option<&'w str>,
+    pub section_name: Option<&'w str>,
+}
+
+/// A Gateway API `HTTPRoute` (also GRPCRoute, TLSRoute, TCPRoute: same parents and
+/// hostnames).
+#[derive(Clone, Debug)]
+pub struct RouteView<'w> {
+    pub object: &'w Object,
+    pub parent_refs: Vec<ParentRef<'w>>,
+    pub hostnames: Vec<NodeRef<'w>>,
+}
+
+impl<'w> RouteView<'w> {
+    pub fn of(ws: &'w Workspace, object: &'w Object) -> Option<RouteView<'w>> {
+        if object.group() != "gateway.networking.k8s.io"
+            || !matches!(
+                object.kind(),
+                "HTTPRoute" | "GRPCRoute" | "TLSRoute" | "TCPRoute"
+            )
+        {
+            return None;
+        }
+        let spec = ws.spec(object);
+        let list = |key: &str| {
+            spec.and_then(|s| s.get(key))
+                .into_iter()
+                .flat_map(NodeRef::items)
+        };
+        let text = |node: NodeRef<'w>, key: &str| node.get(key).and_then(|v| v.as_str());
+        Some(RouteView {
+            object,
+            parent_refs: list("parentRefs")
+                .map(|node| ParentRef {
+                    node,
+                    name: text(node, "name"),
+                    namespace: text(node, "namespace"),
+                    section_name: text(node, "sectionName"),
+                })
+                .collect(),
+            hostnames: list("hostnames").collect(),
+        })
+    }
+}
+
+/// The keys of a ConfigMap or Secret, each as its (key, value) nodes. Secret `data` values
+/// are base64, as written; `stringData` values are text.
+#[derive(Clone, Debug)]
+pub struct DataView<'w> {
+    pub object: &'w Object,
+    pub data: Vec<(NodeRef<'w>, NodeRef<'w>)>,
+    /// Secret `stringData`.
+    pub string_data: Vec<(NodeRef<'w>, NodeRef<'w>)>,
+}
+
+impl<'w> DataView<'w> {
+    /// The data of a core ConfigMap or Secret.
+    pub fn of(ws: &'w Workspace, object: &'w Object) -> Option<DataView<'w>> {
+        if !object.group().is_empty() || !matches!(object.kind(), "ConfigMap" | "Secret") {
+            return None;
+        }
+        let root = ws.root(object);
+        let entries = |key: &str| {
+            root.get(key)
+                .into_iter()
+                .flat_map(NodeRef::entries)
+                .collect::<Vec<_>>()
+        };
+        Some(DataView {
+            object,
+            data: entries("data"),
+            string_data: entries("stringData"),
+        })
+    }
+
+    /// The value of one key, from `data` or `stringData`.
+    pub fn get(&self, key: &str) -> Option<NodeRef<'w>> {
+        self.data
+            .iter()
+            .chain(&self.string_data)
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|&(_, v)| v)
+    }
+}
+
 /// The views of a run, by object index.
 #[derive(Debug, Default)]
 pub struct Views<'w> {
     services: Vec<Option<ServiceView<'w>>>,
     ingresses: Vec<Option<IngressView<'w>>>,
     istio_gateways: Vec<Option<IstioGatewayView<'w>>>,
+    ingress_classes: Vec<Option<IngressClassView<'w>>>,
+    gateways: Vec<Option<GatewayView<'w>>>,
+    routes: Vec<Option<RouteView<'w>>>,
+    data: Vec<Option<DataView<'w>>>,
 }
 
 impl<'w> Views<'w> {
@@ -183,19 +363,49 @@ impl<'w> Views<'w> {
                 .iter()
                 .map(|o| IstioGatewayView::of(ws, o))
                 .collect(),
+            ingress_classes: ws
+                .objects
+                .iter()
+                .map(|o| IngressClassView::of(ws, o))
+                .collect(),
+            gateways: ws.objects.iter().map(|o| GatewayView::of(ws, o)).collect(),
+            routes: ws.objects.iter().map(|o| RouteView::of(ws, o)).collect(),
+            data: ws.objects.iter().map(|o| DataView::of(ws, o)).collect(),
         }
     }
 
     /// The Service view of an object.
     pub fn service(&self, id: ObjectId) -> Option<&ServiceView<'w>> {
-        self.services.get(id.0)?.as_ref()
+        at(&self.services, id)
     }
 
     pub fn ingress(&self, id: ObjectId) -> Option<&IngressView<'w>> {
-        self.ingresses.get(id.0)?.as_ref()
+        at(&self.ingresses, id)
     }
 
     pub fn istio_gateway(&self, id: ObjectId) -> Option<&IstioGatewayView<'w>> {
-        self.istio_gateways.get(id.0)?.as_ref()
+        at(&self.istio_gateways, id)
     }
+
+    pub fn ingress_class(&self, id: ObjectId) -> Option<&IngressClassView<'w>> {
+        at(&self.ingress_classes, id)
+    }
+
+    pub fn gateway(&self, id: ObjectId) -> Option<&GatewayView<'w>> {
+        at(&self.gateways, id)
+    }
+
+    pub fn route(&self, id: ObjectId) -> Option<&RouteView<'w>> {
+        at(&self.routes, id)
+    }
+
+    /// The data of a ConfigMap or Secret.
+    pub fn data(&self, id: ObjectId) -> Option<&DataView<'w>> {
+        at(&self.data, id)
+    }
+}
+
+/// The view of object `id` in a list built by [`Views::build`].
+fn at<T>(views: &[Option<T>], id: ObjectId) -> Option<&T> {
+    views.get(id.0)?.as_ref()
 }

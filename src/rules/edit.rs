@@ -365,14 +365,14 @@ mod tests {
 
     #[test]
     fn an_alias_in_a_part_the_loader_dropped_still_counts() {
-        // A Secret is slimmed to apiVersion, kind and metadata: `stringData` is gone from the
-        // tree, its alias is still in the text.
+        // A ServiceAccount is slimmed to apiVersion, kind and metadata: its other fields are
+        // gone from the tree, their alias is still in the text.
         let text =
-            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\n  labels:\n    on: &on yes\n\
-                    stringData:\n  flag: *on\n";
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: a\n  labels:\n    on: &on yes\n\
+                    secrets:\n  - name: *on\n";
         let ws = workspace(text);
         let root = ws.root(&ws.objects[0]);
-        assert!(root.get("stringData").is_none(), "slimmed");
+        assert!(root.get("secrets").is_none(), "slimmed");
         let d = guarded(text, "yes", false);
         assert_eq!(refused_descriptions(&d).len(), 2);
         // `*onward` is another anchor's alias, not `*on`.

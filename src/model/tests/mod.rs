@@ -444,3 +444,58 @@ fn ingress_and_istio_gateway_views() {
         .and_then(|a| a.get("a"))
         .is_some());
 }
+
+#[test]
+fn ingress_class_gateway_route_and_data_views() {
+    let ws = workspace(
+        "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: nginx\n  \
+         annotations: {ingressclass.kubernetes.io/is-default-class: \"true\"}\n\
+         spec: {controller: k8s.io/ingress-nginx}\n---\n\
+         apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw}\n\
+         spec:\n  gatewayClassName: eg\n  listeners: [{name: web, hostname: '*.example.com', \
+         protocol: HTTPS, port: 443}]\n  addresses: [{value: 10.0.0.7}]\n\
+         status: {addresses: [{value: lb.example.net}]}\n---\n\
+         apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\n\
+         spec:\n  parentRefs: [{name: gw, sectionName: web}]\n  hostnames: [api.example.com]\n---\n\
+         apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: aHR0cDovL3g=}\n\
+         stringData: {url: 'https://api.example.com'}\n",
+    );
+    let views = views::Views::build(&ws);
+    let class = views
+        .ingress_class(ObjectId(0))
+        .expect("an IngressClass view");
+    assert!(class.is_default());
+    assert_eq!(
+        class.controller.and_then(|c| c.as_str()),
+        Some("k8s.io/ingress-nginx")
+    );
+    let gateway = views.gateway(ObjectId(1)).expect("a Gateway view");
+    assert_eq!(gateway.class_name.and_then(|c| c.as_str()), Some("eg"));
+    let hosts: Vec<Option<&str>> = gateway
+        .listeners
+        .iter()
+        .map(|l| l.hostname.and_then(|h| h.as_str()))
+        .collect();
+    assert_eq!(hosts, [Some("*.example.com")]);
+    let addresses: Vec<Option<&str>> = gateway.addresses.iter().map(|a| a.as_str()).collect();
+    assert_eq!(addresses, [Some("10.0.0.7"), Some("lb.example.net")]);
+    let route = views.route(ObjectId(2)).expect("a route view");
+    assert_eq!(
+        (route.parent_refs[0].name, route.parent_refs[0].namespace),
+        (Some("gw"), None)
+    );
+    assert_eq!(route.parent_refs[0].section_name, Some("web"));
+    assert_eq!(route.hostnames[0].as_str(), Some("api.example.com"));
+    let secret = views
+        .data(ObjectId(3))
+        .expect("a Secret's data, not slimmed away");
+    assert_eq!(
+        secret.get("url").and_then(|v| v.as_str()),
+        Some("https://api.example.com")
+    );
+    assert_eq!(
+        secret.get("a").and_then(|v| v.as_str()),
+        Some("aHR0cDovL3g=")
+    );
+    assert!(views.data(ObjectId(0)).is_none());
+}
