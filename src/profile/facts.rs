@@ -89,6 +89,14 @@ impl<T> Fact<'_, T> {
         self.profile.fact_at(self.keys)
     }
 
+    /// ` at cluster.yaml:10` when the profile states it, else empty: for messages.
+    pub fn at_line(&self) -> String {
+        self.profile
+            .fact_line(self.keys)
+            .map(|line| format!(" at {line}"))
+            .unwrap_or_default()
+    }
+
     /// `` `spec.kubeProxy.mode` (why) ``: the field to set when the verdict needs it.
     pub fn unknown(&self, why: &str) -> String {
         format!("`{}` ({why})", self.field())
@@ -106,6 +114,32 @@ impl Profile {
 
     pub fn kube_proxy_mode(&self) -> Fact<'_, ProxyMode> {
         self.fact(&["spec", "kubeProxy", "mode"], self.proxy_mode())
+    }
+
+    pub fn kube_proxy_version(&self) -> Fact<'_, &str> {
+        let value = self.spec.kube_proxy.as_ref();
+        let value = value.and_then(|k| k.version.as_deref());
+        self.fact(&["spec", "kubeProxy", "version"], value)
+    }
+
+    pub fn kube_proxy_lb_address_binding(&self) -> Fact<'_, bool> {
+        let value = self
+            .spec
+            .kube_proxy
+            .as_ref()
+            .and_then(|k| k.lb_address_binding);
+        self.fact(&["spec", "kubeProxy", "lbAddressBinding"], value)
+    }
+
+    /// The node pools; `None` when the profile lists none (scheduling is then unknown).
+    pub fn node_pool_list(&self) -> Fact<'_, &[NodePool]> {
+        self.fact(&["spec", "nodePools"], self.node_pools())
+    }
+
+    pub fn ingress_controller(&self) -> Fact<'_, &str> {
+        let value = self.spec.addons.as_ref();
+        let value = value.and_then(|a| a.ingress_controller.as_deref());
+        self.fact(&["spec", "addons", "ingressController"], value)
     }
 
     pub fn kubernetes_version(&self) -> Fact<'_, &str> {

@@ -23,44 +23,48 @@ enum Gap {
 }
 
 fn gap(cx: &Context<'_>, vendor: bool) -> Gap {
-    let mode = cx.profile.proxy_mode();
-    match (vendor, mode) {
+    let mode = cx.profile.kube_proxy_mode();
+    let field = mode.field();
+    match (vendor, mode.value) {
         (true, Some(m @ (ProxyMode::Iptables | ProxyMode::Ipvs))) => Gap::Known {
             host_network_only: false,
             why: format!(
-                "on ACK, kube-proxy in {m} mode (`spec.kubeProxy.mode`{}) programs the CLB address only on \
+                "on ACK, kube-proxy in {m} mode (`{field}`{}) programs the CLB address only on \
                  nodes that run a backend pod, as the vendor documents",
-                cx.profile
-                    .fact_line(&["spec", "kubeProxy", "mode"])
-                    .map(|l| format!(" at {l}"))
+                mode.location()
+                    .map(|l| format!(" at {}:{}", l.file, l.span.start.line))
                     .unwrap_or_default()
             ),
         },
         (true, None) => Gap::Maybe {
             host_network_only: false,
-            why: "the vendor documents this for kube-proxy in iptables and IPVS mode, and the cluster profile \
-                  does not state `spec.kubeProxy.mode`"
-                .to_string(),
+            why: format!(
+                "the vendor documents this for kube-proxy in iptables and IPVS mode, and the cluster profile \
+                 does not state `{field}`"
+            ),
         },
         (_, Some(ProxyMode::Nftables)) => Gap::Maybe {
             host_network_only: false,
-            why: "upstream kube-proxy in nftables mode (`spec.kubeProxy.mode`) dropped this traffic until \
-                  kubernetes/kubernetes#132456 (cherry-picked to release-1.33; the first patch release with \
-                  it is not confirmed)"
-                .to_string(),
+            why: format!(
+                "upstream kube-proxy in nftables mode (`{field}`) dropped this traffic until \
+                 kubernetes/kubernetes#132456 (cherry-picked to release-1.33; the first patch release with \
+                 it is not confirmed)"
+            ),
         },
         (false, Some(ProxyMode::Ipvs)) => Gap::Known {
             host_network_only: true,
-            why: "upstream kube-proxy in IPVS mode (`spec.kubeProxy.mode`) still has no rule for the address \
-                  for hostNetwork clients on nodes without a backend pod (kubernetes/kubernetes#93456; \
-                  PR #97081 fixed it for other pods only)"
-                .to_string(),
+            why: format!(
+                "upstream kube-proxy in IPVS mode (`{field}`) still has no rule for the address \
+                 for hostNetwork clients on nodes without a backend pod (kubernetes/kubernetes#93456; \
+                 PR #97081 fixed it for other pods only)"
+            ),
         },
         (false, None) => Gap::Maybe {
             host_network_only: true,
-            why: "upstream kube-proxy in IPVS mode still drops this for hostNetwork clients \
-                  (kubernetes/kubernetes#93456), and the cluster profile does not state `spec.kubeProxy.mode`"
-                .to_string(),
+            why: format!(
+                "upstream kube-proxy in IPVS mode still drops this for hostNetwork clients \
+                 (kubernetes/kubernetes#93456), and the cluster profile does not state `{field}`"
+            ),
         },
         // Upstream iptables short-circuits to cluster-wide endpoints since v1.15; nothing
         // is documented for eBPF dataplanes.

@@ -95,10 +95,7 @@ impl Rule for InternalTrafficPolicyLocal {
                          drops traffic on nodes without a local endpoint.",
                         ws.objects[call.workload].id,
                         call.host,
-                        cx.profile
-                    .fact_line(&["spec", "nodePools"])
-                    .map(|l| format!(" at {l}"))
-                    .unwrap_or_default()
+                        cx.profile.node_pool_list().at_line()
                     ),
                 ),
                 Some((call, _)) => (

@@ -19,8 +19,8 @@ impl Rule for NoShortCircuit {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         // Before 1.30 the LoadBalancerIPMode gate is off by default (alpha in 1.29).
-        let version = cx.profile.spec.kubernetes_version.as_deref();
-        let ip_mode_honoured = version.and_then(|v| version::at_least(v, "1.30"));
+        let version = cx.profile.kubernetes_version();
+        let ip_mode_honoured = version.value.and_then(|v| version::at_least(v, "1.30"));
         for (index, entry) in cx.model.entries() {
             if entry.kind != EntryKind::Service {
                 continue;
@@ -47,10 +47,13 @@ impl Rule for NoShortCircuit {
             let (at, why) = match (proxy, hostname_only) {
                 (Some(mode), _) if ip_mode_honoured != Some(false) => {
                     let gate = if ip_mode_honoured.is_none() {
-                        " (on Kubernetes 1.30 or later, where the LoadBalancerIPMode feature is on by default; \
-                         the cluster profile does not state `spec.kubernetesVersion`)"
+                        format!(
+                            " (on Kubernetes 1.30 or later, where the LoadBalancerIPMode feature is on by \
+                             default; the cluster profile does not state `{}`)",
+                            version.field()
+                        )
                     } else {
-                        ""
+                        String::new()
                     };
                     (mode, format!("its status reports `ipMode: Proxy`{gate}"))
                 }

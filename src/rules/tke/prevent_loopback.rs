@@ -125,20 +125,23 @@ fn same_minor(a: &Version, b: &Version) -> bool {
 }
 
 fn binding(cx: &Context<'_>) -> Binding {
-    let kube_proxy = cx.profile.spec.kube_proxy.as_ref();
-    match kube_proxy.and_then(|k| k.lb_address_binding) {
+    let (binding, stated) = (
+        cx.profile.kube_proxy_lb_address_binding(),
+        cx.profile.kube_proxy_version(),
+    );
+    match binding.value {
         Some(true) => return Binding::Supported,
         Some(false) => {
-            return Binding::Unsupported(
-                "the profile says `spec.kubeProxy.lbAddressBinding: false`".to_string(),
-            )
+            return Binding::Unsupported(format!("the profile says `{}: false`", binding.field()))
         }
         None => {}
     }
-    let Some(text) = kube_proxy.and_then(|k| k.version.as_deref()) else {
-        return Binding::Unknown(
-            "the profile states neither `spec.kubeProxy.lbAddressBinding` nor `spec.kubeProxy.version`".to_string(),
-        );
+    let Some(text) = stated.value else {
+        return Binding::Unknown(format!(
+            "the profile states neither `{}` nor `{}`",
+            binding.field(),
+            stated.field()
+        ));
     };
     let Some(version) = parse_version(text) else {
         return Binding::Unknown(format!(
@@ -154,12 +157,10 @@ fn binding(cx: &Context<'_>) -> Binding {
                 Binding::Supported
             } else {
                 Binding::Unsupported(format!(
-                    "kube-proxy {text} (profile `spec.kubeProxy.version`{}) is older than {build}, the first {}.{} \
+                    "kube-proxy {text} (profile `{}`{}) is older than {build}, the first {}.{} \
                      build that binds LB addresses to the IPVS NIC",
-                    cx.profile
-                        .fact_line(&["spec", "kubeProxy", "version"])
-                        .map(|at| format!(" at {at}"))
-                        .unwrap_or_default(),
+                    stated.field(),
+                    stated.at_line(),
                     minimum.parts[0],
                     minimum.parts.get(1).copied().unwrap_or(0)
                 ))

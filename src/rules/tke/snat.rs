@@ -145,10 +145,7 @@ impl Rule for L7SnatFieldVersion {
                             "`snatEnable` in l7Listeners is ignored by ingress-controller {v} (profile \
                              `spec.addons.ingressController`{}): it is read from {L7_SNAT_FIELD_SINCE}; earlier \
                              controllers enable layer-7 SNAT with `keepaliveEnable: 1`.",
-                            cx.profile
-                                .fact_line(&["spec", "addons", "ingressController"])
-                                .map(|at| format!(" at {at}"))
-                                .unwrap_or_default()
+                            cx.profile.ingress_controller().at_line()
                         ),
                     ),
                     _ => (

@@ -54,10 +54,7 @@ impl Rule for ProxySameNode {
                          required pod anti-affinity on `kubernetes.io/hostname` keeps them apart): {limit}.",
                         ws.objects[caller.workload].id,
                         caller.address,
-                        cx.profile
-                    .fact_line(&["spec", "nodePools"])
-                    .map(|l| format!(" at {l}"))
-                    .unwrap_or_default()
+                        cx.profile.node_pool_list().at_line()
                     ),
                 ),
                 Some((caller, _)) => {
