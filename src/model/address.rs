@@ -70,7 +70,10 @@ impl Collector<'_> {
 
     fn push_text(&mut self, text: &str, source: AddressSource, location: Option<Location>) {
         let value = normalize(text);
-        if value.is_empty() || self.out.iter().any(|a| a.value == value) {
+        if value.is_empty()
+            || never_load_balancer(&value)
+            || self.out.iter().any(|a| a.value == value)
+        {
             return;
         }
         self.out.push(Address {
@@ -180,6 +183,19 @@ pub fn collect(
         }
     }
     c.out
+}
+
+/// Loopback and cluster-internal names, which no load balancer answers to: localhost,
+/// 127.0.0.0/8, ::1, and `*.svc`, `*.cluster.local` (an Ingress host written so is a
+/// mistake, not an address to loop back to).
+pub fn never_load_balancer(host: &str) -> bool {
+    let host = host.trim_end_matches('.');
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host.starts_with("127.") && host.split('.').count() == 4
+        || host.ends_with(".svc")
+        || host.ends_with(".cluster.local")
 }
 
 /// Host-like tokens of a value with their byte offsets: runs of `[A-Za-z0-9.-]`, so URLs,

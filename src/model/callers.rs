@@ -146,18 +146,32 @@ fn consumed_config_maps<'w>(template: &PodTemplate<'w>) -> Vec<(&'w str, Option<
             }
         }
     }
-    for volume in spec.get("volumes").into_iter().flat_map(NodeRef::items) {
-        if let Some(name) = volume.path(&["configMap", "name"]).and_then(|n| n.as_str()) {
-            out.push((name, None));
+    // A volume with `items:` mounts only the keys it lists; without, every key.
+    let mut mounted = |config_map: Option<NodeRef<'w>>| {
+        let Some(name) = config_map
+            .and_then(|c| c.get("name"))
+            .and_then(|n| n.as_str())
+        else {
+            return;
+        };
+        match config_map.and_then(|c| c.get("items")) {
+            Some(items) => out.extend(
+                items
+                    .items()
+                    .filter_map(|item| item.get("key")?.as_str())
+                    .map(|key| (name, Some(key))),
+            ),
+            None => out.push((name, None)),
         }
+    };
+    for volume in spec.get("volumes").into_iter().flat_map(NodeRef::items) {
+        mounted(volume.get("configMap"));
         for source in volume
             .path(&["projected", "sources"])
             .into_iter()
             .flat_map(NodeRef::items)
         {
-            if let Some(name) = source.path(&["configMap", "name"]).and_then(|n| n.as_str()) {
-                out.push((name, None));
-            }
+            mounted(source.get("configMap"));
         }
     }
     out
@@ -180,6 +194,21 @@ fn token_span(
         0
     } else if raw.len() == value.len() + 2 && raw.get(1..raw.len() - 1) == Some(value) {
         1
+    } else if node.is_block_scalar() {
+        // A literal block keeps each line verbatim after its indentation: find the token's
+        // line of the value among the raw lines after the `|` header.
+        let line_start = value[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = value[at..].find('\n').map_or(value.len(), |i| at + i);
+        let line = &value[line_start..line_end];
+        let body = raw.find('\n')? + 1;
+        let found = raw[body..]
+            .match_indices(line)
+            .map(|(i, _)| body + i)
+            .find(|&i| raw[..i].ends_with([' ', '\n']))?;
+        return Some(Span {
+            start: source.pos_at(span.start.offset + found + (at - line_start)),
+            end: source.pos_at(span.start.offset + found + (at - line_start) + token.len()),
+        });
     } else {
         return None;
     };
@@ -188,6 +217,27 @@ fn token_span(
         start: source.pos_at(start),
         end: source.pos_at(start + token.len()),
     })
+}
+
+/// The token at `at` is the domain of an e-mail address (`ops@shop.example.com`,
+/// `mailto:`), not a host the pod calls; `https://user@host` still is one.
+fn is_mail_domain(text: &str, at: usize) -> bool {
+    if !text[..at].ends_with('@') {
+        return false;
+    }
+    let word_start = text[..at]
+        .rfind(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | ',' | ';' | '='))
+        .map_or(0, |i| i + 1);
+    let word = &text[word_start..at];
+    word.starts_with("mailto:") || !word.contains("://")
+}
+
+/// `at` is on a comment line of an embedded config file: `#` (shell, YAML, TOML,
+/// properties, nginx), `//` or `;` (ini) first on the line.
+fn in_comment_line(text: &str, at: usize) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].trim_start();
+    line.starts_with('#') || line.starts_with("//") || line.starts_with(';')
 }
 
 /// Names a Service is reachable by inside the cluster.
@@ -305,14 +355,25 @@ pub fn find(
             let Some(text) = value.node.as_str() else {
                 continue;
             };
+            // An embedded file (a ConfigMap key): its comment lines call nothing.
+            let embedded = matches!(value.via, Via::ConfigMap { .. });
             for (at, token) in host_tokens(text) {
+                if is_mail_domain(text, at) || embedded && in_comment_line(text, at) {
+                    continue;
+                }
                 let host = token.to_ascii_lowercase();
                 let mut targets: Vec<EntryId> =
                     exact.get(host.as_str()).cloned().unwrap_or_default();
                 if let Some((_, parent)) = host.split_once('.') {
                     targets.extend(wildcard.get(parent).into_iter().flatten());
                 }
-                let location = ws.location(value.object, value.node.span());
+                let address_span = token_span(ws, value.object, value.node, text, at, token);
+                // In a block scalar, point at the address's own line, not at the `|`.
+                let span = match address_span {
+                    Some(span) if value.node.is_block_scalar() => span,
+                    _ => value.node.span(),
+                };
+                let location = ws.location(value.object, span);
                 if !targets.is_empty() {
                     targets.sort_unstable();
                     targets.dedup();
@@ -322,7 +383,7 @@ pub fn find(
                             target,
                             address: host.clone(),
                             location: location.clone(),
-                            address_span: token_span(ws, value.object, value.node, text, at, token),
+                            address_span,
                             via: value.via.clone(),
                         });
                     }
@@ -357,4 +418,57 @@ pub fn find(
         }
     }
     (callers, safe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::address::never_load_balancer;
+
+    #[test]
+    fn mail_domains_comments_and_loopback_are_not_calls() {
+        let at = |text: &str, host: &str| text.find(host).expect("host in text");
+        for mail in [
+            "ops@a.example.com",
+            "mailto:ops@a.example.com",
+            "x, ops@a.example.com",
+        ] {
+            assert!(is_mail_domain(mail, at(mail, "a.example.com")), "{mail}");
+        }
+        for url in [
+            "https://user@a.example.com/",
+            "a.example.com",
+            "git@x https://u@a.example.com",
+        ] {
+            assert!(
+                !is_mail_domain(url, url.rfind("a.example.com").unwrap()),
+                "{url}"
+            );
+        }
+        let conf =
+            "# server a.example.com;\n  // a.example.com\n; a.example.com\nserver a.example.com;";
+        let hits: Vec<bool> = conf
+            .match_indices("a.example.com")
+            .map(|(i, _)| in_comment_line(conf, i))
+            .collect();
+        assert_eq!(hits, [true, true, true, false]);
+        for host in [
+            "localhost",
+            "127.0.0.1",
+            "127.9.9.9",
+            "::1",
+            "web.shop.svc",
+            "web.shop.svc.cluster.local.",
+        ] {
+            assert!(never_load_balancer(host), "{host}");
+        }
+        for host in [
+            "10.0.0.1",
+            "127.example.com",
+            "api.example.com",
+            "svc.example.com",
+        ] {
+            assert!(!never_load_balancer(host), "{host}");
+        }
+    }
 }

@@ -261,6 +261,12 @@ impl<'d> NodeRef<'d> {
         matches!(self.scalar().map(|s| &s.resolved), Some(Resolved::Null))
     }
 
+    /// A `|` or `>` block scalar.
+    pub fn is_block_scalar(&self) -> bool {
+        self.scalar()
+            .is_some_and(|s| matches!(s.style, Style::Literal | Style::Folded))
+    }
+
     pub fn is_mapping(&self) -> bool {
         matches!(self.resolved().node().kind, NodeKind::Mapping(_))
     }

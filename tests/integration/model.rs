@@ -120,3 +120,35 @@ fn one_object_in_several_files_is_one_entry_point_to_a_caller() {
         "testdata/model/overlays/base.yaml"
     );
 }
+
+/// Issue 12, items 1, 3, 4, 6 and 16: a mention is not a call. E-mail domains, comment
+/// lines of an embedded file, ConfigMap keys a volume with `items:` does not mount, and
+/// loopback or cluster-internal names are never calls; an address in a block scalar is
+/// reported on its own line, not at the `|`.
+#[test]
+fn mentions_are_not_calls_and_block_scalar_calls_point_at_the_address() {
+    let file = "testdata/model/evidence/mentions.yaml";
+    let (code, report) = check_json(&[file]);
+    assert_eq!(code, 0, "notes only");
+    assert_eq!(
+        findings(&report),
+        vec![
+            // `upstream api { server api.shop.example.com:443; }`, line 4 of the block.
+            f("K8S001", "note", file, 39, 27),
+            // A URL with user info is still a call.
+            f("K8S001", "note", file, 60, 52),
+        ]
+    );
+    let nginx = &report["diagnostics"][0];
+    assert_eq!(
+        nginx["end_column"],
+        27 + "api.shop.example.com".len() as u64
+    );
+    // Exactly the address, so the by-hand rename edits only it.
+    let edit = &nginx["suggestions"][0]["edits"][0];
+    assert_eq!(
+        (edit["line"].as_u64(), edit["column"].as_u64()),
+        (Some(39), Some(27))
+    );
+    assert_eq!(edit["content"], "api");
+}
