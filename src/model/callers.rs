@@ -8,6 +8,7 @@ use crate::objects::{pod_template, Object, ObjectId, PodTemplate, Workspace};
 use crate::yaml::{NodeRef, Span};
 
 use super::address::{host_tokens, normalize};
+use super::evidence::{classify, Evidence};
 use super::{EntryId, EntryPoint};
 
 /// Where in the pod the address is named.
@@ -47,6 +48,8 @@ pub struct Caller {
     /// The address itself inside the value, when it maps to source bytes one to one.
     pub address_span: Option<Span>,
     pub via: Via,
+    /// How strongly the value shows a call (a URL is a call, free text a mention).
+    pub evidence: Evidence,
 }
 
 /// A pod that calls a Service by name or ClusterIP: never through the load balancer.
@@ -377,8 +380,17 @@ pub fn find(
                 if !targets.is_empty() {
                     targets.sort_unstable();
                     targets.dedup();
+                    let evidence = classify(&value.via, text, at, token);
                     for target in targets {
+                        // The app's own public URL on a backend of that very entry point:
+                        // its own name, not even a note.
+                        if evidence == Evidence::Identity
+                            && entry_points[target.0].backends.contains(&workload)
+                        {
+                            continue;
+                        }
                         callers.push(Caller {
+                            evidence,
                             workload,
                             target,
                             address: host.clone(),

@@ -4,6 +4,7 @@
 pub mod address;
 pub mod callers;
 pub mod entry;
+pub mod evidence;
 pub mod report;
 pub mod scheduling;
 pub mod tke_config;
@@ -195,7 +196,12 @@ impl Model {
         }
         let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads);
         let mut callers_by_target = vec![Vec::new(); entry_points.len()];
+        // A pod naming the address as its own public URL does not call it: the provider
+        // rules never see it (K8S001 still notes it).
         for (i, caller) in callers.iter().enumerate() {
+            if caller.evidence == evidence::Evidence::Identity {
+                continue;
+            }
             if let Some(list) = callers_by_target.get_mut(caller.target.0) {
                 list.push(i);
             }
@@ -211,8 +217,9 @@ impl Model {
         }
     }
 
-    /// The calls to one entry point, in the order they were found (indexed: rules ask for
-    /// every entry point's callers, and a scan each time was quadratic).
+    /// The calls and mentions of one entry point's address, in the order they were found
+    /// (indexed: rules ask for every entry point's callers, and a scan each time was
+    /// quadratic). The app's own public URL is not among them.
     pub fn callers_of(&self, entry_point: EntryId) -> impl Iterator<Item = &Caller> {
         self.callers_by_target
             .get(entry_point.0)

@@ -87,6 +87,37 @@ pub(crate) fn call_by_name(service: &crate::objects::Object) -> crate::diagnosti
     ))
 }
 
+/// The callers of an entry point with real calls first (stable otherwise), so the caller a
+/// verdict names is a call whenever there is one.
+pub(crate) fn calls_first<'m>(
+    callers: impl Iterator<Item = &'m crate::model::Caller>,
+) -> Vec<&'m crate::model::Caller> {
+    let mut callers: Vec<_> = callers.collect();
+    callers.sort_by_key(|c| std::cmp::Reverse(c.evidence));
+    callers
+}
+
+/// A verdict that rests on `caller`: an error needs a real call (issue 12), so when the
+/// value only mentions the address in free text the verdict is a warning, and says why.
+pub(crate) fn weigh(
+    severity: Severity,
+    caller: &crate::model::Caller,
+    message: String,
+) -> (Severity, String) {
+    use crate::model::evidence::Evidence;
+    if severity != Severity::Error || caller.evidence == Evidence::Call {
+        return (severity, message);
+    }
+    (
+        Severity::Warning,
+        format!(
+            "{message} ({} only mentions the address in free text, not in a setting that sends \
+             traffic: a warning until a real call is seen.)",
+            caller.via
+        ),
+    )
+}
+
 pub struct Context<'a> {
     pub ws: &'a Workspace,
     pub profile: &'a Profile,

@@ -152,3 +152,70 @@ fn mentions_are_not_calls_and_block_scalar_calls_point_at_the_address() {
     );
     assert_eq!(edit["content"], "api");
 }
+
+/// Issue 12, items 2 and 7: only a real call makes an error. A mention in free text makes
+/// at most a warning that says so; the app's own public URL (and a CORS origin) is not a
+/// caller at all, only a K8S001 note, and none on a backend naming its own Service's host.
+#[test]
+fn evidence_strength_decides_the_severity() {
+    let file = "testdata/model/evidence/strength.yaml";
+    let (code, report) = check_json(&[
+        "--profile",
+        "testdata/model/evidence/profile-tke-ipvs.yaml",
+        file,
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("TKE001", "error", file, 14, 5),
+            f("TKE001", "warning", file, 29, 5),
+            f("TKE001", "warning", file, 44, 5),
+            f("K8S001", "note", file, 68, 49),
+            f("K8S001", "note", file, 69, 55),
+            f("K8S001", "note", file, 113, 60),
+        ]
+    );
+    let message = |i: usize| {
+        report["diagnostics"][i]["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        message(1).contains("env BANNER only mentions the address in free text"),
+        "{}",
+        message(1)
+    );
+    assert!(
+        message(2).contains("No in-cluster caller"),
+        "{}",
+        message(2)
+    );
+    assert!(message(4).contains("mentions 10.0.5.12"), "{}", message(4));
+    assert!(
+        message(5).contains("as its own public address (env CORS_ALLOWED_ORIGINS)"),
+        "{}",
+        message(5)
+    );
+    // Grafana's own GF_SERVER_ROOT_URL names the host of the Service in front of it: nothing.
+    assert!(!report.to_string().contains("GF_SERVER_ROOT_URL"));
+
+    let model = lblint(&[
+        "model",
+        "--format",
+        "json",
+        "--profile",
+        "testdata/model/evidence/profile-tke-ipvs.yaml",
+        file,
+    ]);
+    let model: serde_json::Value = serde_json::from_str(&model.stdout).unwrap();
+    let evidence: Vec<&str> = model["entryPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["callers"].as_array().unwrap())
+        .map(|c| c["evidence"].as_str().unwrap())
+        .collect();
+    assert_eq!(evidence, ["call", "mention"]);
+}

@@ -127,11 +127,11 @@ impl Rule for LocalPolicyInCluster {
                 } => (false, host_network_only, why),
                 Gap::None => continue,
             };
-            let callers: Vec<&Caller> = cx
-                .model
-                .callers_of(index)
-                .filter(|c| !host_network_only || host_network(ws, c.workload))
-                .collect();
+            let callers: Vec<&Caller> = crate::rules::calls_first(
+                cx.model
+                    .callers_of(index)
+                    .filter(|c| !host_network_only || host_network(ws, c.workload)),
+            );
             let fits: Vec<Fit> = callers.iter().map(|c| strands(cx, entry, c)).collect();
             let subject = what(entry, object);
             let dns = dns_name(entry, object);
@@ -188,6 +188,10 @@ impl Rule for LocalPolicyInCluster {
                          address is visible in these manifests ({why})."
                     ),
                 ),
+            };
+            let (severity, message) = match stranded {
+                Some((caller, _)) => crate::rules::weigh(severity, caller, message),
+                None => (severity, message),
             };
             let eni_where = match entry.kind {
                 EntryKind::IstioGateway => {

@@ -41,6 +41,8 @@ impl Rule for LbAddressInCluster {
     }
 }
 
+use crate::model::evidence::Evidence;
+
 fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
     let ws = cx.ws;
     let entry = &cx.model.entry_points[caller.target];
@@ -62,11 +64,23 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         },
         None => caller.location.clone(),
     };
-    let message = format!(
-        "{} calls {}, the load-balancer address of {} in this cluster ({}): the traffic leaves the cluster \
-         and comes back through the load balancer.",
-        workload.id, caller.address, target.id, caller.via
-    );
+    let message = match caller.evidence {
+        Evidence::Call => format!(
+            "{} calls {}, the load-balancer address of {} in this cluster ({}): the traffic leaves the cluster \
+             and comes back through the load balancer.",
+            workload.id, caller.address, target.id, caller.via
+        ),
+        Evidence::Mention => format!(
+            "{} mentions {}, the load-balancer address of {} in this cluster ({}), in free text: if the pod \
+             calls it, the traffic goes through the load balancer.",
+            workload.id, caller.address, target.id, caller.via
+        ),
+        Evidence::Identity => format!(
+            "{} names {}, the load-balancer address of {} in this cluster, as its own public address ({}): \
+             browsers use it, the pod does not call it; only a call from the pod would loop back.",
+            workload.id, caller.address, target.id, caller.via
+        ),
+    };
     let help = match (&host, entry.kind) {
         (Some(host), EntryKind::Service) => format!(
             "call `{host}` instead: in-cluster traffic then goes straight to a backend pod, with no \

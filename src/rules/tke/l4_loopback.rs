@@ -89,7 +89,7 @@ fn check_service(
     }
 
     let name = service.name();
-    let callers: Vec<_> = cx.model.callers_of(entry_index).collect();
+    let callers = crate::rules::calls_first(cx.model.callers_of(entry_index));
     // The loopback needs a caller and a backend on the same regular or native node.
     let sharing = callers
         .iter()
@@ -139,6 +139,10 @@ fn check_service(
              in IPVS mode{} the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}",
             mode.at()
         )
+    };
+    let (severity, message) = match sharing.0 {
+        Some(caller) => crate::rules::weigh(severity, caller, message),
+        None => (severity, message),
     };
 
     let mut diagnostic = META

@@ -76,7 +76,7 @@ fn diagnostic(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> Option<Di
         Some(pools) if pools.iter().all(|p| p.node_type == Some(NodeType::Super)) => return None,
         _ => Fit::Unknown,
     };
-    let callers: Vec<_> = cx.model.callers_of(index).collect();
+    let callers = crate::rules::calls_first(cx.model.callers_of(index));
     // The L7 CLB forwards to a NodePort on any node: a caller on a regular or native node
     // can be sent back to its own node.
     let exposed = callers
@@ -115,6 +115,10 @@ fn diagnostic(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> Option<Di
                  native nodes, in any kube-proxy mode. No in-cluster caller is visible in these manifests."
             ),
         ),
+    };
+    let (severity, message) = match exposed {
+        Some(caller) => crate::rules::weigh(severity, caller, message),
+        None => (severity, message),
     };
     let field = match cx.profile.spec.addons.as_ref().and_then(|a| a.ingress_controller.as_deref()) {
         Some(v) if crate::profile::version::at_least(v, L7_SNAT_FIELD_SINCE) == Some(false) => {

@@ -17,7 +17,7 @@ impl Rule for ProxySameNode {
         for (index, entry, object, value) in proxy_services(cx) {
             let name = object.name();
             let hosts = object.service_hosts_hint();
-            let callers: Vec<_> = cx.model.callers_of(index).collect();
+            let callers = crate::rules::calls_first(cx.model.callers_of(index));
             let fits: Vec<Fit> = callers
                 .iter()
                 .map(|c| {
@@ -82,6 +82,10 @@ impl Rule for ProxySameNode {
                          is visible in these manifests."
                     ),
                 ),
+            };
+            let (severity, message) = match sharing {
+                Some((caller, _)) => crate::rules::weigh(severity, caller, message),
+                None => (severity, message),
             };
             let mut d = META
                 .diagnostic(severity, ws.location(object, value.span()), message)
