@@ -19,6 +19,8 @@ pub enum AddressSource {
     ExternalDns,
     GatewayAddress,
     ListenerHostname,
+    /// A host of an Ingress that the in-cluster controller behind this Service serves.
+    ControllerIngressHost,
     /// The cluster profile's `spec.loadBalancers[].addresses`.
     Profile,
 }

@@ -3,6 +3,7 @@
 
 pub mod address;
 pub mod callers;
+pub mod controllers;
 pub mod entry;
 pub mod evidence;
 pub mod report;
@@ -194,6 +195,7 @@ impl Model {
                 backends,
             });
         }
+        controllers::link_ingress_hosts(ws, &workloads, &mut entry_points, profile);
         let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads);
         let mut callers_by_target = vec![Vec::new(); entry_points.len()];
         // A pod naming the address as its own public URL does not call it: the provider

@@ -219,3 +219,53 @@ fn evidence_strength_decides_the_severity() {
         .collect();
     assert_eq!(evidence, ["call", "mention"]);
 }
+
+/// Issue 12, item 8: an Ingress of class nginx is served by the in-cluster ingress-nginx
+/// (IngressClass controller, the pods' --ingress-class, --publish-service with
+/// $(POD_NAMESPACE)); its hosts are addresses of the controller's private CLB, so a pod
+/// calling the host is a caller of that Service (TKE001 error). Another class is not.
+#[test]
+fn hosts_served_by_an_in_cluster_ingress_controller_reach_its_load_balancer() {
+    let profile = "testdata/model/controllers/profile-tke-ipvs.yaml";
+    let file = "testdata/model/controllers/ingress-nginx.yaml";
+    let (code, report) = check_json(&["--profile", profile, file]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("TKE001", "error", file, 11, 5),
+            f("K8S001", "note", file, 101, 47)
+        ]
+    );
+    let note = report["diagnostics"][1]["message"].as_str().unwrap();
+    assert!(
+        note.contains("an Ingress host that the ingress controller behind Service/ingress-nginx/ingress-nginx-controller serves"),
+        "{note}"
+    );
+    let model = lblint(&["model", "--format", "json", "--profile", profile, file]);
+    let model: serde_json::Value = serde_json::from_str(&model.stdout).unwrap();
+    let service = model["entryPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["object"]["name"] == "ingress-nginx-controller")
+        .expect("the controller's Service");
+    let served: Vec<&serde_json::Value> = service["addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["source"] == "controller-ingress-host")
+        .collect();
+    assert_eq!(served.len(), 1, "{service:#}");
+    assert_eq!(served[0]["value"], "api.corp.example.com");
+
+    let other = "testdata/model/controllers/other-class.yaml";
+    let (_, report) = check_json(&["--profile", profile, other]);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("TKE001", "warning", other, 11, 5),
+            f("K8S001", "note", other, 101, 47)
+        ]
+    );
+}

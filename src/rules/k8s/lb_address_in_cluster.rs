@@ -17,8 +17,27 @@ impl Rule for LbAddressInCluster {
         // The same object defined in several files (a base and its overlays) is one entry
         // point to the caller: report each call once, against the copy nearest the caller.
         let mut seen = std::collections::HashMap::new();
+        // A host an in-cluster ingress controller serves reaches its load balancer: report
+        // the call against that Service, not the Ingress too.
+        let via_controller: std::collections::HashSet<_> = cx
+            .model
+            .callers
+            .iter()
+            .filter(|c| served_by_controller(cx, c))
+            .map(|c| (c.workload, c.location.clone(), c.address.clone()))
+            .collect();
         for caller in &cx.model.callers {
-            let target = &cx.ws.objects[cx.model.entry_points[caller.target].object];
+            let entry = &cx.model.entry_points[caller.target];
+            if entry.kind == EntryKind::Ingress
+                && via_controller.contains(&(
+                    caller.workload,
+                    caller.location.clone(),
+                    caller.address.clone(),
+                ))
+            {
+                continue;
+            }
+            let target = &cx.ws.objects[entry.object];
             let key = (
                 caller.workload,
                 caller.location.clone(),
@@ -42,6 +61,18 @@ impl Rule for LbAddressInCluster {
 }
 
 use crate::model::evidence::Evidence;
+use crate::model::AddressSource;
+
+/// The caller reaches a Service's load balancer through a host of an Ingress that the
+/// in-cluster controller behind it serves.
+fn served_by_controller(cx: &Context<'_>, caller: &Caller) -> bool {
+    let entry = &cx.model.entry_points[caller.target];
+    entry.kind == EntryKind::Service
+        && entry
+            .addresses
+            .iter()
+            .any(|a| a.source == AddressSource::ControllerIngressHost && a.matches(&caller.address))
+}
 
 fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
     let ws = cx.ws;
@@ -65,6 +96,11 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         None => caller.location.clone(),
     };
     let message = match caller.evidence {
+        Evidence::Call if served_by_controller(cx, caller) => format!(
+            "{} calls {}, an Ingress host that the ingress controller behind {} serves, so the call goes to \
+             that Service's load balancer in this cluster ({}).",
+            workload.id, caller.address, target.id, caller.via
+        ),
         Evidence::Call => format!(
             "{} calls {}, the load-balancer address of {} in this cluster ({}): the traffic leaves the cluster \
              and comes back through the load balancer.",

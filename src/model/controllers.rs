@@ -1,0 +1,251 @@
+//! Hosts served by in-cluster ingress controllers (issue 12 item 8). An Ingress of class X
+//! is served by the controller pods for X (an IngressClass names their controller; the
+//! pods' `--ingress-class` / `--controller-class` args say which they serve), and those
+//! pods sit behind a LoadBalancer Service (`--publish-service`, or the one that selects
+//! them). The Ingress hosts are then addresses of that Service: a pod calling
+//! `https://api.corp.example.com` through ingress-nginx calls the controller's load
+//! balancer.
+
+use std::collections::HashMap;
+
+use crate::objects::{pod_template, ObjectId, Workspace};
+use crate::profile::{Profile, Provider};
+use crate::yaml::NodeRef;
+
+use super::address::{Address, AddressSource};
+use super::entry::EntryKind;
+use super::EntryPoint;
+
+/// ingress-nginx's defaults when its pods do not say (its `--ingress-class` and
+/// `--controller-class` flags).
+const NGINX_CLASS: &str = "nginx";
+const NGINX_CONTROLLER: &str = "k8s.io/ingress-nginx";
+
+/// An ingress controller's pods, and what they serve.
+#[derive(Debug, Default)]
+struct Controller {
+    workload: Option<ObjectId>,
+    /// `--ingress-class` (and Traefik's `--providers.kubernetesingress.ingressclass`).
+    classes: Vec<String>,
+    /// `--controller-class`: the IngressClass `spec.controller` it serves.
+    controller_class: Option<String>,
+    /// `--publish-service=<namespace>/<name>`: the Service whose address it publishes.
+    publish: Option<(String, String)>,
+}
+
+/// `--flag=value` or `--flag value` in a container's args or command.
+fn flags(items: &[&str]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        // One string may hold a whole shell command line.
+        for (j, word) in item.split_whitespace().enumerate() {
+            let Some(flag) = word.strip_prefix("--") else {
+                continue;
+            };
+            match flag.split_once('=') {
+                Some((k, v)) => out.push((k.to_ascii_lowercase(), v.trim_matches('"').to_string())),
+                None => {
+                    let next = item
+                        .split_whitespace()
+                        .nth(j + 1)
+                        .or_else(|| items.get(i + 1).copied())
+                        .filter(|n| !n.starts_with('-'));
+                    if let Some(value) = next {
+                        out.push((flag.to_ascii_lowercase(), value.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
+    let template = pod_template(ws, &ws.objects[workload])?;
+    let mut found = None;
+    for container in template
+        .spec
+        .get("containers")
+        .into_iter()
+        .flat_map(NodeRef::items)
+    {
+        let image = container
+            .get("image")
+            .and_then(|i| i.as_str())
+            .unwrap_or("");
+        let words: Vec<&str> = ["command", "args"]
+            .into_iter()
+            .flat_map(|k| container.get(k).into_iter().flat_map(NodeRef::items))
+            .filter_map(|n| n.as_str())
+            .collect();
+        let nginx = image.contains("ingress-nginx")
+            || words.iter().any(|w| w.contains("nginx-ingress-controller"));
+        let mut c = Controller {
+            workload: Some(workload),
+            ..Controller::default()
+        };
+        let mut ingress = nginx;
+        for (key, value) in flags(&words) {
+            match key.as_str() {
+                "ingress-class" | "providers.kubernetesingress.ingressclass" => {
+                    c.classes.push(value);
+                    ingress = true;
+                }
+                "controller-class" => {
+                    c.controller_class = Some(value);
+                    ingress = true;
+                }
+                "publish-service" => {
+                    if let Some((ns, name)) = value.split_once('/') {
+                        // Charts pass `$(POD_NAMESPACE)/<name>`: the pod's own namespace.
+                        let ns = if ns.starts_with("$(") {
+                            ws.objects[workload].namespace()
+                        } else {
+                            ns
+                        };
+                        c.publish = Some((ns.to_string(), name.to_string()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !ingress {
+            continue;
+        }
+        if nginx {
+            if c.classes.is_empty() {
+                c.classes.push(NGINX_CLASS.to_string());
+            }
+            c.controller_class
+                .get_or_insert_with(|| NGINX_CONTROLLER.to_string());
+        }
+        found = Some(c);
+    }
+    found
+}
+
+/// Copy every in-cluster-served Ingress's hosts to the LoadBalancer Services in front of
+/// its controller.
+pub fn link_ingress_hosts(
+    ws: &Workspace,
+    workloads: &[ObjectId],
+    entry_points: &mut [EntryPoint],
+    profile: &Profile,
+) {
+    let controllers: Vec<Controller> = workloads
+        .iter()
+        .filter_map(|&w| controller_of(ws, w))
+        .collect();
+    if controllers.is_empty() {
+        return;
+    }
+    // IngressClass name -> (spec.controller, default class).
+    let mut classes: HashMap<&str, (Option<&str>, bool)> = HashMap::new();
+    for object in &ws.objects {
+        if object.kind() == "IngressClass" && object.group() == "networking.k8s.io" {
+            let controller = ws
+                .spec(object)
+                .and_then(|s| s.get("controller"))
+                .and_then(|c| c.as_str());
+            let default = ws
+                .annotation(object, "ingressclass.kubernetes.io/is-default-class")
+                .and_then(|(_, v)| v.as_str())
+                == Some("true");
+            classes.insert(object.name(), (controller, default));
+        }
+    }
+    let default_class = classes.iter().find(|(_, (_, d))| *d).map(|(name, _)| *name);
+    let mut served: Vec<(usize, Vec<Address>)> = Vec::new();
+    for entry in entry_points.iter() {
+        if entry.kind != EntryKind::Ingress {
+            continue;
+        }
+        // Without a class, TKE's own controller takes the Ingress; elsewhere the default.
+        let class = match entry.class.as_deref() {
+            Some(class) => class,
+            None if profile.provider() == Provider::Tke => continue,
+            None => match default_class {
+                Some(class) => class,
+                None => continue,
+            },
+        };
+        let controller_name = classes.get(class).and_then(|(c, _)| *c);
+        let serving = controllers.iter().filter(|c| {
+            c.classes.iter().any(|k| k == class)
+                || controller_name.is_some_and(|name| c.controller_class.as_deref() == Some(name))
+        });
+        let hosts: Vec<Address> = entry
+            .addresses
+            .iter()
+            .filter(|a| {
+                matches!(
+                    a.source,
+                    AddressSource::IngressHost | AddressSource::TlsHost
+                )
+            })
+            .map(|a| Address {
+                value: a.value.clone(),
+                source: AddressSource::ControllerIngressHost,
+                location: a.location.clone(),
+            })
+            .collect();
+        if hosts.is_empty() {
+            continue;
+        }
+        for controller in serving {
+            for (target, service) in entry_points.iter().enumerate() {
+                if service.kind != EntryKind::Service {
+                    continue;
+                }
+                let object = &ws.objects[service.object];
+                let fronts = match &controller.publish {
+                    Some((ns, name)) => object.namespace() == ns && object.name() == name,
+                    None => controller
+                        .workload
+                        .is_some_and(|w| service.backends.contains(&w)),
+                };
+                if fronts {
+                    served.push((target, hosts.clone()));
+                }
+            }
+        }
+    }
+    for (target, hosts) in served {
+        let addresses = &mut entry_points[target].addresses;
+        for host in hosts {
+            if !addresses.iter().any(|a| a.value == host.value) {
+                addresses.push(host);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_are_read_in_every_spelling() {
+        let found = flags(&[
+            "/nginx-ingress-controller --ingress-class=nginx",
+            "--publish-service",
+            "ns/svc",
+            "--controller-class=\"k8s.io/x\"",
+            "--watch-namespace",
+            "--v=2",
+        ]);
+        let found: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("ingress-class", "nginx"),
+                ("publish-service", "ns/svc"),
+                ("controller-class", "k8s.io/x"),
+                ("v", "2"),
+            ]
+        );
+    }
+}
