@@ -243,6 +243,60 @@ fn in_comment_line(text: &str, at: usize) -> bool {
     line.starts_with('#') || line.starts_with("//") || line.starts_with(';')
 }
 
+/// Hosts the kube-system/coredns Corefile rewrites (`rewrite name [exact] <host> <name>`, the
+/// fix Tencent's older loopback guide recommends): CoreDNS answers them with an in-cluster
+/// name, so no pod's call of them reaches the load balancer.
+fn coredns_rewrites(
+    ws: &Workspace,
+    config_maps: &HashMap<(&str, &str), &Object>,
+) -> std::collections::HashSet<String> {
+    let Some(coredns) = config_maps.get(&("kube-system", "coredns")) else {
+        return Default::default();
+    };
+    let corefile = ws
+        .root(coredns)
+        .path(&["data", "Corefile"])
+        .and_then(|c| c.as_str())
+        .unwrap_or("");
+    corefile
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            if (words.next(), words.next()) != (Some("rewrite"), Some("name")) {
+                return None;
+            }
+            let host = match words.next()? {
+                "exact" => words.next()?,
+                "regex" | "prefix" | "suffix" | "substring" => return None,
+                host => host,
+            };
+            Some(normalize(host))
+        })
+        .collect()
+}
+
+/// Hosts a pod's hostAliases map to an address that is no load balancer's.
+fn aliased_elsewhere(
+    template: &PodTemplate<'_>,
+    lb_addresses: &HashMap<&str, Vec<EntryId>>,
+) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    for alias in template
+        .spec
+        .get("hostAliases")
+        .into_iter()
+        .flat_map(NodeRef::items)
+    {
+        let ip = alias.get("ip").and_then(|ip| ip.as_str()).map(normalize);
+        if ip.is_some_and(|ip| lb_addresses.contains_key(ip.as_str())) {
+            continue;
+        }
+        let names = alias.get("hostnames").into_iter().flat_map(NodeRef::items);
+        out.extend(names.filter_map(|n| n.as_str()).map(normalize));
+    }
+    out
+}
+
 /// Names a Service is reachable by inside the cluster.
 fn service_names(name: &str, namespace: &str) -> [String; 3] {
     [
@@ -322,6 +376,8 @@ pub fn find(
         }
     }
 
+    // Hosts CoreDNS rewrites to an in-cluster name: every pod's call of them stays inside.
+    let rewritten = coredns_rewrites(ws, &config_maps);
     let mut callers = Vec::new();
     let mut safe = Vec::new();
     for &workload in workloads {
@@ -329,9 +385,16 @@ pub fn find(
         let Some(template) = pod_template(ws, object) else {
             continue;
         };
+        // Hosts this pod maps elsewhere with hostAliases (to a ClusterIP, say): its calls of
+        // them do not reach the load balancer.
+        let aliased = aliased_elsewhere(&template, &exact);
         let mut values = Vec::new();
         container_values(object, &template, &mut values);
         for (name, key) in consumed_config_maps(&template) {
+            // CoreDNS reads its Corefile; the hosts in it are names it serves, not calls.
+            if (object.namespace(), name) == ("kube-system", "coredns") {
+                continue;
+            }
             let Some(config_map) = config_maps.get(&(object.namespace(), name)) else {
                 continue;
             };
@@ -365,6 +428,9 @@ pub fn find(
                     continue;
                 }
                 let host = token.to_ascii_lowercase();
+                if rewritten.contains(&host) || aliased.contains(&host) {
+                    continue;
+                }
                 let mut targets: Vec<EntryId> =
                     exact.get(host.as_str()).cloned().unwrap_or_default();
                 if let Some((_, parent)) = host.split_once('.') {

@@ -269,3 +269,16 @@ fn hosts_served_by_an_in_cluster_ingress_controller_reach_its_load_balancer() {
         ]
     );
 }
+
+/// Issue 12, item 5: hostAliases that map the host elsewhere, and CoreDNS rewrites of the
+/// host to an in-cluster name, keep calls inside the cluster; CoreDNS is never a caller.
+#[test]
+fn host_aliases_and_coredns_rewrites_keep_calls_inside() {
+    let file = "testdata/model/evidence/aliases.yaml";
+    let (_, report) = check_json(&[file]);
+    assert_eq!(findings(&report), vec![f("K8S001", "note", file, 84, 48)]);
+    assert!(report["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Deployment/shop/reports calls shop.example.com"));
+}
