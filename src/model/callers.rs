@@ -376,6 +376,27 @@ pub fn find(
         }
     }
 
+    // ExternalName Services whose externalName is a load-balancer address, with its entries.
+    let mut aliases: HashMap<ObjectId, Vec<EntryId>> = HashMap::new();
+    for (index, object) in ws.ids() {
+        let spec = ws.spec(object);
+        let text = |key: &str| spec.and_then(|s| s.get(key)).and_then(|v| v.as_str());
+        if !(object.group().is_empty() && object.kind() == "Service")
+            || text("type") != Some("ExternalName")
+        {
+            continue;
+        }
+        let Some(external) = text("externalName").map(normalize) else {
+            continue;
+        };
+        let mut targets = exact.get(external.as_str()).cloned().unwrap_or_default();
+        if let Some((_, parent)) = external.split_once('.') {
+            targets.extend(wildcard.get(parent).into_iter().flatten());
+        }
+        if !targets.is_empty() {
+            aliases.insert(index, targets);
+        }
+    }
     // Hosts CoreDNS rewrites to an in-cluster name: every pod's call of them stays inside.
     let rewritten = coredns_rewrites(ws, &config_maps);
     let mut callers = Vec::new();
@@ -483,6 +504,23 @@ pub fn find(
                             })
                             .flatten()
                     });
+                // An ExternalName Service that aliases a load-balancer host: calling the
+                // alias calls the load balancer.
+                if let Some(targets) = service.and_then(|s| aliases.get(&s)) {
+                    let evidence = classify(&value.via, text, at, token);
+                    for &target in targets {
+                        callers.push(Caller {
+                            evidence,
+                            workload,
+                            target,
+                            address: host.clone(),
+                            location: location.clone(),
+                            address_span,
+                            via: value.via.clone(),
+                        });
+                    }
+                    continue;
+                }
                 if let Some(service) = service {
                     safe.push(SafeCall {
                         workload,

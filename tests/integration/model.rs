@@ -282,3 +282,34 @@ fn host_aliases_and_coredns_rewrites_keep_calls_inside() {
         .unwrap()
         .starts_with("Deployment/shop/reports calls shop.example.com"));
 }
+
+/// Issue 12, item 10: calling an ExternalName Service that aliases a load-balancer host
+/// calls the load balancer; a plain Service name stays a safe call.
+#[test]
+fn an_external_name_alias_of_a_load_balancer_host_is_a_caller() {
+    let file = "testdata/model/evidence/externalname.yaml";
+    let (_, report) = check_json(&[file]);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("K8S001", "note", file, 39, 47),
+            f("K8S001", "note", file, 40, 40)
+        ]
+    );
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "an ExternalName Service that aliases the load-balancer address of Service/shop/api"
+        ),
+        "{message}"
+    );
+    let model = lblint(&["model", "--format", "json", file]);
+    let model: serde_json::Value = serde_json::from_str(&model.stdout).unwrap();
+    let safe: Vec<&str> = model["safeCalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(safe, ["api"]);
+}

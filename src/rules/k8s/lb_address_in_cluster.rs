@@ -96,6 +96,12 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         None => caller.location.clone(),
     };
     let message = match caller.evidence {
+        // Not one of the entry point's own addresses: an ExternalName Service aliasing one.
+        Evidence::Call if !entry.addresses.iter().any(|a| a.matches(&caller.address)) => format!(
+            "{} calls {}, an ExternalName Service that aliases the load-balancer address of {} in this cluster \
+             ({}): the traffic leaves the cluster and comes back through the load balancer.",
+            workload.id, caller.address, target.id, caller.via
+        ),
         Evidence::Call if served_by_controller(cx, caller) => format!(
             "{} calls {}, an Ingress host that the ingress controller behind {} serves, so the call goes to \
              that Service's load balancer in this cluster ({}).",
