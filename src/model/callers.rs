@@ -464,6 +464,15 @@ pub fn find(
                     _ => value.node.span(),
                 };
                 let location = ws.location(value.object, span);
+                let call = |target, evidence| Caller {
+                    evidence,
+                    workload,
+                    target,
+                    address: host.clone(),
+                    location: location.clone(),
+                    address_span,
+                    via: value.via.clone(),
+                };
                 if !targets.is_empty() {
                     targets.sort_unstable();
                     targets.dedup();
@@ -476,15 +485,7 @@ pub fn find(
                         {
                             continue;
                         }
-                        callers.push(Caller {
-                            evidence,
-                            workload,
-                            target,
-                            address: host.clone(),
-                            location: location.clone(),
-                            address_span,
-                            via: value.via.clone(),
-                        });
+                        callers.push(call(target, evidence));
                     }
                     continue;
                 }
@@ -508,17 +509,7 @@ pub fn find(
                 // alias calls the load balancer.
                 if let Some(targets) = service.and_then(|s| aliases.get(&s)) {
                     let evidence = classify(&value.via, text, at, token);
-                    for &target in targets {
-                        callers.push(Caller {
-                            evidence,
-                            workload,
-                            target,
-                            address: host.clone(),
-                            location: location.clone(),
-                            address_span,
-                            via: value.via.clone(),
-                        });
-                    }
+                    callers.extend(targets.iter().map(|&target| call(target, evidence)));
                     continue;
                 }
                 if let Some(service) = service {
