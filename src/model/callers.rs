@@ -1,6 +1,7 @@
 //! In-cluster callers: every place in a pod template (or a ConfigMap it consumes) that
 //! names an address, classified as a load-balancer call or a safe in-cluster call.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::diagnostic::Location;
@@ -8,6 +9,7 @@ use crate::objects::{pod_template, Object, ObjectId, PodTemplate, Workspace};
 use crate::yaml::{NodeRef, Span};
 
 use super::address::{host_tokens, normalize};
+use super::consumed::{consumed, store_values, Store};
 use super::evidence::{classify, Evidence};
 use super::{EntryId, EntryPoint};
 
@@ -15,12 +17,23 @@ use super::{EntryId, EntryPoint};
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Via {
-    Env { name: String },
+    Env {
+        name: String,
+    },
     Arg,
     Command,
     Probe,
     HostAlias,
-    ConfigMap { name: String, key: String },
+    ConfigMap {
+        name: String,
+        key: String,
+    },
+    Secret {
+        name: String,
+        key: String,
+        /// A `data` value, base64 in the manifest: the address was found decoded.
+        decoded: bool,
+    },
 }
 
 impl std::fmt::Display for Via {
@@ -32,6 +45,13 @@ impl std::fmt::Display for Via {
             Via::Probe => f.write_str("probe host"),
             Via::HostAlias => f.write_str("hostAliases entry"),
             Via::ConfigMap { name, key } => write!(f, "ConfigMap {name} key {key}"),
+            Via::Secret { name, key, decoded } => {
+                write!(f, "Secret {name} key {key}")?;
+                if *decoded {
+                    f.write_str(", base64-decoded")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -66,6 +86,8 @@ pub struct SafeCall {
 /// A value to scan, where it is, and how the pod uses it.
 struct Value<'w> {
     node: NodeRef<'w>,
+    /// The text scanned: the node's string, or a Secret's decoded `data` value.
+    text: Option<Cow<'w, str>>,
     object: &'w Object,
     via: Via,
 }
@@ -83,6 +105,7 @@ fn container_values<'w>(object: &'w Object, template: &PodTemplate<'w>, out: &mu
                         .to_string();
                     out.push(Value {
                         node: value,
+                        text: value.as_str().map(Cow::Borrowed),
                         object,
                         via: Via::Env { name },
                     });
@@ -92,6 +115,7 @@ fn container_values<'w>(object: &'w Object, template: &PodTemplate<'w>, out: &mu
                 for item in container.get(key).into_iter().flat_map(NodeRef::items) {
                     out.push(Value {
                         node: item,
+                        text: item.as_str().map(Cow::Borrowed),
                         object,
                         via: via.clone(),
                     });
@@ -101,6 +125,7 @@ fn container_values<'w>(object: &'w Object, template: &PodTemplate<'w>, out: &mu
                 if let Some(host) = container.path(&[probe, "httpGet", "host"]) {
                     out.push(Value {
                         node: host,
+                        text: host.as_str().map(Cow::Borrowed),
                         object,
                         via: Via::Probe,
                     });
@@ -113,71 +138,12 @@ fn container_values<'w>(object: &'w Object, template: &PodTemplate<'w>, out: &mu
         if let Some(ip) = alias.get("ip") {
             out.push(Value {
                 node: ip,
+                text: ip.as_str().map(Cow::Borrowed),
                 object,
                 via: Via::HostAlias,
             });
         }
     }
-}
-
-/// ConfigMaps a pod consumes: `(name, Some(key))` for one key, `(name, None)` for all keys.
-fn consumed_config_maps<'w>(template: &PodTemplate<'w>) -> Vec<(&'w str, Option<&'w str>)> {
-    let spec = template.spec;
-    let mut out = Vec::new();
-    for list in ["initContainers", "containers"] {
-        for container in spec.get(list).into_iter().flat_map(NodeRef::items) {
-            for from in container
-                .get("envFrom")
-                .into_iter()
-                .flat_map(NodeRef::items)
-            {
-                if let Some(name) = from
-                    .path(&["configMapRef", "name"])
-                    .and_then(|n| n.as_str())
-                {
-                    out.push((name, None));
-                }
-            }
-            for env in container.get("env").into_iter().flat_map(NodeRef::items) {
-                let key_ref = env.path(&["valueFrom", "configMapKeyRef"]);
-                if let (Some(name), Some(key)) = (
-                    key_ref.and_then(|r| r.get("name")).and_then(|n| n.as_str()),
-                    key_ref.and_then(|r| r.get("key")).and_then(|k| k.as_str()),
-                ) {
-                    out.push((name, Some(key)));
-                }
-            }
-        }
-    }
-    // A volume with `items:` mounts only the keys it lists; without, every key.
-    let mut mounted = |config_map: Option<NodeRef<'w>>| {
-        let Some(name) = config_map
-            .and_then(|c| c.get("name"))
-            .and_then(|n| n.as_str())
-        else {
-            return;
-        };
-        match config_map.and_then(|c| c.get("items")) {
-            Some(items) => out.extend(
-                items
-                    .items()
-                    .filter_map(|item| item.get("key")?.as_str())
-                    .map(|key| (name, Some(key))),
-            ),
-            None => out.push((name, None)),
-        }
-    };
-    for volume in spec.get("volumes").into_iter().flat_map(NodeRef::items) {
-        mounted(volume.get("configMap"));
-        for source in volume
-            .path(&["projected", "sources"])
-            .into_iter()
-            .flat_map(NodeRef::items)
-        {
-            mounted(source.get("configMap"));
-        }
-    }
-    out
 }
 
 /// The byte span of `token` inside a scalar whose source text holds its value verbatim
@@ -346,6 +312,7 @@ pub fn find(
     let mut unplaced: HashMap<&str, ObjectId> = HashMap::new();
     let mut short_names: HashMap<(&str, &str), ObjectId> = HashMap::new();
     let mut config_maps: HashMap<(&str, &str), &Object> = HashMap::new();
+    let mut stores: HashMap<(Store, &str, &str), &Object> = HashMap::new();
     for (index, object) in ws.ids() {
         if object.group().is_empty() && object.kind() == "Service" {
             match object.written_namespace() {
@@ -373,6 +340,13 @@ pub fn find(
         }
         if object.group().is_empty() && object.kind() == "ConfigMap" {
             config_maps.insert((object.namespace(), object.name()), object);
+            stores.insert(
+                (Store::ConfigMap, object.namespace(), object.name()),
+                object,
+            );
+        }
+        if object.group().is_empty() && object.kind() == "Secret" {
+            stores.insert((Store::Secret, object.namespace(), object.name()), object);
         }
     }
 
@@ -411,39 +385,39 @@ pub fn find(
         let aliased = aliased_elsewhere(&template, &exact);
         let mut values = Vec::new();
         container_values(object, &template, &mut values);
-        for (name, key) in consumed_config_maps(&template) {
-            // CoreDNS reads its Corefile; the hosts in it are names it serves, not calls.
-            if (object.namespace(), name) == ("kube-system", "coredns") {
-                continue;
-            }
-            let Some(config_map) = config_maps.get(&(object.namespace(), name)) else {
-                continue;
-            };
-            for (k, v) in ws
-                .root(config_map)
-                .get("data")
-                .into_iter()
-                .flat_map(NodeRef::entries)
-            {
-                let Some(k) = k.as_str() else { continue };
-                if key.is_none_or(|wanted| wanted == k) {
-                    values.push(Value {
-                        node: v,
-                        object: config_map,
-                        via: Via::ConfigMap {
-                            name: name.to_string(),
-                            key: k.to_string(),
-                        },
-                    });
+        for store in [Store::ConfigMap, Store::Secret] {
+            for (name, key) in consumed(&template, store) {
+                // CoreDNS reads its Corefile; the hosts in it are names it serves, not calls.
+                if (object.namespace(), name) == ("kube-system", "coredns") {
+                    continue;
+                }
+                let Some(source) = stores.get(&(store, object.namespace(), name)) else {
+                    continue;
+                };
+                for (k, v, text) in store_values(ws, source, store) {
+                    if key.is_none_or(|wanted| wanted == k) {
+                        let key = k.to_string();
+                        let name = name.to_string();
+                        let decoded = matches!(text, Cow::Owned(_));
+                        values.push(Value {
+                            node: v,
+                            text: Some(text),
+                            object: source,
+                            via: match store {
+                                Store::ConfigMap => Via::ConfigMap { name, key },
+                                Store::Secret => Via::Secret { name, key, decoded },
+                            },
+                        });
+                    }
                 }
             }
         }
-        for value in values {
-            let Some(text) = value.node.as_str() else {
+        for value in &values {
+            let Some(text) = value.text.as_deref() else {
                 continue;
             };
-            // An embedded file (a ConfigMap key): its comment lines call nothing.
-            let embedded = matches!(value.via, Via::ConfigMap { .. });
+            // An embedded file (a ConfigMap or Secret key): its comment lines call nothing.
+            let embedded = matches!(value.via, Via::ConfigMap { .. } | Via::Secret { .. });
             for (at, token) in host_tokens(text) {
                 if is_mail_domain(text, at) || embedded && in_comment_line(text, at) {
                     continue;

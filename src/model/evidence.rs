@@ -124,9 +124,11 @@ pub fn classify(via: &Via, text: &str, at: usize, token: &str) -> Evidence {
             Evidence::Call
         }
         Via::Probe | Via::HostAlias => Evidence::Call,
-        Via::ConfigMap { .. } => {
+        Via::ConfigMap { key: name, .. } | Via::Secret { key: name, .. } => {
             let line = line_at(text, at);
-            let key = line_key(line);
+            // A value that is just the host (an env-style key read by envFrom): the store
+            // key is the setting's name; in an embedded file, the line's own key.
+            let key = if alone { name.as_str() } else { line_key(line) };
             if is_identity(key) {
                 Evidence::Identity
             } else if in_url

@@ -3,6 +3,7 @@
 
 pub mod address;
 pub mod callers;
+pub mod consumed;
 pub mod controllers;
 pub mod entry;
 pub mod evidence;

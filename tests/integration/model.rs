@@ -313,3 +313,31 @@ fn an_external_name_alias_of_a_load_balancer_host_is_a_caller() {
         .collect();
     assert_eq!(safe, ["api"]);
 }
+
+/// Issue 12, item 9: Secrets a pod reads (secretKeyRef, envFrom.secretRef, secret volumes
+/// with their items) are searched, `data` decoded from base64; the finding points at the
+/// Secret key's value and names the decoded address.
+#[test]
+fn secrets_a_pod_reads_are_searched_decoded() {
+    let file = "testdata/model/evidence/secrets.yaml";
+    let (_, report) = check_json(&[file]);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("K8S001", "note", file, 27, 15),
+            f("K8S001", "note", file, 35, 8)
+        ]
+    );
+    let message = report["diagnostics"][1]["message"].as_str().unwrap();
+    assert!(
+        message.contains("calls orders.shop.example.com")
+            && message.contains("(Secret db key DSN, base64-decoded)"),
+        "{message}"
+    );
+    // A base64 value cannot be edited in place: no rename suggestion with edits.
+    assert!(report["diagnostics"][1]["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["edits"].as_array().unwrap().is_empty()));
+}
