@@ -75,9 +75,10 @@ pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) 
     let mode_known = proxy_mode.is_some();
     o.comment(
         2,
-        "How Services are forwarded on the nodes. Used by the loopback rules: with IPVS the\n\
-         LB address is bound to the kube-ipvs0 NIC, so traffic from inside the cluster to it\n\
-         never leaves the node.",
+        "How Services are forwarded on the nodes. Used by the loopback rules: upstream\n\
+         kube-proxy (iptables, IPVS) answers a load-balancer IP on the node itself, but TKE in\n\
+         IPVS mode does not bind the CLB address to kube-ipvs0, so a pod's call reaches the\n\
+         real CLB and can loop back to its own node.",
     );
     o.fact(2, mode_known, "kubeProxy:");
     o.comment(4, "One of iptables, ipvs, nftables, ebpf.");

@@ -63,6 +63,12 @@ impl Rule for LbAddressInCluster {
 use crate::model::evidence::Evidence;
 use crate::model::AddressSource;
 
+/// What happens to such a call, without claiming more than the provider rules know: upstream
+/// kube-proxy (iptables, IPVS) answers a load-balancer IP on the node unless the Service
+/// reports `ipMode: Proxy`; hostnames, Proxy mode and TKE's IPVS mode send it out.
+const PATH: &str = "depending on the provider and kube-proxy mode, kube-proxy answers it on the node or it \
+                    goes out through the load balancer and back, and the provider rules say which can break.";
+
 /// The caller reaches a Service's load balancer through a host of an Ingress that the
 /// in-cluster controller behind it serves.
 fn served_by_controller(cx: &Context<'_>, caller: &Caller) -> bool {
@@ -99,7 +105,7 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         // Not one of the entry point's own addresses: an ExternalName Service aliasing one.
         Evidence::Call if !entry.addresses.iter().any(|a| a.matches(&caller.address)) => format!(
             "{} calls {}, an ExternalName Service that aliases the load-balancer address of {} in this cluster \
-             ({}): the traffic leaves the cluster and comes back through the load balancer.",
+             ({}): {PATH}",
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Call if served_by_controller(cx, caller) => format!(
@@ -108,8 +114,7 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Call => format!(
-            "{} calls {}, the load-balancer address of {} in this cluster ({}): the traffic leaves the cluster \
-             and comes back through the load balancer.",
+            "{} calls {}, the load-balancer address of {} in this cluster ({}): {PATH}",
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Mention => format!(
