@@ -379,3 +379,24 @@ fn unquoted_annotation_and_label_values() {
         }])
     );
 }
+
+/// Issue 12, item 14: where TKE004 says prevent-loopback cannot work (kube-proxy too old),
+/// TKE014 does not also say that calls bypass the CLB; where it works, TKE014 notes it.
+#[test]
+fn the_bypass_note_does_not_contradict_a_prevent_loopback_that_cannot_work() {
+    let file = "testdata/tke/tradeoff-prevent-loopback.yaml";
+    let rules = |profile: &str| -> Vec<String> {
+        let (_, report) = check_json(&["--profile", profile, file]);
+        findings(&report).into_iter().map(|f| f.0).collect()
+    };
+    let old = rules("testdata/tke/profile-kube-proxy-old.yaml");
+    assert!(
+        old.iter().all(|r| r != "TKE014") && old.iter().any(|r| r == "TKE004"),
+        "{old:?}"
+    );
+    let new = rules("testdata/tke/profile-kube-proxy-new.yaml");
+    assert!(
+        new.iter().any(|r| r == "TKE014") && new.iter().all(|r| r != "TKE004"),
+        "{new:?}"
+    );
+}

@@ -299,3 +299,25 @@ fn an_annotation_that_matches_the_status_is_fine() {
     let (_, report) = lint("profile-ready", "status-match");
     assert!(findings(&report).iter().all(|d| d.0 != "VKE005"));
 }
+
+/// Issue 12, item 14: a Service with a foreign `loadBalancerClass` is not the Volcengine
+/// controller's, so its IP-mode annotation does nothing: VKE003/VKE004 stay silent (with a
+/// ready profile and with an unknown one) and K8S012 says why.
+#[test]
+fn a_foreign_load_balancer_class_silences_the_ip_mode_rules() {
+    let file = "testdata/vke/proxy-foreign-class.yaml";
+    for profile in [
+        "testdata/vke/profile-ready.yaml",
+        "testdata/vke/profile-unknown.yaml",
+    ] {
+        let (_, report) = check_json(&["--profile", profile, file]);
+        assert_eq!(
+            findings(&report),
+            vec![
+                f("K8S012", "warning", file, 13, 22),
+                f("K8S001", "note", file, 57, 29)
+            ],
+            "{profile}"
+        );
+    }
+}

@@ -114,7 +114,7 @@ const BINDING_BUILDS: &[&str] = &[
     "v1.12.4-tke.30",
 ];
 
-enum Binding {
+pub(crate) enum Binding {
     Supported,
     Unsupported(String),
     Unknown(String),
@@ -124,7 +124,7 @@ fn same_minor(a: &Version, b: &Version) -> bool {
     a.parts.first() == b.parts.first() && a.parts.get(1) == b.parts.get(1)
 }
 
-fn binding(cx: &Context<'_>) -> Binding {
+pub(crate) fn binding(cx: &Context<'_>) -> Binding {
     let (binding, stated) = (
         cx.profile.kube_proxy_lb_address_binding(),
         cx.profile.kube_proxy_version(),

@@ -169,6 +169,13 @@ impl Rule for PreventLoopbackBypass {
             else {
                 continue;
             };
+            // Where TKE004 says prevent-loopback cannot work, calls do not bypass the CLB.
+            if matches!(
+                super::prevent_loopback::binding(cx),
+                super::prevent_loopback::Binding::Unsupported(_)
+            ) {
+                continue;
+            }
             let Some(config) = cx.tke_configs.config_for(entry.object) else {
                 continue;
             };

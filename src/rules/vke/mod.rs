@@ -47,13 +47,17 @@ fn to_vip_fix(ws: &Workspace, object: &Object, value: NodeRef<'_>) -> Option<Fix
     )
 }
 
-/// LoadBalancer Services with the annotation set to exactly `Proxy`.
+/// LoadBalancer Services with the annotation set to exactly `Proxy`, that the Volcengine
+/// controller handles: one with a `loadBalancerClass` is another controller's, which
+/// ignores the annotation (K8S012 says so).
 fn proxy_services<'c>(
     cx: &'c Context<'_>,
 ) -> impl Iterator<Item = (EntryId, &'c EntryPoint, &'c Object, NodeRef<'c>)> + 'c {
     cx.model
         .entries()
-        .filter(|(_, e)| e.kind == EntryKind::Service)
+        .filter(|(_, e)| {
+            e.kind == EntryKind::Service && e.class.as_deref().is_none_or(str::is_empty)
+        })
         .filter_map(move |(i, e)| {
             let object = &cx.ws.objects[e.object];
             let (_, value) = ip_mode(cx.ws, object)?;
