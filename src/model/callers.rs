@@ -70,6 +70,9 @@ pub struct Caller {
     pub via: Via,
     /// How strongly the value shows a call (a URL is a call, free text a mention).
     pub evidence: Evidence,
+    /// A `hostNetwork` pod: it calls from the node's own network namespace, which some
+    /// kube-proxy modes treat differently (upstream IPVS and eTP Local, issue 12 item 13).
+    pub from_node: bool,
 }
 
 /// A pod that calls a Service by name or ClusterIP: never through the load balancer.
@@ -383,6 +386,7 @@ pub fn find(
         // Hosts this pod maps elsewhere with hostAliases (to a ClusterIP, say): its calls of
         // them do not reach the load balancer.
         let aliased = aliased_elsewhere(&template, &exact);
+        let from_node = template.host_network().and_then(|h| h.as_bool()) == Some(true);
         let mut values = Vec::new();
         container_values(object, &template, &mut values);
         for store in [Store::ConfigMap, Store::Secret] {
@@ -440,6 +444,7 @@ pub fn find(
                 let location = ws.location(value.object, span);
                 let call = |target, evidence| Caller {
                     evidence,
+                    from_node,
                     workload,
                     target,
                     address: host.clone(),

@@ -87,7 +87,7 @@ pub fn to_json(ws: &Workspace, model: &Model) -> Value {
                 })).collect::<Vec<_>>(),
                 "callers": model.callers_of(index).map(|c| json!({
                     "object": object_id(c.workload), "address": c.address, "via": c.via,
-                    "evidence": c.evidence,
+                    "evidence": c.evidence, "hostNetwork": c.from_node,
                     "location": location_json(&c.location), "pools": placement_json(model, c.workload),
                 })).collect::<Vec<_>>(),
             })

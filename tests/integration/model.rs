@@ -341,3 +341,32 @@ fn secrets_a_pod_reads_are_searched_decoded() {
         .iter()
         .all(|s| s["edits"].as_array().unwrap().is_empty()));
 }
+
+/// Issue 12, item 13: a hostNetwork pod is a caller from the node, kept distinct (ACK001
+/// and the upstream IPVS gap depend on it), and `lblint model` shows it.
+#[test]
+fn host_network_callers_are_kept_distinct() {
+    let callers = |file: &str| -> Vec<(String, bool)> {
+        let model = lblint(&["model", "--format", "json", file]);
+        let model: serde_json::Value = serde_json::from_str(&model.stdout).unwrap();
+        model["entryPoints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|e| e["callers"].as_array().unwrap().clone())
+            .map(|c| {
+                (
+                    c["object"]["name"].as_str().unwrap().to_string(),
+                    c["hostNetwork"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        callers("testdata/ack/service-local-hostnetwork.yaml"),
+        [("checker".to_string(), true)]
+    );
+    assert!(callers("testdata/model/evidence/strength.yaml")
+        .iter()
+        .all(|(_, node)| !node));
+}

@@ -72,13 +72,6 @@ fn gap(cx: &Context<'_>, vendor: bool) -> Gap {
     }
 }
 
-fn host_network(ws: &Workspace, workload: ObjectId) -> bool {
-    pod_template(ws, &ws.objects[workload])
-        .and_then(|t| t.host_network())
-        .and_then(|h| h.as_bool())
-        == Some(true)
-}
-
 /// Can a pod of the caller run on a node without a backend pod?
 fn strands(cx: &Context<'_>, entry: &EntryPoint, caller: &Caller) -> Fit {
     if entry.backends.is_empty() {
@@ -130,7 +123,7 @@ impl Rule for LocalPolicyInCluster {
             let callers: Vec<&Caller> = crate::rules::calls_first(
                 cx.model
                     .callers_of(index)
-                    .filter(|c| !host_network_only || host_network(ws, c.workload)),
+                    .filter(|c| !host_network_only || c.from_node),
             );
             let fits: Vec<Fit> = callers.iter().map(|c| strands(cx, entry, c)).collect();
             let subject = what(entry, object);

@@ -9,7 +9,7 @@ pub mod local_policy_in_cluster;
 
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit};
-use crate::objects::{pod_template, Object, ObjectId, Workspace};
+use crate::objects::{Object, Workspace};
 use crate::profile::{Provider, ProxyMode};
 use crate::rules::{edit, Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
