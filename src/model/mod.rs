@@ -189,7 +189,11 @@ impl Model {
                 kind: class.kind,
                 layer: class.layer,
                 provider: class.provider,
-                network: class.network,
+                network: match class.network {
+                    // A reused load balancer: the profile may say what it is.
+                    Network::Unknown => stated_network(profile, object).unwrap_or(Network::Unknown),
+                    network => network,
+                },
                 class: class.class,
                 addresses,
                 services,
@@ -339,6 +343,24 @@ fn ingress_service_names<'w>(spec: Option<NodeRef<'w>>) -> Vec<&'w str> {
         }
     }
     names
+}
+
+/// `loadBalancers[].network` of the profile entry for `object`.
+fn stated_network(profile: &Profile, object: &crate::objects::Object) -> Option<Network> {
+    profile
+        .load_balancers()
+        .filter(|lb| {
+            lb.object.as_ref().is_some_and(|key| {
+                key.kind == object.kind()
+                    && key.namespace == object.namespace()
+                    && key.name == object.name()
+            })
+        })
+        .find_map(|lb| lb.network)
+        .map(|network| match network {
+            crate::profile::LbNetwork::Private => Network::Private,
+            crate::profile::LbNetwork::Public => Network::Public,
+        })
 }
 
 /// The gateway pods of an ASM IstioGateway, when present in the set: workloads in its

@@ -249,6 +249,19 @@ pub struct LoadBalancer {
     pub object: Option<ObjectKey>,
     #[serde(default)]
     pub addresses: Option<Vec<String>>,
+    /// Whether the load balancer is on the private network (VPC) or public: stated for a
+    /// reused load balancer (`tke-existed-lbid`, `ingress.existLbId`, a Volcengine
+    /// `loadbalancer-id`), whose manifest cannot say.
+    #[serde(default)]
+    pub network: Option<LbNetwork>,
+}
+
+/// `loadBalancers[].network`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LbNetwork {
+    Private,
+    Public,
 }
 
 /// Kinds a `loadBalancers[].object` may name.

@@ -115,7 +115,11 @@ pub fn json_schema() -> Value {
                                     "pattern": "^(Service|Ingress|IstioGateway)/[^/]+/[^/]+$",
                                     "description": "Kind/namespace/name."
                                 },
-                                "addresses": {"type": "array", "items": {"type": "string"}}
+                                "addresses": {"type": "array", "items": {"type": "string"}},
+                                "network": {
+                                    "enum": ["private", "public"],
+                                    "description": "Private (VPC) or public: for a reused load balancer, whose manifest cannot say."
+                                }
                             }
                         }
                     }

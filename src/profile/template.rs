@@ -176,10 +176,13 @@ pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) 
         2,
         "Addresses (IPs or DNS names) that resolve to this cluster's own load balancers.\n\
          Used by the loopback rules to spot in-cluster clients calling their own LB.\n\
-         Each object is Kind/namespace/name, where Kind is Service, Ingress or IstioGateway.",
+         Each object is Kind/namespace/name, where Kind is Service, Ingress or IstioGateway.\n\
+         `network: private` or `public` states what a reused load balancer (an existing CLB\n\
+         named by ID in the manifest) is, which the manifest cannot say.",
     );
     o.comment(2, "loadBalancers:");
     o.comment(4, "- object: Service/istio-system/istio-ingressgateway");
     o.comment(4, "  addresses: [\"192.0.2.10\", \"gw.example.com\"]");
+    o.comment(4, "  network: private");
     o.0
 }

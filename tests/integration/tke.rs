@@ -400,3 +400,25 @@ fn the_bypass_note_does_not_contradict_a_prevent_loopback_that_cannot_work() {
         "{new:?}"
     );
 }
+
+/// Issue 12, item 12: a reused CLB (`tke-existed-lbid`) is judged once the profile states
+/// its network (`loadBalancers[].network: private`); without that it stays unjudged.
+#[test]
+fn a_reused_clb_is_judged_when_the_profile_states_its_network() {
+    let file = "testdata/tke/reused-clb.yaml";
+    let (code, report) = check_json(&[
+        "--profile",
+        "testdata/tke/profile-reused-private.yaml",
+        file,
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("TKE001", "error", file, 10, 5),
+            f("K8S001", "note", file, 44, 51)
+        ]
+    );
+    let (_, report) = check_json(&["--profile", "testdata/tke/profile-ipvs-regular.yaml", file]);
+    assert_eq!(findings(&report), vec![f("K8S001", "note", file, 44, 51)]);
+}

@@ -53,7 +53,10 @@ fn check_service(
     {
         return None;
     }
-    let (subnet_key, _) = ws.annotation(service, INTERNAL_SUBNET)?;
+    // The private subnet annotation, or a reused CLB the profile states is private.
+    let (subnet_key, _) = ws
+        .annotation(service, INTERNAL_SUBNET)
+        .or_else(|| ws.annotation(service, EXISTED_LB))?;
     if prevent_loopback_enabled(ws, service)
         || l4_snat_on_every_port(
             ws,
@@ -259,7 +262,9 @@ fn prevent_loopback_fix(ws: &Workspace, service: &Object) -> Option<Fix> {
             }],
         });
     }
-    let subnet = annotations.get_entry(INTERNAL_SUBNET)?;
+    let subnet = annotations
+        .get_entry(INTERNAL_SUBNET)
+        .or_else(|| annotations.get_entry(EXISTED_LB))?;
     let edit = crate::rules::edit::insert_entry_after(
         ws,
         service,

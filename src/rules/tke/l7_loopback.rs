@@ -61,7 +61,9 @@ impl Rule for L7Loopback {
 fn diagnostic(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> Option<Diagnostic> {
     let ws = cx.ws;
     let ingress = &ws.objects[entry.object];
-    let (subnet_key, _) = ws.annotation(ingress, crate::model::entry::TKE_INGRESS_SUBNET)?;
+    let (subnet_key, _) = ws
+        .annotation(ingress, crate::model::entry::TKE_INGRESS_SUBNET)
+        .or_else(|| ws.annotation(ingress, crate::model::entry::TKE_INGRESS_EXISTED_LB))?;
     // Super nodes intercept the CLB VIP: backends pinned there, or a cluster of super nodes only.
     let pinned_to_super = |w: &crate::objects::ObjectId| {
         pod_template(ws, &ws.objects[*w])
