@@ -336,6 +336,7 @@ const KINDS_WITH_READ_BODIES: &[&str] = &[
     "GRPCRoute",
     "TLSRoute",
     "TCPRoute",
+    "VirtualService",
     "ConfigMap",
     "Secret",
     "TkeServiceConfig",

@@ -19,8 +19,11 @@ pub enum AddressSource {
     ExternalDns,
     GatewayAddress,
     ListenerHostname,
-    /// A host of an Ingress that the in-cluster controller behind this Service serves.
+    /// A host of an Ingress that the in-cluster controller behind this Service serves (or of
+    /// an Istio Gateway or VirtualService served by the gateway pods behind it).
     ControllerIngressHost,
+    /// A hostname of a Gateway API route attached to this Gateway.
+    RouteHostname,
     /// The cluster profile's `spec.loadBalancers[].addresses`.
     Profile,
 }

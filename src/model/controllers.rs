@@ -220,6 +220,109 @@ pub fn link_ingress_hosts(
     }
 }
 
+/// Hosts routed through a Gateway API Gateway (HTTPRoute, GRPCRoute, TLSRoute and TCPRoute
+/// hostnames, by their parentRefs) are addresses of that Gateway; hosts of an Istio
+/// (networking.istio.io) Gateway's servers, and of the VirtualServices bound to it, are
+/// addresses of the LoadBalancer Services in front of the gateway pods it selects.
+pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
+    let mut served: Vec<(usize, Address)> = Vec::new();
+    let host_address = |node: NodeRef<'_>, object, source| {
+        let value = super::address::normalize(node.as_str()?);
+        // Istio hosts may be `namespace/host`; `*` alone matches anything, not an address.
+        let value = value.rsplit('/').next().unwrap_or(&value).to_string();
+        (value != "*" && !value.is_empty()).then(|| Address {
+            value,
+            source,
+            location: Some(ws.location(object, node.span())),
+        })
+    };
+    for object in &ws.objects {
+        let Some(route) = super::views::RouteView::of(ws, object) else {
+            continue;
+        };
+        for parent in &route.parent_refs {
+            let (Some(name), namespace) = (parent.name, parent.namespace) else {
+                continue;
+            };
+            let namespace = namespace.unwrap_or(object.namespace());
+            for (target, entry) in entry_points.iter().enumerate() {
+                let gateway = &ws.objects[entry.object];
+                if entry.kind == EntryKind::Gateway
+                    && gateway.name() == name
+                    && gateway.namespace() == namespace
+                {
+                    served.extend(route.hostnames.iter().filter_map(|&h| {
+                        host_address(h, object, AddressSource::RouteHostname).map(|a| (target, a))
+                    }));
+                }
+            }
+        }
+    }
+    // Istio Gateways: selector -> gateway pods -> the LoadBalancer Services selecting them.
+    for object in &ws.objects {
+        if object.kind() != "Gateway" || object.group() != "networking.istio.io" {
+            continue;
+        }
+        let spec = ws.spec(object);
+        let selector = spec.and_then(|s| s.get("selector"));
+        let mut hosts: Vec<NodeRef<'_>> = spec
+            .and_then(|s| s.get("servers"))
+            .into_iter()
+            .flat_map(NodeRef::items)
+            .flat_map(|server| server.get("hosts").into_iter().flat_map(NodeRef::items))
+            .collect();
+        let mut host_objects = vec![object; hosts.len()];
+        // VirtualServices bound to it by `namespace/name` or (same namespace) `name`.
+        for virtual_service in &ws.objects {
+            if virtual_service.kind() != "VirtualService"
+                || virtual_service.group() != "networking.istio.io"
+            {
+                continue;
+            }
+            let vs_spec = ws.spec(virtual_service);
+            let bound = vs_spec
+                .and_then(|s| s.get("gateways"))
+                .into_iter()
+                .flat_map(NodeRef::items)
+                .filter_map(|g| g.as_str())
+                .any(|g| match g.split_once('/') {
+                    Some((ns, name)) => ns == object.namespace() && name == object.name(),
+                    None => g == object.name() && virtual_service.namespace() == object.namespace(),
+                });
+            if bound {
+                for host in vs_spec
+                    .and_then(|s| s.get("hosts"))
+                    .into_iter()
+                    .flat_map(NodeRef::items)
+                {
+                    hosts.push(host);
+                    host_objects.push(virtual_service);
+                }
+            }
+        }
+        for (target, entry) in entry_points.iter().enumerate() {
+            if entry.kind != EntryKind::Service {
+                continue;
+            }
+            let fronts_gateway = entry.backends.iter().any(|&w| {
+                pod_template(ws, &ws.objects[w])
+                    .is_some_and(|t| crate::objects::selector_matches(selector, t.labels))
+            });
+            if fronts_gateway {
+                served.extend(hosts.iter().zip(&host_objects).filter_map(|(&h, o)| {
+                    host_address(h, o, AddressSource::ControllerIngressHost).map(|a| (target, a))
+                }));
+            }
+        }
+    }
+    for (target, address) in served {
+        let addresses = &mut entry_points[target].addresses;
+        if !addresses.iter().any(|a| a.value == address.value) {
+            addresses.push(address);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

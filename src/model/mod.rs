@@ -201,6 +201,7 @@ impl Model {
             });
         }
         controllers::link_ingress_hosts(ws, &workloads, &mut entry_points, profile);
+        controllers::link_gateway_hosts(ws, &mut entry_points);
         let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads);
         let mut callers_by_target = vec![Vec::new(); entry_points.len()];
         // A pod naming the address as its own public URL does not call it: the provider

@@ -239,7 +239,10 @@ fn hosts_served_by_an_in_cluster_ingress_controller_reach_its_load_balancer() {
     );
     let note = report["diagnostics"][1]["message"].as_str().unwrap();
     assert!(
-        note.contains("an Ingress host that the ingress controller behind Service/ingress-nginx/ingress-nginx-controller serves"),
+        note.contains(
+            "a host that the ingress controller or gateway pods behind \
+             Service/ingress-nginx/ingress-nginx-controller serve"
+        ),
         "{note}"
     );
     let model = lblint(&["model", "--format", "json", "--profile", profile, file]);
@@ -369,4 +372,31 @@ fn host_network_callers_are_kept_distinct() {
     assert!(callers("testdata/model/evidence/strength.yaml")
         .iter()
         .all(|(_, node)| !node));
+}
+
+/// Issue 12, item 8, Istio and Gateway API: hosts of an Istio Gateway and of the
+/// VirtualServices bound to it reach the LB Service in front of the gateway pods; a
+/// Gateway API route's hostnames are addresses of the Gateway its parentRefs name.
+#[test]
+fn hosts_of_istio_gateways_and_gateway_api_routes_reach_their_load_balancers() {
+    let profile = "testdata/model/controllers/profile-tke-ipvs.yaml";
+    let istio = "testdata/model/controllers/istio-gateway.yaml";
+    let (code, report) = check_json(&["--profile", profile, istio]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("TKE001", "error", istio, 11, 5),
+            f("K8S001", "note", istio, 67, 47),
+            f("K8S001", "note", istio, 68, 46),
+        ]
+    );
+    let routes = "testdata/model/controllers/gateway-api.yaml";
+    let (_, report) = check_json(&[routes]);
+    assert_eq!(findings(&report), vec![f("K8S001", "note", routes, 47, 47)]);
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("the load-balancer address of Gateway/infra/edge"),
+        "{message}"
+    );
 }

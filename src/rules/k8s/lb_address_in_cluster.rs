@@ -109,8 +109,8 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Call if served_by_controller(cx, caller) => format!(
-            "{} calls {}, an Ingress host that the ingress controller behind {} serves, so the call goes to \
-             that Service's load balancer in this cluster ({}).",
+            "{} calls {}, a host that the ingress controller or gateway pods behind {} serve, so the call \
+             goes to that Service's load balancer in this cluster ({}).",
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Call => format!(
