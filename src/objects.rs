@@ -152,6 +152,34 @@ impl Workspace {
         &self.files[object.file].source
     }
 
+    /// Of several same-named candidates (a base and overlays, or dev/ and prod/ in one
+    /// namespace), the ones nearest to `from`: the same file, else the same folder, else
+    /// the longest shared folder path (issue 12 item 11). All of them when they tie.
+    pub fn nearest(&self, from: &Object, candidates: &[ObjectId]) -> Vec<ObjectId> {
+        let folders = |object: &Object| -> Vec<&str> {
+            let path: &str = &self.files[object.file].source.path;
+            let mut parts: Vec<&str> = path.split('/').collect();
+            parts.pop();
+            parts
+        };
+        let here = folders(from);
+        let distance = |id: &ObjectId| {
+            let other = &self.objects[*id];
+            if other.file == from.file {
+                return 0;
+            }
+            let there = folders(other);
+            let shared = here.iter().zip(&there).take_while(|(a, b)| a == b).count();
+            1 + (here.len() - shared) + (there.len() - shared)
+        };
+        let best = candidates.iter().map(distance).min();
+        candidates
+            .iter()
+            .copied()
+            .filter(|id| Some(distance(id)) == best)
+            .collect()
+    }
+
     /// `metadata.<field>`: `name`, `namespace`, `annotations`, `labels` …
     pub fn metadata(&self, object: &Object, field: &str) -> Option<NodeRef<'_>> {
         self.root(object).path(&["metadata", field])

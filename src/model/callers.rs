@@ -315,7 +315,7 @@ pub fn find(
     let mut unplaced: HashMap<&str, ObjectId> = HashMap::new();
     let mut short_names: HashMap<(&str, &str), ObjectId> = HashMap::new();
     let mut config_maps: HashMap<(&str, &str), &Object> = HashMap::new();
-    let mut stores: HashMap<(Store, &str, &str), &Object> = HashMap::new();
+    let mut stores: HashMap<(Store, &str, &str), Vec<ObjectId>> = HashMap::new();
     for (index, object) in ws.ids() {
         if object.group().is_empty() && object.kind() == "Service" {
             match object.written_namespace() {
@@ -343,13 +343,16 @@ pub fn find(
         }
         if object.group().is_empty() && object.kind() == "ConfigMap" {
             config_maps.insert((object.namespace(), object.name()), object);
-            stores.insert(
-                (Store::ConfigMap, object.namespace(), object.name()),
-                object,
-            );
+            stores
+                .entry((Store::ConfigMap, object.namespace(), object.name()))
+                .or_default()
+                .push(index);
         }
         if object.group().is_empty() && object.kind() == "Secret" {
-            stores.insert((Store::Secret, object.namespace(), object.name()), object);
+            stores
+                .entry((Store::Secret, object.namespace(), object.name()))
+                .or_default()
+                .push(index);
         }
     }
 
@@ -395,10 +398,19 @@ pub fn find(
                 if (object.namespace(), name) == ("kube-system", "coredns") {
                     continue;
                 }
-                let Some(source) = stores.get(&(store, object.namespace(), name)) else {
+                // Same-named ConfigMaps in several overlays: the pod's own copy.
+                let Some(all) = stores.get(&(store, object.namespace(), name)) else {
                     continue;
                 };
-                for (k, v, text) in store_values(ws, source, store) {
+                let sources: Vec<&Object> = ws
+                    .nearest(object, all)
+                    .into_iter()
+                    .map(|id| &ws.objects[id])
+                    .collect();
+                for (source, (k, v, text)) in sources
+                    .iter()
+                    .flat_map(|&s| store_values(ws, s, store).into_iter().map(move |e| (s, e)))
+                {
                     if key.is_none_or(|wanted| wanted == k) {
                         let key = k.to_string();
                         let name = name.to_string();

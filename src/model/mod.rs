@@ -109,7 +109,10 @@ impl Model {
         }
         // Services often share one selector (a Service per port, blue/green pairs): match each
         // distinct (namespace, selector) once, so N Services over N workloads stay linear.
-        let mut backends_by_selector: HashMap<SelectorKey<'_>, Rc<[ObjectId]>> = HashMap::new();
+        // Per selector: the matching workloads, and whether they all sit in one file (then
+        // every Service with that selector takes them all, shared).
+        let mut backends_by_selector: HashMap<SelectorKey<'_>, (Rc<[ObjectId]>, bool)> =
+            HashMap::new();
         let mut service_backends = |service: ObjectId| -> Rc<[ObjectId]> {
             let object = &ws.objects[service];
             let selector = ws.spec(object).and_then(|s| s.get("selector"));
@@ -124,10 +127,10 @@ impl Model {
             let (key, value) = pairs[0];
             let mut sorted = pairs;
             sorted.sort_unstable();
-            backends_by_selector
+            let (all, one_file) = backends_by_selector
                 .entry((object.namespace(), sorted))
                 .or_insert_with(|| {
-                    by_label
+                    let all: Rc<[ObjectId]> = by_label
                         .get(&(object.namespace(), key, value))
                         .into_iter()
                         .flatten()
@@ -136,14 +139,28 @@ impl Model {
                             pod_template(ws, &ws.objects[w])
                                 .is_some_and(|t| selector_matches(selector, t.labels))
                         })
-                        .collect()
+                        .collect();
+                    let one_file = all.first().is_none_or(|f| {
+                        all.iter()
+                            .all(|w| ws.objects[*w].file == ws.objects[*f].file)
+                    });
+                    (all, one_file)
                 })
-                .clone()
+                .clone();
+            // Same-named workloads in several overlays: the Service's own copy.
+            if one_file {
+                all
+            } else {
+                Rc::from(ws.nearest(object, &all))
+            }
         };
-        let mut services_by_name: HashMap<(&str, &str), ObjectId> = HashMap::new();
+        let mut services_by_name: HashMap<(&str, &str), Vec<ObjectId>> = HashMap::new();
         for (index, object) in ws.ids() {
             if object.kind() == "Service" && object.group().is_empty() {
-                services_by_name.insert((object.namespace(), object.name()), index);
+                services_by_name
+                    .entry((object.namespace(), object.name()))
+                    .or_default()
+                    .push(index);
             }
         }
 
@@ -162,8 +179,12 @@ impl Model {
                 EntryKind::Ingress => {
                     let services: Vec<ObjectId> = ingress_service_names(ws.spec(object))
                         .into_iter()
-                        .filter_map(|name| {
-                            services_by_name.get(&(object.namespace(), name)).copied()
+                        .flat_map(|name| {
+                            // Same-named Services in several overlays: the Ingress's own.
+                            services_by_name
+                                .get(&(object.namespace(), name))
+                                .map(|all| ws.nearest(object, all))
+                                .unwrap_or_default()
                         })
                         .fold(Vec::new(), |mut acc, s| {
                             if !acc.contains(&s) {

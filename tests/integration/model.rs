@@ -400,3 +400,32 @@ fn hosts_of_istio_gateways_and_gateway_api_routes_reach_their_load_balancers() {
         "{message}"
     );
 }
+
+/// Issue 12, item 11: same-named objects in dev/ and prod/ of one namespace. A pod reads its
+/// own folder's ConfigMap, so only prod's web calls the load balancer (dev's calls the
+/// Service by name); the last definition does not win for both.
+#[test]
+fn same_named_objects_resolve_to_the_nearest_copy() {
+    let (_, report) = check_json(&["testdata/model/same-names"]);
+    assert_eq!(
+        findings(&report),
+        vec![f(
+            "K8S001",
+            "note",
+            "testdata/model/same-names/prod/app.yaml",
+            24,
+            20
+        )]
+    );
+    let model = lblint(&["model", "--format", "json", "testdata/model/same-names"]);
+    let model: serde_json::Value = serde_json::from_str(&model.stdout).unwrap();
+    let callers = model["entryPoints"][0]["callers"].as_array().unwrap();
+    assert_eq!(callers.len(), 1, "{callers:#?}");
+    let safe: Vec<&str> = model["safeCalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["location"]["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(safe, ["testdata/model/same-names/dev/app.yaml"]);
+}
