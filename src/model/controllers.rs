@@ -124,6 +124,25 @@ fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
     found
 }
 
+/// An Ingress's hosts, as addresses of the load balancer in front of its controller.
+fn hosts_of(entry: &EntryPoint) -> Vec<Address> {
+    entry
+        .addresses
+        .iter()
+        .filter(|a| {
+            matches!(
+                a.source,
+                AddressSource::IngressHost | AddressSource::TlsHost
+            )
+        })
+        .map(|a| Address {
+            value: a.value.clone(),
+            source: AddressSource::ControllerIngressHost,
+            location: a.location.clone(),
+        })
+        .collect()
+}
+
 /// Copy every in-cluster-served Ingress's hosts to the LoadBalancer Services in front of
 /// its controller.
 pub fn link_ingress_hosts(
@@ -136,7 +155,12 @@ pub fn link_ingress_hosts(
         .iter()
         .filter_map(|&w| controller_of(ws, w))
         .collect();
-    if controllers.is_empty() {
+    let links = profile
+        .spec
+        .ingress_controllers
+        .as_deref()
+        .unwrap_or_default();
+    if controllers.is_empty() && links.is_empty() {
         return;
     }
     // IngressClass name -> (spec.controller, default class).
@@ -170,25 +194,26 @@ pub fn link_ingress_hosts(
             },
         };
         let controller_name = classes.get(class).and_then(|(c, _)| *c);
+        // The profile names the Service in front of this class's controller.
+        for link in links
+            .iter()
+            .filter(|l| l.class == class && l.service.kind == "Service")
+        {
+            for (target, service) in entry_points.iter().enumerate() {
+                let object = &ws.objects[service.object];
+                if service.kind == EntryKind::Service
+                    && object.namespace() == link.service.namespace
+                    && object.name() == link.service.name
+                {
+                    served.push((target, hosts_of(entry)));
+                }
+            }
+        }
         let serving = controllers.iter().filter(|c| {
             c.classes.iter().any(|k| k == class)
                 || controller_name.is_some_and(|name| c.controller_class.as_deref() == Some(name))
         });
-        let hosts: Vec<Address> = entry
-            .addresses
-            .iter()
-            .filter(|a| {
-                matches!(
-                    a.source,
-                    AddressSource::IngressHost | AddressSource::TlsHost
-                )
-            })
-            .map(|a| Address {
-                value: a.value.clone(),
-                source: AddressSource::ControllerIngressHost,
-                location: a.location.clone(),
-            })
-            .collect();
+        let hosts = hosts_of(entry);
         if hosts.is_empty() {
             continue;
         }

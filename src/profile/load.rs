@@ -286,7 +286,9 @@ fn shape_of(key: &str) -> Option<Shape> {
         "lbAddressBinding" | "eniDirect" | "clbL4Snat" | "clbL7Snat" | "clbKeepAlive" => {
             Shape::Bool
         }
-        "nodePools" | "taints" | "loadBalancers" | "addresses" => Shape::List,
+        "nodePools" | "taints" | "loadBalancers" | "addresses" | "ingressControllers" => {
+            Shape::List
+        }
         "metadata" | "spec" | "kubeProxy" | "network" | "addons" | "allowlists" | "labels" => {
             Shape::Mapping
         }
@@ -302,7 +304,9 @@ fn shape_of(key: &str) -> Option<Shape> {
         | "cloudControllerManager"
         | "key"
         | "value"
-        | "object" => Shape::Text,
+        | "object"
+        | "class"
+        | "service" => Shape::Text,
         "provider" => Shape::Choice(PROVIDERS),
         "mode" => Shape::Choice(PROXY_MODES),
         "type" => Shape::Choice(NODE_TYPES),
@@ -324,6 +328,7 @@ fn section_of(expected: &[&str]) -> Option<&'static str> {
         "ingressController" => "`spec.addons`",
         "clbL4Snat" => "`spec.allowlists`",
         "object" => "`spec.loadBalancers[]`",
+        "class" => "`spec.ingressControllers[]`",
         _ => return None,
     })
 }
@@ -335,6 +340,7 @@ fn enum_field_of(expected: &[&str]) -> Option<&'static str> {
         "iptables" => "`spec.kubeProxy.mode`",
         "regular" => "`nodePools[].type`",
         "NoSchedule" => "`taints[].effect`",
+        "private" => "`spec.loadBalancers[].network`",
         _ => return None,
     })
 }

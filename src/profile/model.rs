@@ -145,6 +145,19 @@ pub struct Spec {
     pub allowlists: Option<Allowlists>,
     #[serde(default)]
     pub load_balancers: Option<Vec<LoadBalancer>>,
+    /// Which LoadBalancer Service fronts the in-cluster ingress controller of a class, when
+    /// the controller's pods are not in the manifests linted.
+    #[serde(default)]
+    pub ingress_controllers: Option<Vec<IngressControllerLink>>,
+}
+
+/// `spec.ingressControllers[]`: Ingresses of `class` are served behind `service`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct IngressControllerLink {
+    pub class: String,
+    /// `Service/<namespace>/<name>`.
+    pub service: ObjectKey,
 }
 
 impl Spec {
@@ -159,6 +172,7 @@ impl Spec {
             addons: None,
             allowlists: None,
             load_balancers: None,
+            ingress_controllers: None,
         }
     }
 }

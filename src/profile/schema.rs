@@ -103,6 +103,23 @@ pub fn json_schema() -> Value {
                             "clbKeepAlive": boolean("CLB keep-alive.")
                         }
                     },
+                    "ingressControllers": {
+                        "type": "array",
+                        "description": "Which LoadBalancer Service fronts the in-cluster ingress controller of a class, when its pods are not in the manifests.",
+                        "items": {
+                            "type": "object",
+                            "additionalProperties": false,
+                            "required": ["class", "service"],
+                            "properties": {
+                                "class": {"type": "string", "description": "The IngressClass name (or legacy class annotation value)."},
+                                "service": {
+                                    "type": "string",
+                                    "pattern": "^Service/[^/]+/[^/]+$",
+                                    "description": "Service/namespace/name."
+                                }
+                            }
+                        }
+                    },
                     "loadBalancers": {
                         "type": "array",
                         "description": "Addresses that resolve to this cluster's own load balancers.",

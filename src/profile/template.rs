@@ -184,5 +184,18 @@ pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) 
     o.comment(4, "- object: Service/istio-system/istio-ingressgateway");
     o.comment(4, "  addresses: [\"192.0.2.10\", \"gw.example.com\"]");
     o.comment(4, "  network: private");
+    o.blank();
+    o.comment(
+        2,
+        "Which LoadBalancer Service fronts the ingress controller of a class, when the\n\
+         controller's pods are not in the manifests linted: the hosts of Ingresses of that\n\
+         class are then addresses of that Service's load balancer.",
+    );
+    o.comment(2, "ingressControllers:");
+    o.comment(4, "- class: nginx");
+    o.comment(
+        4,
+        "  service: Service/ingress-nginx/ingress-nginx-controller",
+    );
     o.0
 }

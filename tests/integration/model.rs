@@ -429,3 +429,30 @@ fn same_named_objects_resolve_to_the_nearest_copy() {
         .collect();
     assert_eq!(safe, ["testdata/model/same-names/dev/app.yaml"]);
 }
+
+/// Issue 12, item 8, profile link: with the controller's pods installed elsewhere, the
+/// profile's `spec.ingressControllers` names the Service in front of class nginx; the
+/// Ingress hosts reach it again. Its backends are not in the manifests, so whether the
+/// caller shares their node is unknown: a warning that says so.
+#[test]
+fn the_profile_links_an_ingress_class_to_its_controller_service() {
+    let file = "testdata/model/controllers/controller-elsewhere.yaml";
+    let linked = "testdata/model/controllers/profile-controller-link.yaml";
+    let (_, report) = check_json(&["--profile", linked, file]);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("TKE001", "warning", file, 11, 5),
+            f("K8S001", "note", file, 72, 47)
+        ]
+    );
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("calls its address api.corp.example.com; whether it shares a node with a backend pod is unknown"), "{message}");
+    let (_, report) = check_json(&[
+        "--profile",
+        "testdata/model/controllers/profile-tke-ipvs.yaml",
+        file,
+    ]);
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("No in-cluster caller"), "{message}");
+}

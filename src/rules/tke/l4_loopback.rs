@@ -110,6 +110,12 @@ fn check_service(
             (_, Fit::Unknown) => (first.or(Some(*c)), Fit::Unknown),
             _ => (first, acc),
         });
+    // Backends not in these manifests (a controller installed elsewhere): where they run,
+    // and so whether a caller shares their node, is unknown.
+    let sharing = match (entry.backends.is_empty(), callers.first()) {
+        (true, Some(&caller)) => (Some(caller), Fit::Unknown),
+        _ => sharing,
+    };
     let severity = if unknowns.is_empty() && sharing.1 == Fit::Yes {
         Severity::Error
     } else {
