@@ -331,11 +331,47 @@ pub fn repels(
     other_labels: &BTreeMap<&str, &str>,
     other_namespace: &str,
 ) -> bool {
+    requires(
+        template,
+        "podAntiAffinity",
+        namespace,
+        other_labels,
+        other_namespace,
+    )
+}
+
+/// Does `template` require to run on a node beside pods with `other_labels`? That is,
+/// required pod affinity on `kubernetes.io/hostname`: it is then never on a node without
+/// one (issue 12 item 14).
+pub fn attracts(
+    template: &PodTemplate<'_>,
+    namespace: &str,
+    other_labels: &BTreeMap<&str, &str>,
+    other_namespace: &str,
+) -> bool {
+    requires(
+        template,
+        "podAffinity",
+        namespace,
+        other_labels,
+        other_namespace,
+    )
+}
+
+/// A required `podAffinity` or `podAntiAffinity` term on `kubernetes.io/hostname` that
+/// selects pods with `other_labels` in `other_namespace`.
+fn requires(
+    template: &PodTemplate<'_>,
+    kind: &str,
+    namespace: &str,
+    other_labels: &BTreeMap<&str, &str>,
+    other_namespace: &str,
+) -> bool {
     template
         .spec
         .path(&[
             "affinity",
-            "podAntiAffinity",
+            kind,
             "requiredDuringSchedulingIgnoredDuringExecution",
         ])
         .into_iter()

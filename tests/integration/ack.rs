@@ -272,3 +272,17 @@ fn k8s001_notes_ack_callers() {
         vec![f("K8S001", "note", &file("gateway-cluster-caller"), 45, 29)]
     );
 }
+
+/// Issue 12, item 14: a caller that a required podAffinity on `kubernetes.io/hostname`
+/// pins beside a backend pod is never on a node without one: ACK001 is silent, where the
+/// same caller unpinned is an error.
+#[test]
+fn a_caller_pinned_beside_a_backend_is_not_stranded() {
+    let profile = "testdata/ack/profile-ack-iptables.yaml";
+    let pinned = "testdata/ack/service-local-pinned-caller.yaml";
+    let (_, report) = check_json(&["--profile", profile, pinned]);
+    assert_eq!(findings(&report), vec![f("K8S001", "note", pinned, 61, 40)]);
+    let free = "testdata/ack/service-local-caller.yaml";
+    let (_, report) = check_json(&["--profile", profile, free]);
+    assert_eq!(findings(&report)[0], f("ACK001", "error", free, 11, 26));
+}
