@@ -447,6 +447,29 @@ pub fn find(
                 if let Some((_, parent)) = host.split_once('.') {
                     targets.extend(wildcard.get(parent).into_iter().flatten());
                 }
+                // A bare Service name counts only in host position (`http://web/`, `web:80`).
+                let url_host =
+                    text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
+                let service = if targets.is_empty() {
+                    in_cluster
+                        .get(host.as_str())
+                        .copied()
+                        .or_else(|| unplaced_service(&unplaced, &host, url_host))
+                        .or_else(|| {
+                            url_host
+                                .then(|| {
+                                    short_names
+                                        .get(&(object.namespace(), host.as_str()))
+                                        .copied()
+                                })
+                                .flatten()
+                        })
+                } else {
+                    None
+                };
+                if targets.is_empty() && service.is_none() {
+                    continue; // most tokens: no need to locate them
+                }
                 let address_span = token_span(ws, value.object, value.node, text, at, token);
                 // In a block scalar, point at the address's own line, not at the `|`.
                 let span = match address_span {
@@ -480,22 +503,6 @@ pub fn find(
                     }
                     continue;
                 }
-                // A bare Service name counts only in host position (`http://web/`, `web:80`).
-                let url_host =
-                    text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
-                let service = in_cluster
-                    .get(host.as_str())
-                    .copied()
-                    .or_else(|| unplaced_service(&unplaced, &host, url_host))
-                    .or_else(|| {
-                        url_host
-                            .then(|| {
-                                short_names
-                                    .get(&(object.namespace(), host.as_str()))
-                                    .copied()
-                            })
-                            .flatten()
-                    });
                 // An ExternalName Service that aliases a load-balancer host: calling the
                 // alias calls the load balancer.
                 if let Some(targets) = service.and_then(|s| aliases.get(&s)) {
@@ -507,8 +514,8 @@ pub fn find(
                     safe.push(SafeCall {
                         workload,
                         service,
-                        host,
-                        location,
+                        host: host.clone(),
+                        location: location.clone(),
                         via: value.via.clone(),
                     });
                 }
