@@ -402,7 +402,8 @@ fn the_bypass_note_does_not_contradict_a_prevent_loopback_that_cannot_work() {
 }
 
 /// Issue 12, item 12: a reused CLB (`tke-existed-lbid`) is judged once the profile states
-/// its network (`loadBalancers[].network: private`); without that it stays unjudged.
+/// its network (`loadBalancers[].network: private`); without that, a called one is a
+/// warning that names the field.
 #[test]
 fn a_reused_clb_is_judged_when_the_profile_states_its_network() {
     let file = "testdata/tke/reused-clb.yaml";
@@ -415,10 +416,22 @@ fn a_reused_clb_is_judged_when_the_profile_states_its_network() {
     assert_eq!(
         findings(&report),
         vec![
-            f("TKE001", "error", file, 10, 5),
-            f("K8S001", "note", file, 44, 51)
+            f("TKE001", "error", file, 11, 5),
+            f("K8S001", "note", file, 45, 51)
         ]
     );
     let (_, report) = check_json(&["--profile", "testdata/tke/profile-ipvs-regular.yaml", file]);
-    assert_eq!(findings(&report), vec![f("K8S001", "note", file, 44, 51)]);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("TKE001", "warning", file, 11, 5),
+            f("K8S001", "note", file, 45, 51)
+        ]
+    );
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Reused CLB Service `orders` may loop back")
+            && message.contains("set `spec.loadBalancers[].network` for `Service/shop/orders`"),
+        "{message}"
+    );
 }

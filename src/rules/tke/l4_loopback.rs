@@ -47,8 +47,13 @@ fn check_service(
     let ws = cx.ws;
     let service = &ws.objects[entry.object];
     // Only a private-network CLB loops back: a public CLB sees the node's public egress IP.
+    // A reused CLB whose network the profile does not state: judged only when a pod calls
+    // it, and then at most a warning that names the field (issue 12 item 12).
+    let reused_unknown = entry.network == Network::Unknown
+        && ws.annotation(service, EXISTED_LB).is_some()
+        && cx.model.callers_of(entry_index).next().is_some();
     if entry.kind != EntryKind::Service
-        || entry.network != Network::Private
+        || !(entry.network == Network::Private || reused_unknown)
         || entry.provider != Some(Provider::Tke)
     {
         return None;
@@ -70,6 +75,14 @@ fn check_service(
     let mode = cx.profile.kube_proxy_mode();
     // The profile facts the verdict needed but the profile does not state.
     let mut unknowns = Vec::new();
+    if reused_unknown {
+        unknowns.push(format!(
+            "`spec.loadBalancers[].network` for `Service/{}/{}` (a reused CLB's network is not in \
+             the manifest, and only a private CLB loops back)",
+            service.namespace(),
+            service.name()
+        ));
+    }
     match mode.value {
         Some(ProxyMode::Ipvs) => {}
         // iptables translates the destination before routing: traffic never reaches the CLB.
@@ -123,8 +136,13 @@ fn check_service(
     };
     let message = if !unknowns.is_empty() {
         format!(
-            "Private-network CLB Service `{name}` may loop back in-cluster calls to its own address. \
+            "{} Service `{name}` may loop back in-cluster calls to its own address. \
              The cluster profile does not settle it; set {}.",
+            if reused_unknown {
+                "Reused CLB"
+            } else {
+                "Private-network CLB"
+            },
             unknowns.join(" and ")
         )
     } else {
