@@ -435,3 +435,33 @@ fn a_reused_clb_is_judged_when_the_profile_states_its_network() {
         "{message}"
     );
 }
+
+/// Issue 12, item 12, layer 7: a called Ingress on a reused CLB (`ingress.existLbId`) is a
+/// TKE002 error once the profile states the CLB is private, and a warning naming
+/// `spec.loadBalancers[].network` while it does not.
+#[test]
+fn a_reused_clb_ingress_is_judged_when_the_profile_states_its_network() {
+    let file = "testdata/tke/reused-clb-ingress.yaml";
+    let profile = "testdata/tke/profile-reused-ingress-private.yaml";
+    let (_, report) = check_json(&["--profile", profile, file]);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("TKE002", "error", file, 10, 5),
+            f("K8S001", "note", file, 33, 50)
+        ]
+    );
+    let (_, report) = check_json(&["--profile", "testdata/tke/profile-ipvs-regular.yaml", file]);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("TKE002", "warning", file, 10, 5),
+            f("K8S001", "note", file, 33, 50)
+        ]
+    );
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("set `spec.loadBalancers[].network` for `Ingress/shop/shop`"),
+        "{message}"
+    );
+}

@@ -46,7 +46,7 @@ impl Rule for L7Loopback {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for (index, entry) in cx.model.entries() {
             if !is_clb_ingress(entry)
-                || entry.network != Network::Private
+                || !(entry.network == Network::Private || reused_unknown(cx, index, entry))
                 || l7_snat_on_every_listener(cx, entry)
             {
                 continue;
@@ -56,6 +56,20 @@ impl Rule for L7Loopback {
             }
         }
     }
+}
+
+/// A called Ingress on a reused CLB (`ingress.existLbId`) whose network the profile does not
+/// state: a warning that names the field (issue 12 item 12).
+fn reused_unknown(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> bool {
+    entry.network == Network::Unknown
+        && cx
+            .ws
+            .annotation(
+                &cx.ws.objects[entry.object],
+                crate::model::entry::TKE_INGRESS_EXISTED_LB,
+            )
+            .is_some()
+        && cx.model.callers_of(index).next().is_some()
 }
 
 fn diagnostic(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> Option<Diagnostic> {
@@ -133,6 +147,19 @@ fn diagnostic(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> Option<Di
             "`snatEnable: true` from ingress-controller {L7_SNAT_FIELD_SINCE}, `keepaliveEnable: 1` before \
              (set `spec.addons.ingressController` to know which)"
         ),
+    };
+    let (severity, message) = if reused_unknown(cx, index, entry) {
+        (
+            Severity::Warning,
+            format!(
+                "Reused CLB Ingress `{name}` may loop back in-cluster calls to its hosts. The cluster profile \
+                 does not settle it; set `spec.loadBalancers[].network` for `Ingress/{}/{name}` (a reused \
+                 CLB's network is not in the manifest, and only a private CLB loops back).",
+                ingress.namespace()
+            ),
+        )
+    } else {
+        (severity, message)
     };
     let listeners: Vec<String> = ingress_listeners(cx.views.ingress(entry.object))
         .iter()
