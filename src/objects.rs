@@ -27,6 +27,11 @@ pub struct Object {
 }
 
 impl Object {
+    /// Whether the profile's `Kind/namespace/name` names this object.
+    pub fn is(&self, key: &crate::profile::ObjectKey) -> bool {
+        key.kind == self.kind() && key.namespace == self.namespace() && key.name == self.name()
+    }
+
     pub fn kind(&self) -> &str {
         &self.id.kind
     }

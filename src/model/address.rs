@@ -177,11 +177,7 @@ pub fn collect(
         }
     }
     for lb in profile.load_balancers() {
-        let Some(key) = &lb.object else { continue };
-        if key.kind == object.kind()
-            && key.namespace == object.namespace()
-            && key.name == object.name()
-        {
+        if lb.object.as_ref().is_some_and(|key| object.is(key)) {
             for address in lb.addresses.iter().flatten() {
                 c.push_text(address, AddressSource::Profile, None);
             }

@@ -217,13 +217,14 @@ fn in_comment_line(text: &str, at: usize) -> bool {
 /// name, so no pod's call of them reaches the load balancer.
 fn coredns_rewrites(
     ws: &Workspace,
-    config_maps: &HashMap<(&str, &str), &Object>,
+    stores: &HashMap<(Store, &str, &str), Vec<ObjectId>>,
 ) -> std::collections::HashSet<String> {
-    let Some(coredns) = config_maps.get(&("kube-system", "coredns")) else {
+    let key = (Store::ConfigMap, "kube-system", "coredns");
+    let Some(&coredns) = stores.get(&key).and_then(|all| all.last()) else {
         return Default::default();
     };
     let corefile = ws
-        .root(coredns)
+        .root(&ws.objects[coredns])
         .path(&["data", "Corefile"])
         .and_then(|c| c.as_str())
         .unwrap_or("");
@@ -314,7 +315,6 @@ pub fn find(
     // so `name.<any namespace>.svc` may be them (and `name.default` is not a given).
     let mut unplaced: HashMap<&str, ObjectId> = HashMap::new();
     let mut short_names: HashMap<(&str, &str), ObjectId> = HashMap::new();
-    let mut config_maps: HashMap<(&str, &str), &Object> = HashMap::new();
     let mut stores: HashMap<(Store, &str, &str), Vec<ObjectId>> = HashMap::new();
     for (index, object) in ws.ids() {
         if object.group().is_empty() && object.kind() == "Service" {
@@ -342,7 +342,6 @@ pub fn find(
             }
         }
         if object.group().is_empty() && object.kind() == "ConfigMap" {
-            config_maps.insert((object.namespace(), object.name()), object);
             stores
                 .entry((Store::ConfigMap, object.namespace(), object.name()))
                 .or_default()
@@ -378,7 +377,7 @@ pub fn find(
         }
     }
     // Hosts CoreDNS rewrites to an in-cluster name: every pod's call of them stays inside.
-    let rewritten = coredns_rewrites(ws, &config_maps);
+    let rewritten = coredns_rewrites(ws, &stores);
     let mut callers = Vec::new();
     let mut safe = Vec::new();
     for &workload in workloads {

@@ -22,9 +22,9 @@ const NGINX_CLASS: &str = "nginx";
 const NGINX_CONTROLLER: &str = "k8s.io/ingress-nginx";
 
 /// An ingress controller's pods, and what they serve.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Controller {
-    workload: Option<ObjectId>,
+    workload: ObjectId,
     /// `--ingress-class` (and Traefik's `--providers.kubernetesingress.ingressclass`).
     classes: Vec<String>,
     /// `--controller-class`: the IngressClass `spec.controller` it serves.
@@ -81,8 +81,10 @@ fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
         let nginx = image.contains("ingress-nginx")
             || words.iter().any(|w| w.contains("nginx-ingress-controller"));
         let mut c = Controller {
-            workload: Some(workload),
-            ..Controller::default()
+            workload,
+            classes: Vec::new(),
+            controller_class: None,
+            publish: None,
         };
         let mut ingress = nginx;
         for (key, value) in flags(&words) {
@@ -200,10 +202,8 @@ pub fn link_ingress_hosts(
             .filter(|l| l.class == class && l.service.kind == "Service")
         {
             for (target, service) in entry_points.iter().enumerate() {
-                let object = &ws.objects[service.object];
                 if service.kind == EntryKind::Service
-                    && object.namespace() == link.service.namespace
-                    && object.name() == link.service.name
+                    && ws.objects[service.object].is(&link.service)
                 {
                     served.push((target, hosts_of(entry)));
                 }
@@ -225,9 +225,7 @@ pub fn link_ingress_hosts(
                 let object = &ws.objects[service.object];
                 let fronts = match &controller.publish {
                     Some((ns, name)) => object.namespace() == ns && object.name() == name,
-                    None => controller
-                        .workload
-                        .is_some_and(|w| service.backends.contains(&w)),
+                    None => service.backends.contains(&controller.workload),
                 };
                 if fronts {
                     served.push((target, hosts.clone()));

@@ -371,13 +371,7 @@ fn ingress_service_names<'w>(spec: Option<NodeRef<'w>>) -> Vec<&'w str> {
 fn stated_network(profile: &Profile, object: &crate::objects::Object) -> Option<Network> {
     profile
         .load_balancers()
-        .filter(|lb| {
-            lb.object.as_ref().is_some_and(|key| {
-                key.kind == object.kind()
-                    && key.namespace == object.namespace()
-                    && key.name == object.name()
-            })
-        })
+        .filter(|lb| lb.object.as_ref().is_some_and(|key| object.is(key)))
         .find_map(|lb| lb.network)
         .map(|network| match network {
             crate::profile::LbNetwork::Private => Network::Private,

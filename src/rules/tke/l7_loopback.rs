@@ -136,7 +136,7 @@ fn diagnostic(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> Option<Di
         Some(caller) => crate::rules::weigh(severity, caller, message),
         None => (severity, message),
     };
-    let field = match cx.profile.spec.addons.as_ref().and_then(|a| a.ingress_controller.as_deref()) {
+    let field = match cx.profile.ingress_controller().value {
         Some(v) if crate::profile::version::at_least(v, L7_SNAT_FIELD_SINCE) == Some(false) => {
             format!("`keepaliveEnable: 1` (ingress-controller {v} is before {L7_SNAT_FIELD_SINCE})")
         }

@@ -123,12 +123,7 @@ impl Rule for L7SnatFieldVersion {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        let version = cx
-            .profile
-            .spec
-            .addons
-            .as_ref()
-            .and_then(|a| a.ingress_controller.as_deref());
+        let version = cx.profile.ingress_controller().value;
         let supported = version.and_then(|v| at_least(v, L7_SNAT_FIELD_SINCE));
         if supported == Some(true) {
             return;
