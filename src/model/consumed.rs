@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 
+use super::views::DataView;
 use crate::objects::{Object, PodTemplate, Workspace};
 use crate::yaml::NodeRef;
 
@@ -106,26 +107,27 @@ pub fn consumed<'w>(template: &PodTemplate<'w>, store: Store) -> Vec<(&'w str, O
 }
 
 /// Every key of a ConfigMap (`data`) or Secret (`stringData`, then `data` decoded), as
-/// (key, value node, text).
+/// (key, value node, text), read through its [`DataView`].
 pub fn store_values<'w>(
     ws: &'w Workspace,
     object: &'w Object,
     store: Store,
 ) -> Vec<(&'w str, NodeRef<'w>, Cow<'w, str>)> {
-    let root = ws.root(object);
-    let entries = |field: &str| root.get(field).into_iter().flat_map(NodeRef::entries);
-    let mut out = Vec::new();
-    let plain = match store {
-        Store::ConfigMap => "data",
-        Store::Secret => "stringData",
+    let Some(view) = DataView::of(ws, object) else {
+        return Vec::new();
     };
-    for (k, v) in entries(plain) {
+    let plain = match store {
+        Store::ConfigMap => &view.data,
+        Store::Secret => &view.string_data,
+    };
+    let mut out = Vec::new();
+    for &(k, v) in plain {
         if let (Some(k), Some(text)) = (k.as_str(), v.as_str()) {
             out.push((k, v, Cow::Borrowed(text)));
         }
     }
     if store == Store::Secret {
-        for (k, v) in entries("data") {
+        for &(k, v) in &view.data {
             if let (Some(k), Some(text)) = (k.as_str(), v.as_str().and_then(decode)) {
                 out.push((k, v, Cow::Owned(text)));
             }
