@@ -309,6 +309,30 @@ fn prevent_loopback_does_nothing_for_layer_7() {
     );
 }
 
+/// Issue 12 item 14: on a LoadBalancer Service, prevent-loopback works for layer 4; relying
+/// on it for the Ingress in front is exactly as sure as that Ingress's own loopback (TKE002).
+#[test]
+fn prevent_loopback_on_an_l4_backend_follows_the_ingress_verdict() {
+    for (fixture, severity) in [
+        ("ingress-prevent-loopback-l4", "warning"),
+        ("ingress-prevent-loopback-l4-called", "error"),
+    ] {
+        let (_, found) = lint_all("profile-ipvs-regular", fixture);
+        let file = format!("testdata/tke/{fixture}.yaml");
+        let rule = |id: &str| -> Vec<_> { found.iter().filter(|d| d.0 == id).cloned().collect() };
+        assert_eq!(
+            rule("TKE002"),
+            vec![f("TKE002", severity, &file, 10, 5)],
+            "{fixture}"
+        );
+        assert_eq!(
+            rule("TKE003"),
+            vec![f("TKE003", severity, &file, 31, 5)],
+            "{fixture}"
+        );
+    }
+}
+
 #[test]
 fn calls_by_name_or_cluster_ip_are_not_lb_calls() {
     let (_, found) = lint_all("profile-ipvs-regular", "by-name");

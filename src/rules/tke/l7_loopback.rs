@@ -72,7 +72,13 @@ fn reused_unknown(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> bool 
         && cx.model.callers_of(index).next().is_some()
 }
 
-fn diagnostic(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> Option<Diagnostic> {
+/// TKE002's finding for one private CLB Ingress (TKE003 takes its severity from it), or
+/// `None` when the Ingress cannot loop back.
+pub(crate) fn diagnostic(
+    cx: &Context<'_>,
+    index: EntryId,
+    entry: &EntryPoint,
+) -> Option<Diagnostic> {
     let ws = cx.ws;
     let ingress = &ws.objects[entry.object];
     let (subnet_key, _) = ws

@@ -9,7 +9,7 @@ use crate::profile::version::{parse_version, Version};
 use crate::profile::{Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
 
-use super::l7_loopback::{is_clb_ingress, l7_snat_on_every_listener};
+use super::l7_loopback::{self, is_clb_ingress, l7_snat_on_every_listener};
 use super::*;
 
 pub use crate::rules::meta::TKE003 as L7_META;
@@ -29,7 +29,7 @@ impl Rule for PreventLoopbackL7 {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        for entry in &cx.model.entry_points {
+        for (index, entry) in cx.model.entries() {
             if !is_clb_ingress(entry) {
                 continue;
             }
@@ -68,6 +68,10 @@ impl Rule for PreventLoopbackL7 {
             if entry.network != Network::Private || l7_snat_on_every_listener(cx, entry) {
                 continue;
             }
+            // The Ingress's own loopback verdict (TKE002): no loopback there, nothing relied on.
+            let Some(ingress_verdict) = l7_loopback::diagnostic(cx, index, entry) else {
+                continue;
+            };
             for &service_index in &entry.services {
                 let service = &ws.objects[service_index];
                 let Some((key, value)) = ws.annotation(service, PREVENT_LOOPBACK) else {
@@ -76,10 +80,27 @@ impl Rule for PreventLoopbackL7 {
                 if !is_true(value.as_str()) {
                     continue;
                 }
-                let mut d = L7_META
-                    .diagnostic(
+                // On a LoadBalancer Service the annotation does its layer-4 job; only the
+                // reliance on it for the Ingress is wrong, and that is as sure as the Ingress's
+                // own loopback (issue 12 item 14). Elsewhere it cannot work at all.
+                let (severity, message) = if cx
+                    .views
+                    .service(service_index)
+                    .is_some_and(|v| v.is_load_balancer())
+                {
+                    (
+                        ingress_verdict.severity,
+                        format!(
+                            "prevent-loopback on LoadBalancer Service `{}` covers calls to its own CLB, not to \
+                             Ingress `{}`: calls to the Ingress host go through the layer-7 CLB, which only SNAT \
+                             fixes.",
+                            service.name(),
+                            ingress.name()
+                        ),
+                    )
+                } else {
+                    (
                         Severity::Error,
-                        ws.location(service, key.span()),
                         format!(
                             "prevent-loopback on Service `{}` does not protect Ingress `{}`: calls to the Ingress \
                              host go through the layer-7 CLB, which only SNAT fixes.",
@@ -87,6 +108,9 @@ impl Rule for PreventLoopbackL7 {
                             ingress.name()
                         ),
                     )
+                };
+                let mut d = L7_META
+                    .diagnostic(severity, ws.location(service, key.span()), message)
                     .with_help(format!(
                         "enable SNAT on the Ingress's l7 listeners through its TkeServiceConfig \
                          (`ingress.cloud.tencent.com/tke-service-config`), or have clients call \
@@ -95,7 +119,10 @@ impl Rule for PreventLoopbackL7 {
                     ))
                     .with_related(
                         ws.location(ingress, ws.root(ingress).span()),
-                        format!("private-network CLB Ingress `{}` routes to this Service", ingress.name()),
+                        format!(
+                            "private-network CLB Ingress `{}` routes to this Service",
+                            ingress.name()
+                        ),
                     );
                 d = d.on(service);
                 out.push(d);
