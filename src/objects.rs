@@ -370,6 +370,7 @@ const KINDS_WITH_READ_BODIES: &[&str] = &[
     "TLSRoute",
     "TCPRoute",
     "VirtualService",
+    "ServiceEntry",
     "ConfigMap",
     "Secret",
     "TkeServiceConfig",

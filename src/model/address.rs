@@ -35,6 +35,9 @@ pub struct Address {
     pub source: AddressSource,
     /// Where the manifest states it (none for profile addresses).
     pub location: Option<Location>,
+    /// For a host served through other objects (an in-cluster controller, a route, a
+    /// gateway): the chain of objects that links it here, as `lblint model` shows it.
+    pub link: Option<String>,
 }
 
 impl Address {
@@ -82,6 +85,7 @@ impl Collector<'_> {
             return;
         }
         self.out.push(Address {
+            link: None,
             value,
             source,
             location,
@@ -244,6 +248,7 @@ mod tests {
     #[test]
     fn wildcards_match_one_label() {
         let wildcard = Address {
+            link: None,
             value: "*.example.com".into(),
             source: AddressSource::IngressHost,
             location: None,

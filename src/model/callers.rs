@@ -73,6 +73,9 @@ pub struct Caller {
     /// A `hostNetwork` pod: it calls from the node's own network namespace, which some
     /// kube-proxy modes treat differently (upstream IPVS and eTP Local, issue 12 item 13).
     pub from_node: bool,
+    /// The object that maps the called name to the load balancer's address: an ExternalName
+    /// Service or an Istio ServiceEntry with a STATIC endpoint. `None`: the address itself.
+    pub alias: Option<ObjectId>,
 }
 
 /// A pod that calls a Service by name or ClusterIP: never through the load balancer.
@@ -293,6 +296,74 @@ fn unplaced_service(
     namespaced.then(|| unplaced.get(name).copied()).flatten()
 }
 
+/// Entry points a load-balancer address (or a host under a wildcard one) belongs to.
+fn targets_of(
+    address: &str,
+    exact: &HashMap<&str, Vec<EntryId>>,
+    wildcard: &HashMap<&str, Vec<EntryId>>,
+) -> Vec<EntryId> {
+    let mut targets = exact.get(address).cloned().unwrap_or_default();
+    if let Some((_, parent)) = address.split_once('.') {
+        targets.extend(wildcard.get(parent).into_iter().flatten());
+    }
+    targets
+}
+
+type MeshHosts = HashMap<String, (ObjectId, Vec<EntryId>)>;
+
+/// Names that lead to a load balancer through another object (issue 12 items 8 and 10):
+/// ExternalName Services whose externalName is a load-balancer address, by Service, and the
+/// hosts of Istio ServiceEntries with `resolution: STATIC` whose endpoint is one, by host (the
+/// sidecar sends a call of such a host to that endpoint).
+fn alias_maps(
+    ws: &Workspace,
+    exact: &HashMap<&str, Vec<EntryId>>,
+    wildcard: &HashMap<&str, Vec<EntryId>>,
+) -> (HashMap<ObjectId, Vec<EntryId>>, MeshHosts) {
+    let mut aliases = HashMap::new();
+    let mut mesh_hosts = MeshHosts::new();
+    for (index, object) in ws.ids() {
+        let Some(spec) = ws.spec(object) else {
+            continue;
+        };
+        let text = |key: &str| spec.get(key).and_then(|v| v.as_str());
+        if object.group().is_empty() && object.kind() == "Service" {
+            if text("type") != Some("ExternalName") {
+                continue;
+            }
+            let Some(external) = text("externalName").map(normalize) else {
+                continue;
+            };
+            let targets = targets_of(&external, exact, wildcard);
+            if !targets.is_empty() {
+                aliases.insert(index, targets);
+            }
+        } else if object.group() == "networking.istio.io"
+            && object.kind() == "ServiceEntry"
+            && text("resolution") == Some("STATIC")
+        {
+            let mut targets: Vec<EntryId> = spec
+                .get("endpoints")
+                .into_iter()
+                .flat_map(NodeRef::items)
+                .filter_map(|e| e.get("address")?.as_str())
+                .flat_map(|a| targets_of(&normalize(a), exact, wildcard))
+                .collect();
+            targets.sort_unstable();
+            targets.dedup();
+            if targets.is_empty() {
+                continue;
+            }
+            for host in spec.get("hosts").into_iter().flat_map(NodeRef::items) {
+                if let Some(host) = host.as_str().filter(|h| !h.contains('*')) {
+                    mesh_hosts.insert(normalize(host), (index, targets.clone()));
+                }
+            }
+        }
+    }
+    (aliases, mesh_hosts)
+}
+
 pub fn find(
     ws: &Workspace,
     entry_points: &[EntryPoint],
@@ -355,27 +426,7 @@ pub fn find(
         }
     }
 
-    // ExternalName Services whose externalName is a load-balancer address, with its entries.
-    let mut aliases: HashMap<ObjectId, Vec<EntryId>> = HashMap::new();
-    for (index, object) in ws.ids() {
-        let spec = ws.spec(object);
-        let text = |key: &str| spec.and_then(|s| s.get(key)).and_then(|v| v.as_str());
-        if !(object.group().is_empty() && object.kind() == "Service")
-            || text("type") != Some("ExternalName")
-        {
-            continue;
-        }
-        let Some(external) = text("externalName").map(normalize) else {
-            continue;
-        };
-        let mut targets = exact.get(external.as_str()).cloned().unwrap_or_default();
-        if let Some((_, parent)) = external.split_once('.') {
-            targets.extend(wildcard.get(parent).into_iter().flatten());
-        }
-        if !targets.is_empty() {
-            aliases.insert(index, targets);
-        }
-    }
+    let (aliases, mesh_hosts) = alias_maps(ws, &exact, &wildcard);
     // Hosts CoreDNS rewrites to an in-cluster name: every pod's call of them stays inside.
     let rewritten = coredns_rewrites(ws, &stores);
     let mut callers = Vec::new();
@@ -441,11 +492,15 @@ pub fn find(
                 if rewritten.contains(&host) || aliased.contains(&host) {
                     continue;
                 }
-                let mut targets: Vec<EntryId> =
-                    exact.get(host.as_str()).cloned().unwrap_or_default();
-                if let Some((_, parent)) = host.split_once('.') {
-                    targets.extend(wildcard.get(parent).into_iter().flatten());
-                }
+                let mut targets = targets_of(&host, &exact, &wildcard);
+                // A mesh host whose ServiceEntry sends it to a load-balancer address.
+                let mesh = match mesh_hosts.get(host.as_str()) {
+                    Some((entry, mesh_targets)) if targets.is_empty() => {
+                        targets.extend(mesh_targets);
+                        Some(*entry)
+                    }
+                    _ => None,
+                };
                 // A bare Service name counts only in host position (`http://web/`, `web:80`).
                 let url_host =
                     text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
@@ -485,6 +540,7 @@ pub fn find(
                     location: location.clone(),
                     address_span,
                     via: value.via.clone(),
+                    alias: mesh,
                 };
                 if !targets.is_empty() {
                     targets.sort_unstable();
@@ -504,9 +560,13 @@ pub fn find(
                 }
                 // An ExternalName Service that aliases a load-balancer host: calling the
                 // alias calls the load balancer.
-                if let Some(targets) = service.and_then(|s| aliases.get(&s)) {
+                if let Some((service, targets)) = service.and_then(|s| Some((s, aliases.get(&s)?)))
+                {
                     let evidence = classify(&value.via, text, at, token);
-                    callers.extend(targets.iter().map(|&target| call(target, evidence)));
+                    callers.extend(targets.iter().map(|&target| Caller {
+                        alias: Some(service),
+                        ..call(target, evidence)
+                    }));
                     continue;
                 }
                 if let Some(service) = service {

@@ -126,8 +126,9 @@ fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
     found
 }
 
-/// An Ingress's hosts, as addresses of the load balancer in front of its controller.
-fn hosts_of(entry: &EntryPoint) -> Vec<Address> {
+/// An Ingress's hosts, as addresses of the load balancer in front of its controller; `link`
+/// says how (which Ingress, class, controller).
+fn hosts_of(entry: &EntryPoint, link: &str) -> Vec<Address> {
     entry
         .addresses
         .iter()
@@ -141,6 +142,7 @@ fn hosts_of(entry: &EntryPoint) -> Vec<Address> {
             value: a.value.clone(),
             source: AddressSource::ControllerIngressHost,
             location: a.location.clone(),
+            link: Some(link.to_string()),
         })
         .collect()
 }
@@ -196,6 +198,15 @@ pub fn link_ingress_hosts(
             },
         };
         let controller_name = classes.get(class).and_then(|(c, _)| *c);
+        let ingress = &ws.objects[entry.object].id;
+        let class_text = match (entry.class.is_some(), controller_name) {
+            (true, Some(name)) => format!("class {class} (IngressClass controller {name})"),
+            (true, None) => format!("class {class}"),
+            (false, Some(name)) => {
+                format!("default IngressClass {class} (controller {name})")
+            }
+            (false, None) => format!("default IngressClass {class}"),
+        };
         // The profile names the Service in front of this class's controller.
         for link in links
             .iter()
@@ -205,7 +216,11 @@ pub fn link_ingress_hosts(
                 if service.kind == EntryKind::Service
                     && ws.objects[service.object].is(&link.service)
                 {
-                    served.push((target, hosts_of(entry)));
+                    let how = format!(
+                        "{ingress}, {class_text}, served behind this Service as the profile's \
+                         spec.ingressControllers states"
+                    );
+                    served.push((target, hosts_of(entry, &how)));
                 }
             }
         }
@@ -213,8 +228,12 @@ pub fn link_ingress_hosts(
             c.classes.iter().any(|k| k == class)
                 || controller_name.is_some_and(|name| c.controller_class.as_deref() == Some(name))
         });
-        let hosts = hosts_of(entry);
-        if hosts.is_empty() {
+        if !entry.addresses.iter().any(|a| {
+            matches!(
+                a.source,
+                AddressSource::IngressHost | AddressSource::TlsHost
+            )
+        }) {
             continue;
         }
         for controller in serving {
@@ -228,7 +247,15 @@ pub fn link_ingress_hosts(
                     None => service.backends.contains(&controller.workload),
                 };
                 if fronts {
-                    served.push((target, hosts.clone()));
+                    let how = format!(
+                        "{ingress}, {class_text}, served by controller pods {}{}",
+                        ws.objects[controller.workload].id,
+                        match &controller.publish {
+                            Some((ns, name)) => format!(" (--publish-service={ns}/{name})"),
+                            None => String::new(),
+                        }
+                    );
+                    served.push((target, hosts_of(entry, &how)));
                 }
             }
         }
@@ -249,16 +276,18 @@ pub fn link_ingress_hosts(
 /// addresses of the LoadBalancer Services in front of the gateway pods it selects.
 pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
     let mut served: Vec<(usize, Address)> = Vec::new();
-    let host_address = |node: NodeRef<'_>, object, source| {
-        let value = super::address::normalize(node.as_str()?);
-        // Istio hosts may be `namespace/host`; `*` alone matches anything, not an address.
-        let value = value.rsplit('/').next().unwrap_or(&value).to_string();
-        (value != "*" && !value.is_empty()).then(|| Address {
-            value,
-            source,
-            location: Some(ws.location(object, node.span())),
-        })
-    };
+    let host_address =
+        |node: NodeRef<'_>, object: &crate::objects::Object, source, link: String| {
+            let value = super::address::normalize(node.as_str()?);
+            // Istio hosts may be `namespace/host`; `*` alone matches anything, not an address.
+            let value = value.rsplit('/').next().unwrap_or(&value).to_string();
+            (value != "*" && !value.is_empty()).then(|| Address {
+                value,
+                source,
+                location: Some(ws.location(object, node.span())),
+                link: Some(link),
+            })
+        };
     for object in &ws.objects {
         let Some(route) = super::views::RouteView::of(ws, object) else {
             continue;
@@ -275,7 +304,9 @@ pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
                     && gateway.namespace() == namespace
                 {
                     served.extend(route.hostnames.iter().filter_map(|&h| {
-                        host_address(h, object, AddressSource::RouteHostname).map(|a| (target, a))
+                        let link = format!("{}, parentRef to this Gateway", object.id);
+                        host_address(h, object, AddressSource::RouteHostname, link)
+                            .map(|a| (target, a))
                     }));
                 }
             }
@@ -333,7 +364,19 @@ pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
             });
             if fronts_gateway {
                 served.extend(hosts.iter().zip(&host_objects).filter_map(|(&h, o)| {
-                    host_address(h, o, AddressSource::ControllerIngressHost).map(|a| (target, a))
+                    let link = if o.id == object.id {
+                        format!(
+                            "{}, whose selector matches this Service's gateway pods",
+                            object.id
+                        )
+                    } else {
+                        format!(
+                            "{} bound to {}, whose selector matches this Service's gateway pods",
+                            o.id, object.id
+                        )
+                    };
+                    host_address(h, o, AddressSource::ControllerIngressHost, link)
+                        .map(|a| (target, a))
                 }));
             }
         }

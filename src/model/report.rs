@@ -78,7 +78,7 @@ pub fn to_json(ws: &Workspace, model: &Model) -> Value {
                 "network": e.network,
                 "class": e.class,
                 "addresses": e.addresses.iter().map(|a| json!({
-                    "value": a.value, "source": a.source,
+                    "value": a.value, "source": a.source, "link": a.link,
                     "location": a.location.as_ref().map(location_json),
                 })).collect::<Vec<_>>(),
                 "services": e.services.iter().map(|&s| object_id(s)).collect::<Vec<_>>(),
@@ -87,6 +87,7 @@ pub fn to_json(ws: &Workspace, model: &Model) -> Value {
                 })).collect::<Vec<_>>(),
                 "callers": model.callers_of(index).map(|c| json!({
                     "object": object_id(c.workload), "address": c.address, "via": c.via,
+                    "alias": c.alias.map(object_id),
                     "evidence": c.evidence, "hostNetwork": c.from_node,
                     "location": location_json(&c.location), "pools": placement_json(model, c.workload),
                 })).collect::<Vec<_>>(),
@@ -140,6 +141,9 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
         }
         for a in &e.addresses {
             out.push_str(&format!("  address {} ({:?})\n", a.value, a.source));
+            if let Some(link) = &a.link {
+                out.push_str(&format!("    through {link}\n"));
+            }
         }
         for &s in &e.services {
             out.push_str(&format!("  service {}\n", ws.objects[s].id));
@@ -156,9 +160,12 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
         }
         for c in model.callers_of(index) {
             out.push_str(&format!(
-                "  caller {} -> {} via {}  {}  [{}]\n",
+                "  caller {} -> {}{} via {}  {}  [{}]\n",
                 ws.objects[c.workload].id,
                 c.address,
+                c.alias
+                    .map(|a| format!(" (through {})", ws.objects[a].id))
+                    .unwrap_or_default(),
                 c.via,
                 at(&c.location),
                 placement_text(model, c.workload)

@@ -302,7 +302,8 @@ fn an_external_name_alias_of_a_load_balancer_host_is_a_caller() {
     let message = report["diagnostics"][0]["message"].as_str().unwrap();
     assert!(
         message.contains(
-            "an ExternalName Service that aliases the load-balancer address of Service/shop/api"
+            "an ExternalName Service (Service/shop/api-external) that aliases the load-balancer \
+             address of Service/shop/api"
         ),
         "{message}"
     );
@@ -315,6 +316,57 @@ fn an_external_name_alias_of_a_load_balancer_host_is_a_caller() {
         .map(|s| s["host"].as_str().unwrap())
         .collect();
     assert_eq!(safe, ["api"]);
+}
+
+/// Issue 12, item 8: an Istio ServiceEntry whose STATIC endpoint is a load-balancer address
+/// makes its host a name of that load balancer; DNS resolution, or an endpoint that is no load
+/// balancer of this cluster, does not. `lblint model` names the ServiceEntry.
+#[test]
+fn a_service_entry_with_a_static_load_balancer_endpoint_is_an_alias() {
+    let file = "testdata/model/evidence/serviceentry.yaml";
+    let (_, report) = check_json(&[file]);
+    assert_eq!(findings(&report), vec![f("K8S001", "note", file, 65, 51)]);
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "Deployment/shop/web calls api.partner.example, a mesh host that \
+             ServiceEntry/shop/partner-api sends to its STATIC endpoint, the load-balancer address \
+             of Service/shop/api"
+        ),
+        "{message}"
+    );
+    let model = lblint(&["model", "--format", "json", file]);
+    let model: serde_json::Value = serde_json::from_str(&model.stdout).unwrap();
+    let callers = &model["entryPoints"][0]["callers"];
+    assert_eq!(callers.as_array().unwrap().len(), 1, "{callers}");
+    assert_eq!(callers[0]["alias"]["kind"], "ServiceEntry");
+    assert_eq!(callers[0]["alias"]["name"], "partner-api");
+}
+
+/// `lblint model` shows how a served host reaches a load balancer: the Ingress, its class
+/// and IngressClass controller, the controller pods and their --publish-service.
+#[test]
+fn the_model_names_the_objects_that_link_a_served_host() {
+    let model = lblint(&[
+        "model",
+        "--format",
+        "json",
+        "testdata/model/controllers/ingress-nginx.yaml",
+    ]);
+    let model: serde_json::Value = serde_json::from_str(&model.stdout).unwrap();
+    let links: Vec<&str> = model["entryPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["addresses"].as_array().unwrap())
+        .filter_map(|a| a["link"].as_str())
+        .collect();
+    assert_eq!(
+        links,
+        ["Ingress/shop/api, class nginx (IngressClass controller k8s.io/ingress-nginx), served by \
+          controller pods Deployment/ingress-nginx/ingress-nginx-controller \
+          (--publish-service=ingress-nginx/ingress-nginx-controller)"]
+    );
 }
 
 /// Issue 12, item 9: Secrets a pod reads (secretKeyRef, envFrom.secretRef, secret volumes

@@ -102,12 +102,19 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         None => caller.location.clone(),
     };
     let message = match caller.evidence {
-        // Not one of the entry point's own addresses: an ExternalName Service aliasing one.
-        Evidence::Call if !entry.addresses.iter().any(|a| a.matches(&caller.address)) => format!(
-            "{} calls {}, an ExternalName Service that aliases the load-balancer address of {} in this cluster \
-             ({}): {PATH}",
-            workload.id, caller.address, target.id, caller.via
-        ),
+        // A name that another object maps to the entry point's address.
+        Evidence::Call if caller.alias.is_some() => {
+            let alias = &ws.objects[caller.alias.unwrap_or(caller.workload)];
+            let how = if alias.kind() == "ServiceEntry" {
+                format!("a mesh host that {} sends to its STATIC endpoint,", alias.id)
+            } else {
+                format!("an ExternalName Service ({}) that aliases", alias.id)
+            };
+            format!(
+                "{} calls {}, {how} the load-balancer address of {} in this cluster ({}): {PATH}",
+                workload.id, caller.address, target.id, caller.via
+            )
+        }
         Evidence::Call if served_by_controller(cx, caller) => format!(
             "{} calls {}, a host that the ingress controller or gateway pods behind {} serve, so the call \
              goes to that Service's load balancer in this cluster ({}).",
