@@ -98,31 +98,50 @@ pub fn ack_annotation<'a>(
     .find_map(|prefix| annotations.get_entry(&format!("{prefix}{suffix}")))
 }
 
-fn has_prefix(annotations: Option<NodeRef<'_>>, prefixes: &[&str]) -> bool {
-    annotations.is_some_and(|a| {
-        a.entries().any(|(k, _)| {
-            k.as_str().is_some_and(|k| {
-                let k = k.to_ascii_lowercase();
-                prefixes.iter().any(|p| k.starts_with(p))
-            })
-        })
-    })
-}
+/// Annotation prefixes that say which cloud's controller an object is written for
+/// (lower case; compared with the key lower-cased). Checked in order.
+const PROVIDER_PREFIXES: &[(Provider, &[&str])] = &[
+    (Provider::Tke, TKE_PREFIXES),
+    (Provider::Vke, VKE_PREFIXES),
+    (Provider::Ack, ACK_PREFIXES),
+    (Provider::Doks, &["service.beta.kubernetes.io/do-loadbalancer-"]),
+    (Provider::Lke, &["service.beta.kubernetes.io/linode-loadbalancer-"]),
+    (Provider::Scaleway, &["service.beta.kubernetes.io/scw-loadbalancer-"]),
+    (Provider::Hetzner, &["load-balancer.hetzner.cloud/"]),
+    (Provider::Openstack, &["loadbalancer.openstack.org/"]),
+    (Provider::Cloudscale, &["k8s.cloudscale.ch/"]),
+    (
+        Provider::Oke,
+        &[
+            "service.beta.kubernetes.io/oci-load-balancer-",
+            "oci.oraclecloud.com/",
+            "oci-network-load-balancer.oraclecloud.com/",
+        ],
+    ),
+    (Provider::Eks, &["service.beta.kubernetes.io/aws-load-balancer-"]),
+    (Provider::Aks, &["service.beta.kubernetes.io/azure-"]),
+    (Provider::Gke, &["networking.gke.io/", "cloud.google.com/load-balancer-type"]),
+    (Provider::Cce, &["kubernetes.io/elb."]),
+];
 
 /// Which cloud's controller an object is written for: its annotations, else the profile.
 fn provider_of(annotations: Option<NodeRef<'_>>, profile: &Profile) -> Option<Provider> {
-    if has_prefix(annotations, TKE_PREFIXES) {
-        Some(Provider::Tke)
-    } else if has_prefix(annotations, VKE_PREFIXES) {
-        Some(Provider::Vke)
-    } else if has_prefix(annotations, ACK_PREFIXES) {
-        Some(Provider::Ack)
-    } else {
-        match profile.provider() {
+    let keys: Vec<String> = annotations
+        .into_iter()
+        .flat_map(|a| a.entries())
+        .filter_map(|(k, _)| k.as_str().map(str::to_ascii_lowercase))
+        .collect();
+    PROVIDER_PREFIXES
+        .iter()
+        .find(|(_, prefixes)| {
+            keys.iter()
+                .any(|k| prefixes.iter().any(|p| k.starts_with(p)))
+        })
+        .map(|(provider, _)| *provider)
+        .or(match profile.provider() {
             Provider::Generic => None,
             p => Some(p),
-        }
-    }
+        })
 }
 
 fn text<'a>(node: Option<NodeRef<'a>>) -> Option<&'a str> {

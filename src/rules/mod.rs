@@ -2,12 +2,21 @@
 //! cluster model; they never parse YAML or print.
 
 pub mod ack;
+pub mod cloudscale;
 pub mod docs;
+pub mod doks;
 pub(crate) mod edit;
+pub mod hetzner;
 pub mod k8s;
 pub mod lbl;
+pub mod lke;
 pub mod meta;
+pub mod oke;
+pub mod openstack;
+pub mod proxy_protocol;
+pub mod scaleway;
 pub mod tke;
+pub mod upstream;
 pub mod vke;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -158,12 +167,24 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &vke::proxy_same_node::ProxySameNode,
         &vke::ip_mode_status_mismatch::IpModeStatusMismatch,
         &ack::local_policy_in_cluster::LocalPolicyInCluster,
+        &ack::local_policy_in_cluster::UpstreamLocalPolicy,
         &ack::eni_needs_terway::EniNeedsTerway,
         &ack::eni_with_local_policy::EniWithLocalPolicy,
         &ack::gateway_namespace::GatewayNamespace,
         &k8s::no_short_circuit::NoShortCircuit,
         &k8s::internal_traffic_policy_local::InternalTrafficPolicyLocal,
         &k8s::class_ignores_annotations::ClassIgnoresAnnotations,
+        &doks::ProxyProtocolInCluster,
+        &doks::HostnameNeedsDns,
+        &hetzner::ProxyProtocolInCluster,
+        &hetzner::StaleHostname,
+        &hetzner::IpvsPrivateIngress,
+        &lke::ProxyProtocolInCluster,
+        &scaleway::ProxyProtocolInCluster,
+        &openstack::ProxyProtocolInCluster,
+        &cloudscale::ProxyProtocolInCluster,
+        &oke::IpModeInvalid,
+        &oke::IpModeBefore130,
     ]
 }
 

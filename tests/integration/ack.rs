@@ -3,7 +3,8 @@
 
 use crate::{check_json, f, findings};
 
-const ACK: &str = "ACK001,ACK002,ACK003,ACK004";
+/// ACK's rules, and K8S013, which judges the same trap with upstream's facts elsewhere.
+const ACK: &str = "ACK001,ACK002,ACK003,ACK004,K8S013";
 
 fn lint(profile: &str, manifest: &str) -> (i32, serde_json::Value) {
     let profile = format!("testdata/ack/{profile}.yaml");
@@ -226,7 +227,7 @@ fn generic_ipvs_reports_only_host_network_callers() {
     assert_eq!(
         findings(&report),
         vec![f(
-            "ACK001",
+            "K8S013",
             "error",
             &file("service-local-hostnetwork"),
             11,
@@ -249,9 +250,9 @@ fn generic_iptables_short_circuits_and_is_not_reported() {
 }
 
 #[test]
-fn generic_nftables_is_a_warning_about_the_unreleased_fix() {
+fn generic_nftables_without_a_version_is_a_warning_about_the_fix() {
     let (_, report) = lint("profile-generic-nftables", "service-local-pod-caller");
-    assert_eq!(verdicts(&report), one("ACK001", "warning"));
+    assert_eq!(verdicts(&report), one("K8S013", "warning"));
     assert!(report["diagnostics"][0]["message"]
         .as_str()
         .unwrap()

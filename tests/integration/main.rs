@@ -20,6 +20,7 @@ mod model;
 mod output;
 mod paths;
 mod precommit;
+mod proxy;
 mod robust;
 mod sarif;
 mod suppress;

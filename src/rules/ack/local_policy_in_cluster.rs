@@ -1,11 +1,17 @@
-//! ACK001 ack-local-policy-in-cluster: `externalTrafficPolicy: Local` with an in-cluster
-//! caller of the CLB address that can run on a node without a backend pod.
+//! `externalTrafficPolicy: Local` with an in-cluster caller of the load-balancer address
+//! that can run on a node without a backend pod. ACK001 ack-local-policy-in-cluster: on ACK,
+//! the vendor-documented verdict. K8S013 local-policy-in-cluster: elsewhere, upstream
+//! kube-proxy's gaps by mode and version (provider-facts §10.2, §10.3, §11).
 
 use super::*;
 
 pub use crate::rules::meta::ACK001 as META;
+pub use crate::rules::meta::K8S013 as UPSTREAM_META;
 
 pub struct LocalPolicyInCluster;
+
+/// K8S013: the same trap on every other provider, judged by upstream kube-proxy's facts.
+pub struct UpstreamLocalPolicy;
 
 /// What the proxy mode says about the gap.
 enum Gap {
@@ -43,32 +49,78 @@ fn gap(cx: &Context<'_>, vendor: bool) -> Gap {
                  does not state `{field}`"
             ),
         },
-        (_, Some(ProxyMode::Nftables)) => Gap::Maybe {
-            host_network_only: false,
-            why: format!(
-                "upstream kube-proxy in nftables mode (`{field}`) dropped this traffic until \
-                 kubernetes/kubernetes#132456 (cherry-picked to release-1.33; the first patch release with \
-                 it is not confirmed)"
-            ),
+        // ACK documents iptables and IPVS; other dataplanes follow upstream.
+        (false, _) | (true, Some(ProxyMode::Nftables | ProxyMode::Ebpf)) => upstream_gap(cx),
+    }
+}
+
+/// The kube-proxy version that decides a gap: `spec.kubeProxy.version`, else the cluster's.
+fn proxy_version(cx: &Context<'_>) -> Option<(String, String)> {
+    let own = cx.profile.kube_proxy_version();
+    let cluster = cx.profile.kubernetes_version();
+    own.value
+        .map(|v| (v.to_string(), format!("`{}`{}", own.field(), own.at_line())))
+        .or_else(|| {
+            cluster
+                .value
+                .map(|v| (v.to_string(), format!("`{}`{}", cluster.field(), cluster.at_line())))
+        })
+}
+
+/// Upstream kube-proxy, by mode and version: callers on nodes without a backend pod.
+fn upstream_gap(cx: &Context<'_>) -> Gap {
+    use crate::profile::version::at_least;
+    let mode = cx.profile.kube_proxy_mode();
+    let field = mode.field();
+    let version = proxy_version(cx);
+    let at_least_known = |since: &str| version.as_ref().and_then(|(v, _)| at_least(v, since));
+    match mode.value {
+        // iptables routes node-local traffic to LB IPs to the service chain since v1.15
+        // (kubernetes/kubernetes#77523); pods were redirected before that.
+        Some(ProxyMode::Iptables) => match (at_least_known("1.15"), &version) {
+            (Some(false), Some((v, at))) => Gap::Known {
+                host_network_only: true,
+                why: format!(
+                    "kube-proxy {v} ({at}) in iptables mode predates v1.15, which first routes node-local                      traffic to load-balancer IPs to the Service (kubernetes/kubernetes#77523)"
+                ),
+            },
+            _ => Gap::None,
         },
-        (false, Some(ProxyMode::Ipvs)) => Gap::Known {
+        Some(ProxyMode::Ipvs) => Gap::Known {
             host_network_only: true,
             why: format!(
-                "upstream kube-proxy in IPVS mode (`{field}`) still has no rule for the address \
-                 for hostNetwork clients on nodes without a backend pod (kubernetes/kubernetes#93456; \
-                 PR #97081 fixed it for other pods only)"
+                "upstream kube-proxy in IPVS mode (`{field}`) still has no rule for the address for hostNetwork                  clients on nodes without a backend pod (kubernetes/kubernetes#93456; PR #97081 fixed it for                  other pods only)"
             ),
         },
-        (false, None) => Gap::Maybe {
+        Some(ProxyMode::Nftables) => {
+            // Fixed in v1.34.0 (kubernetes/kubernetes#132456), backported to v1.33.6 (#133969).
+            let minor_33 = at_least_known("1.33").unwrap_or(false) && !at_least_known("1.34").unwrap_or(true);
+            let fixed = if minor_33 { at_least_known("1.33.6") } else { at_least_known("1.34") };
+            match (fixed, &version) {
+                (Some(true), _) => Gap::None,
+                (Some(false), Some((v, at))) => Gap::Known {
+                    host_network_only: false,
+                    why: format!(
+                        "kube-proxy {v} ({at}) in nftables mode drops this traffic: the fix                          (kubernetes/kubernetes#132456) shipped in v1.34.0 and v1.33.6"
+                    ),
+                },
+                _ => Gap::Maybe {
+                    host_network_only: false,
+                    why: format!(
+                        "kube-proxy in nftables mode (`{field}`) dropped this traffic before v1.34.0 and v1.33.6                          (kubernetes/kubernetes#132456), and the cluster profile states neither                          `spec.kubeProxy.version` nor `spec.kubernetesVersion`"
+                    ),
+                },
+            }
+        }
+        // Cilium's kube-proxy replacement serves eTP Local addresses "from nodes which have no
+        // local backends"; Calico eBPF applies eTP Local to external traffic only.
+        Some(ProxyMode::Ebpf) => Gap::None,
+        None => Gap::Maybe {
             host_network_only: true,
             why: format!(
-                "upstream kube-proxy in IPVS mode still drops this for hostNetwork clients \
-                 (kubernetes/kubernetes#93456), and the cluster profile does not state `{field}`"
+                "upstream kube-proxy in IPVS mode still drops this for hostNetwork clients                  (kubernetes/kubernetes#93456), and the cluster profile does not state `{field}`"
             ),
         },
-        // Upstream iptables short-circuits to cluster-wide endpoints since v1.15; nothing
-        // is documented for eBPF dataplanes.
-        _ => Gap::None,
     }
 }
 
@@ -122,12 +174,42 @@ impl Rule for LocalPolicyInCluster {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        let ws = cx.ws;
-        for (index, entry, object) in ack_entries(cx) {
+        check(cx, true, out);
+    }
+}
+
+impl Rule for UpstreamLocalPolicy {
+    fn meta(&self) -> &'static RuleMeta {
+        &UPSTREAM_META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        check(cx, false, out);
+    }
+}
+
+/// A status that kube-proxy does not short-circuit (a hostname only, or `ipMode: Proxy`):
+/// calls then go through the load balancer, which sends them to nodes with a backend pod.
+fn not_short_circuited(cx: &Context<'_>, entry: &EntryPoint) -> bool {
+    cx.views.service(entry.object).is_some_and(|s| {
+        s.hostname_only().is_some() || s.ip_modes().any(|m| m.as_str() == Some("Proxy"))
+    })
+}
+
+/// `vendor`: ACK's entries, with the vendor's verdict (ACK001); otherwise every other
+/// provider's, with upstream's (K8S013).
+fn check(cx: &Context<'_>, vendor: bool, out: &mut Vec<Diagnostic>) {
+    let meta: &'static RuleMeta = if vendor { &META } else { &UPSTREAM_META };
+    let lb = if vendor { "CLB" } else { "load-balancer" };
+    let ws = cx.ws;
+    {
+        for (index, entry, object) in vendor_entries(cx, vendor) {
             let Some(policy) = local_policy(cx, entry) else {
                 continue;
             };
-            let vendor = entry.provider == Some(Provider::Ack);
+            if !vendor && not_short_circuited(cx, entry) {
+                continue;
+            }
             let (known, host_network_only, why) = match gap(cx, vendor) {
                 Gap::Known {
                     host_network_only,
@@ -155,7 +237,7 @@ impl Rule for LocalPolicyInCluster {
             let (severity, message) = match stranded {
                 Some((caller, fit)) => {
                     let who = format!(
-                        "{}{} calls its CLB address {}",
+                        "{}{} calls its {lb} address {}",
                         ws.objects[caller.workload].id,
                         if host_network_only { " (hostNetwork)" } else { "" },
                         caller.address
@@ -196,7 +278,7 @@ impl Rule for LocalPolicyInCluster {
                     Severity::Note,
                     format!(
                         "{subject} has `externalTrafficPolicy: Local`, so pods on nodes without a backend pod \
-                         cannot reach its CLB address from inside the cluster; no in-cluster caller of the \
+                         cannot reach its {lb} address from inside the cluster; no in-cluster caller of the \
                          address is visible in these manifests ({why})."
                     ),
                 ),
@@ -211,20 +293,29 @@ impl Rule for LocalPolicyInCluster {
                 }
                 _ => format!("annotation `{BACKEND_TYPE}: eni`"),
             };
-            let mut d = META
-                .diagnostic(severity, ws.location(object, policy.span()), message)
-                .with_help(format!(
+            let help = if vendor {
+                format!(
                     "1) have in-cluster clients call {dns} (or the ClusterIP) instead of the CLB address, which \
                      works on every node; 2) set `externalTrafficPolicy: Cluster`, which programs the address on \
                      every node but loses the client source IP (SNAT); 3) set `externalTrafficPolicy: Cluster` and \
                      add the {eni_where}, which keeps the source IP but needs the Terway CNI or inclusive ENI mode. \
                      See {SEED_DOC}"
-                ));
+                )
+            } else {
+                format!(
+                    "have in-cluster clients call {dns} (or the ClusterIP) instead of the load-balancer address, \
+                     which works on every node; or set `externalTrafficPolicy: Cluster`, which loses the client \
+                     source IP (SNAT). See kubernetes/kubernetes#93456 (IPVS) and #131765 (nftables)"
+                )
+            };
+            let mut d = meta
+                .diagnostic(severity, ws.location(object, policy.span()), message)
+                .with_help(help);
             for caller in &callers {
                 d = d.with_related(
                     caller.location.clone(),
                     format!(
-                        "{} calls the CLB address {} from inside the cluster",
+                        "{} calls the {lb} address {} from inside the cluster",
                         ws.objects[caller.workload].id, caller.address
                     ),
                 );

@@ -61,6 +61,22 @@ fn ack_entries<'c>(
         .map(move |(i, e)| (i, e, &cx.ws.objects[e.object]))
 }
 
+/// Entry points ACK's own verdicts apply to (`ack`: ACK Services and ASM IstioGateways),
+/// or, with `ack` false, every other LoadBalancer Service, which upstream's facts judge.
+fn vendor_entries<'c>(
+    cx: &'c Context<'_>,
+    ack: bool,
+) -> impl Iterator<Item = (EntryId, &'c EntryPoint, &'c Object)> + 'c {
+    cx.model
+        .entries()
+        .filter(move |(_, e)| match e.kind {
+            EntryKind::IstioGateway => ack,
+            EntryKind::Service => (e.provider == Some(Provider::Ack)) == ack,
+            _ => false,
+        })
+        .map(move |(i, e)| (i, e, &cx.ws.objects[e.object]))
+}
+
 fn to_cluster_fix(ws: &Workspace, object: &Object, policy: NodeRef<'_>) -> Option<Fix> {
     edit::replace_scalar(
         ws,

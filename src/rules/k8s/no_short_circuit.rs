@@ -4,12 +4,28 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EntryKind;
-use crate::profile::{version, Provider};
+use crate::profile::Provider;
+use crate::rules::upstream::{self, Gate};
 use crate::rules::{vke, Context, Rule, RuleMeta};
 
 pub use crate::rules::meta::K8S010 as META;
 
 pub struct NoShortCircuit;
+
+/// Providers whose load balancers speak PROXY protocol or terminate TLS, where in-cluster
+/// calls should go through the load balancer (provider-facts §9).
+pub fn proxy_protocol_family(provider: Provider) -> bool {
+    matches!(
+        provider,
+        Provider::Doks
+            | Provider::Lke
+            | Provider::Hetzner
+            | Provider::Scaleway
+            | Provider::Openstack
+            | Provider::Cloudscale
+            | Provider::Oke
+    )
+}
 
 impl Rule for NoShortCircuit {
     fn meta(&self) -> &'static RuleMeta {
@@ -18,11 +34,15 @@ impl Rule for NoShortCircuit {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        // Before 1.30 the LoadBalancerIPMode gate is off by default (alpha in 1.29).
-        let version = cx.profile.kubernetes_version();
-        let ip_mode_honoured = version.value.and_then(|v| version::at_least(v, "1.30"));
+        // Whether `ipMode: Proxy` takes effect here: Kubernetes 1.30+, a dataplane that honours it.
+        let ip_mode = upstream::ip_mode_proxy_honoured(cx);
         for (index, entry) in cx.model.entries() {
             if entry.kind != EntryKind::Service {
+                continue;
+            }
+            // The PROXY-protocol family: going through the load balancer is the vendor's own
+            // way out there, not a risk (provider-facts §9); their rules judge it.
+            if entry.provider.is_some_and(proxy_protocol_family) {
                 continue;
             }
             let object = &ws.objects[entry.object];
@@ -44,20 +64,13 @@ impl Rule for NoShortCircuit {
             };
             let proxy = service.ip_modes().find(|m| m.as_str() == Some("Proxy"));
             let hostname_only = service.hostname_only();
-            let (at, why) = match (proxy, hostname_only) {
-                (Some(mode), _) if ip_mode_honoured != Some(false) => {
-                    let gate = if ip_mode_honoured.is_none() {
-                        format!(
-                            " (on Kubernetes 1.30 or later, where the LoadBalancerIPMode feature is on by \
-                             default; the cluster profile does not state `{}`)",
-                            version.field()
-                        )
-                    } else {
-                        String::new()
-                    };
-                    (mode, format!("its status reports `ipMode: Proxy`{gate}"))
-                }
-                (_, Some(hostname)) => (
+            let (at, why) = match (proxy, hostname_only, &ip_mode) {
+                (Some(mode), _, Gate::Yes) => (mode, "its status reports `ipMode: Proxy`".to_string()),
+                (Some(mode), _, Gate::Unknown(gate)) => (
+                    mode,
+                    format!("its status reports `ipMode: Proxy` (which takes effect depending on {gate})"),
+                ),
+                (_, Some(hostname), _) => (
                     hostname,
                     "its status has a hostname and no IP, which kube-proxy cannot bind".to_string(),
                 ),

@@ -1,0 +1,62 @@
+//! cloudscale.ch (provider-facts §9.6). CLOUDSCALE001: a PROXY-protocol pool whose in-cluster
+//! calls are short-circuited: the controller sets `ipMode: Proxy` by default from Kubernetes
+//! 1.30, unless the Service forces `VIP`; before 1.30 only a forced hostname helps.
+
+use crate::diagnostic::Diagnostic;
+use crate::profile::Provider;
+use crate::rules::proxy_protocol::{annotation_in, annotation_set, report, services_of};
+use crate::rules::proxy_protocol::{Bypass, Feature, Trap};
+use crate::rules::upstream::ip_mode_proxy_honoured;
+use crate::rules::{Context, Rule, RuleMeta};
+
+pub use crate::rules::meta::CLOUDSCALE001 as META;
+
+const POOL_PROTOCOL: &str = "k8s.cloudscale.ch/loadbalancer-pool-protocol";
+const IP_MODE: &str = "k8s.cloudscale.ch/loadbalancer-ip-mode";
+const FORCE_HOSTNAME: &str = "k8s.cloudscale.ch/loadbalancer-force-hostname";
+const SOURCE: &str = "cloudscale-cloud-controller-manager pkg/cloudscale_ccm/loadbalancer.go \
+                      (https://github.com/cloudscale-ch/cloudscale-cloud-controller-manager)";
+
+pub struct ProxyProtocolInCluster;
+
+impl Rule for ProxyProtocolInCluster {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        let ws = cx.ws;
+        for (index, entry, service) in services_of(cx, Provider::Cloudscale) {
+            let Some(at) = annotation_in(ws, service, POOL_PROTOCOL, &["proxy", "proxyv2"]) else {
+                continue;
+            };
+            if annotation_set(ws, service, FORCE_HOSTNAME).is_some()
+                || cx.views.service(entry.object).and_then(|s| s.hostname_only()).is_some()
+            {
+                continue;
+            }
+            let bypass = if annotation_in(ws, service, IP_MODE, &["VIP"]).is_some() {
+                Some(Bypass::Sure(format!(
+                    "`{IP_MODE}: VIP` turns off the controller's default `ipMode: Proxy`, so kube-proxy binds the \
+                     load balancer's IP on every node"
+                )))
+            } else {
+                Bypass::unless(ip_mode_proxy_honoured(cx))
+            };
+            let Some(bypass) = bypass else {
+                continue;
+            };
+            let trap = Trap {
+                feature: Feature::ProxyProtocol,
+                at,
+                bypass,
+                fix: format!(
+                    "on Kubernetes 1.30 or later, remove `{IP_MODE}: VIP` (the controller then sets `ipMode: Proxy`); \
+                     before 1.30, set `{FORCE_HOSTNAME}: <name>` with a DNS record for the name pointing at the \
+                     load balancer. See {SOURCE}"
+                ),
+            };
+            report(cx, &META, index, entry, trap, out);
+        }
+    }
+}

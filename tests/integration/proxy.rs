@@ -1,0 +1,289 @@
+//! Issue 13: the PROXY-protocol family, provider by provider (provider-facts §9), with the
+//! upstream gates that decide whether `ipMode: Proxy` takes effect (§10, §11). Each case
+//! lints a fixture of testdata/proxy/ against a profile written here, so every fact that
+//! decides a verdict is tried on both sides.
+
+use lblint::check::check_sources;
+use lblint::profile::{self, Profile};
+
+/// A profile for `provider` with these extra `spec:` lines (two-space indented YAML).
+fn profile(provider: &str, spec: &str) -> Profile {
+    let text = format!(
+        "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nmetadata:\n  name: t\nspec:\n  \
+         provider: {provider}\n{spec}"
+    );
+    profile::parse_profile(&text, "profile.yaml")
+        .unwrap_or_else(|e| panic!("bad test profile: {e}\n{text}"))
+}
+
+/// (rule, severity, line, column) of the findings of rules whose id starts with `prefix`,
+/// and the first message.
+fn lint(fixture: &str, profile: &Profile, prefix: &str) -> (Vec<(String, String, u32, u32)>, String) {
+    let path = format!("testdata/proxy/{fixture}.yaml");
+    let bytes = std::fs::read(&path).unwrap();
+    let outcome = check_sources(&[(path, bytes)], profile);
+    let hits: Vec<_> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule.starts_with(prefix))
+        .collect();
+    let message = hits.first().map(|d| d.message.clone()).unwrap_or_default();
+    let found = hits
+        .iter()
+        .map(|d| {
+            let start = d.location.span.start;
+            (d.rule.to_string(), d.severity.as_str().to_string(), start.line, start.column)
+        })
+        .collect();
+    (found, message)
+}
+
+fn one(rule: &str, severity: &str, line: u32, column: u32) -> Vec<(String, String, u32, u32)> {
+    vec![(rule.into(), severity.into(), line, column)]
+}
+
+const MODERN: &str = "  kubernetesVersion: \"1.31.2\"\n  kubeProxy:\n    mode: iptables\n";
+
+#[test]
+fn doks_proxy_protocol_behind_ingress_nginx_called_in_cluster_is_an_error() {
+    let doks = profile("doks", MODERN);
+    let (found, message) = lint("doks-ingress-nginx", &doks, "DOKS");
+    assert_eq!(found, one("DOKS001", "error", 9, 5));
+    assert!(
+        message.contains("Deployment/shop/checkout calls shop.example.com"),
+        "{message}"
+    );
+    // Without a profile the annotation marks the Service as DigitalOcean's.
+    let (found, _) = lint("doks-ingress-nginx", &profile::generic(), "DOKS");
+    assert_eq!(found, one("DOKS001", "error", 9, 5));
+    // The hostname way out: nothing to short-circuit; DOKS002 reminds of the DNS record.
+    let (found, _) = lint("doks-ingress-nginx-hostname", &doks, "DOKS");
+    assert_eq!(found, one("DOKS002", "note", 10, 5));
+}
+
+#[test]
+fn doks_tls_termination_is_the_same_trap() {
+    let (found, message) = lint("doks-tls", &profile("doks", MODERN), "DOKS");
+    assert_eq!(found, one("DOKS001", "error", 10, 5));
+    assert!(message.contains("terminates TLS"), "{message}");
+}
+
+#[test]
+fn hetzner_needs_a_controller_that_sets_ip_mode_and_a_cluster_that_honours_it() {
+    let case = |spec: &str| lint("hetzner-proxy", &profile("hetzner", spec), "HETZNER").0;
+    let ccm = |v: &str| format!("  addons:\n    cloudControllerManager: \"{v}\"\n");
+    // v1.21.0 sets ipMode: Proxy on Kubernetes 1.31 with iptables: no trap.
+    assert_eq!(case(&format!("{MODERN}{}", ccm("v1.21.0"))), vec![]);
+    // An older controller never sets it.
+    assert_eq!(
+        case(&format!("{MODERN}{}", ccm("v1.20.1"))),
+        one("HETZNER001", "error", 8, 5)
+    );
+    // Kubernetes 1.29: the gate is off by default.
+    let old_k8s = "  kubernetesVersion: \"1.29.4\"\n  kubeProxy:\n    mode: iptables\n";
+    assert_eq!(
+        case(&format!("{old_k8s}{}", ccm("v1.21.0"))),
+        one("HETZNER001", "error", 8, 5)
+    );
+    // Cilium 1.18.0 ignores ipMode; 1.18.1 honours it; unstated, a warning.
+    let cilium = |v: &str| {
+        format!(
+            "  kubernetesVersion: \"1.31.2\"\n  kubeProxy:\n    mode: ebpf\n  addons:\n    \
+             cloudControllerManager: \"v1.21.0\"\n{v}"
+        )
+    };
+    assert_eq!(
+        case(&cilium("    cilium: \"1.18.0\"\n")),
+        one("HETZNER001", "error", 8, 5)
+    );
+    assert_eq!(case(&cilium("    cilium: \"1.18.1\"\n")), vec![]);
+    assert_eq!(case(&cilium("")), one("HETZNER001", "warning", 8, 5));
+    // Unknown facts: a warning that names the field.
+    let (found, message) = lint("hetzner-proxy", &profile("hetzner", MODERN), "HETZNER");
+    assert_eq!(found, one("HETZNER001", "warning", 8, 5));
+    assert!(message.contains("`spec.addons.cloudControllerManager`"), "{message}");
+    let (found, message) = lint("hetzner-proxy", &profile("hetzner", &ccm("v1.21.0")), "HETZNER");
+    assert_eq!(found, one("HETZNER001", "warning", 8, 5));
+    assert!(message.contains("`spec.kubernetesVersion`"), "{message}");
+}
+
+#[test]
+fn hetzner_hostname_wins_and_is_stale_from_v1_21_0() {
+    let new = profile(
+        "hetzner",
+        &format!("{MODERN}  addons:\n    cloudControllerManager: \"v1.21.0\"\n"),
+    );
+    assert_eq!(
+        lint("hetzner-proxy-hostname", &new, "HETZNER").0,
+        one("HETZNER002", "note", 9, 5)
+    );
+    let old = profile(
+        "hetzner",
+        &format!("{MODERN}  addons:\n    cloudControllerManager: \"v1.19.0\"\n"),
+    );
+    assert_eq!(lint("hetzner-proxy-hostname", &old, "HETZNER").0, vec![]);
+}
+
+#[test]
+fn hetzner_private_ip_loops_ipvs_only() {
+    let mode = |m: &str| profile("hetzner", &format!("  kubeProxy:\n    mode: {m}\n"));
+    assert_eq!(
+        lint("hetzner-private-ip", &mode("ipvs"), "HETZNER").0,
+        one("HETZNER003", "error", 8, 5)
+    );
+    assert_eq!(lint("hetzner-private-ip", &mode("iptables"), "HETZNER").0, vec![]);
+    assert_eq!(
+        lint("hetzner-private-ip", &profile("hetzner", ""), "HETZNER").0,
+        one("HETZNER003", "warning", 8, 5)
+    );
+    let disabled = profile(
+        "hetzner",
+        "  kubeProxy:\n    mode: ipvs\n  addons:\n    cloudControllerManagerOptions:\n      \
+         disablePrivateIngress: true\n",
+    );
+    assert_eq!(lint("hetzner-private-ip", &disabled, "HETZNER").0, vec![]);
+}
+
+#[test]
+fn scaleway_sets_ip_mode_only_when_every_port_speaks_proxy() {
+    let scw = profile(
+        "scaleway",
+        &format!("{MODERN}  addons:\n    cloudControllerManager: \"v0.33.0\"\n"),
+    );
+    let (found, message) = lint("scaleway-some-ports", &scw, "SCALEWAY");
+    assert_eq!(found, one("SCALEWAY001", "error", 8, 5));
+    assert!(message.contains("only some of the Service's ports"), "{message}");
+    assert_eq!(lint("scaleway-all-ports", &scw, "SCALEWAY").0, vec![]);
+    assert_eq!(lint("scaleway-some-ports-proxy", &scw, "SCALEWAY").0, vec![]);
+    assert_eq!(
+        lint("scaleway-vip", &scw, "SCALEWAY").0,
+        one("SCALEWAY001", "error", 8, 5)
+    );
+    let old = profile(
+        "scaleway",
+        &format!("{MODERN}  addons:\n    cloudControllerManager: \"v0.32.4\"\n"),
+    );
+    assert_eq!(
+        lint("scaleway-all-ports", &old, "SCALEWAY").0,
+        one("SCALEWAY001", "error", 8, 5)
+    );
+    assert_eq!(
+        lint("scaleway-all-ports", &profile("scaleway", MODERN), "SCALEWAY").0,
+        one("SCALEWAY001", "warning", 8, 5)
+    );
+}
+
+#[test]
+fn openstack_ways_out_are_a_hostname_the_option_or_occm_v1_30() {
+    let os = |spec: &str| profile("openstack", spec);
+    let occm = |v: &str, eih: &str| {
+        format!(
+            "{MODERN}  addons:\n    cloudControllerManager: \"{v}\"\n    \
+             cloudControllerManagerOptions:\n      enableIngressHostname: {eih}\n"
+        )
+    };
+    assert_eq!(
+        lint("openstack-proxy", &os(&occm("v1.29.0", "false")), "OPENSTACK").0,
+        one("OPENSTACK001", "error", 8, 5)
+    );
+    assert_eq!(lint("openstack-proxy", &os(&occm("v1.29.0", "true")), "OPENSTACK").0, vec![]);
+    assert_eq!(lint("openstack-proxy", &os(&occm("v1.30.0", "false")), "OPENSTACK").0, vec![]);
+    assert_eq!(
+        lint("openstack-proxy-hostname", &os(&occm("v1.29.0", "false")), "OPENSTACK").0,
+        vec![]
+    );
+    // An old OCCM whose option the profile does not state: a warning naming it.
+    let (found, message) = lint(
+        "openstack-proxy",
+        &os(&format!("{MODERN}  addons:\n    cloudControllerManager: \"v1.29.0\"\n")),
+        "OPENSTACK",
+    );
+    assert_eq!(found, one("OPENSTACK001", "warning", 8, 5));
+    assert!(message.contains("enableIngressHostname"), "{message}");
+}
+
+#[test]
+fn cloudscale_defaults_to_proxy_from_kubernetes_1_30_unless_forced_to_vip() {
+    let cs = |version: &str| {
+        profile(
+            "cloudscale",
+            &format!("  kubernetesVersion: \"{version}\"\n  kubeProxy:\n    mode: ipvs\n"),
+        )
+    };
+    assert_eq!(lint("cloudscale-proxy", &cs("1.31.0"), "CLOUDSCALE").0, vec![]);
+    assert_eq!(
+        lint("cloudscale-proxy", &cs("1.29.9"), "CLOUDSCALE").0,
+        one("CLOUDSCALE001", "error", 8, 5)
+    );
+    assert_eq!(
+        lint("cloudscale-vip", &cs("1.31.0"), "CLOUDSCALE").0,
+        one("CLOUDSCALE001", "error", 8, 5)
+    );
+}
+
+#[test]
+fn linode_per_port_settings_override_the_default() {
+    let lke = profile("lke", MODERN);
+    assert_eq!(lint("lke-proxy", &lke, "LKE").0, one("LKE001", "error", 8, 5));
+    assert_eq!(lint("lke-proxy-off-per-port", &lke, "LKE").0, vec![]);
+    assert_eq!(lint("lke-proxy-one-port", &lke, "LKE").0, one("LKE001", "error", 8, 5));
+    assert_eq!(lint("lke-proxy-hostname-only", &lke, "LKE").0, vec![]);
+    let env = profile(
+        "lke",
+        "  addons:\n    cloudControllerManagerOptions:\n      hostnameOnlyIngress: true\n",
+    );
+    assert_eq!(lint("lke-proxy", &env, "LKE").0, vec![]);
+}
+
+#[test]
+fn oracle_ip_mode_values_and_version_gate() {
+    let oke = |version: &str| profile("oke", &format!("  kubernetesVersion: \"{version}\"\n"));
+    assert_eq!(
+        lint("oke-invalid", &oke("1.31.1"), "OKE").0,
+        one("OKE001", "error", 8, 38)
+    );
+    assert_eq!(lint("oke-proxy", &oke("1.31.1"), "OKE").0, vec![]);
+    assert_eq!(lint("oke-proxy", &oke("1.29.1"), "OKE").0, one("OKE002", "error", 8, 5));
+    assert_eq!(
+        lint("oke-proxy", &profile("oke", ""), "OKE").0,
+        one("OKE002", "warning", 8, 5)
+    );
+}
+
+/// A provider's rules do not run on another provider's clusters, and K8S010 leaves the
+/// PROXY family's load balancers to their rules.
+#[test]
+fn rules_stay_with_their_provider() {
+    let tke = profile("tke", MODERN);
+    assert_eq!(lint("hetzner-proxy", &tke, "HETZNER").0, vec![]);
+    let (found, _) = lint("doks-ingress-nginx", &profile("doks", MODERN), "K8S010");
+    assert_eq!(found, vec![]);
+}
+
+/// K8S013, upstream eTP Local gates (provider-facts §10.2): nftables dropped pod calls on
+/// nodes without a backend until v1.34.0 (v1.33.6 on 1.33); eBPF dataplanes serve them.
+#[test]
+fn local_policy_follows_the_kube_proxy_version_in_nftables_mode() {
+    let path = "testdata/ack/service-local-pod-caller.yaml";
+    let verdict = |spec: &str| {
+        let profile = profile("generic", spec);
+        let outcome = check_sources(&[(path.into(), std::fs::read(path).unwrap())], &profile);
+        outcome
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == "K8S013")
+            .map(|d| d.severity.as_str())
+            .collect::<Vec<_>>()
+    };
+    let nft = |version: &str| {
+        format!(
+            "  kubeProxy:\n    mode: nftables\n    version: \"{version}\"\n  nodePools:\n    - name: w\n      \
+             type: regular\n"
+        )
+    };
+    assert_eq!(verdict(&nft("v1.33.5")), ["error"]);
+    assert_eq!(verdict(&nft("v1.33.6")), Vec::<&str>::new());
+    assert_eq!(verdict(&nft("v1.32.9")), ["error"]);
+    assert_eq!(verdict(&nft("v1.34.0")), Vec::<&str>::new());
+    assert_eq!(verdict("  kubeProxy:\n    mode: ebpf\n"), Vec::<&str>::new());
+}
