@@ -470,14 +470,13 @@ fn describe(
         YamlError::SerdeUnknownVariant {
             variant, expected, ..
         } => {
-            let field = enum_field_of(expected);
-            let help = if field.is_some() && field == enum_field_of(PROVIDERS) {
+            let help = if expected[..] == *PROVIDERS {
                 // Vendor names (`aws`, `digitalocean`) as well as typos.
                 Some(one_of_help(suggest_provider(variant), expected))
             } else {
                 choose_help(variant, expected, "values")
             };
-            let field = field.map_or(String::new(), |s| format!(" for {s}"));
+            let field = enum_field_of(expected).map_or(String::new(), |s| format!(" for {s}"));
             Some((format!("unknown value `{variant}`{field}"), help))
         }
         YamlError::SerdeMissingField { field, .. } => Some((

@@ -58,8 +58,9 @@ pub fn json_schema() -> Value {
             "awsLoadBalancerControllerOptions": {
                 "type": "object",
                 "additionalProperties": false,
+                "description": "Settings of the AWS Load Balancer Controller.",
                 "properties": {
-                    "serviceMutatorWebhook": boolean("Helm value enableServiceMutatorWebhook (default true from v2.5.0): the controller claims plain type: LoadBalancer Services.")
+                    "serviceMutatorWebhook": boolean("Helm value enableServiceMutatorWebhook (default true from v2.5.0); true: its webhook gives plain type: LoadBalancer Services the controller's class.")
                 }
             },
             "cilium": string("Cilium version, when Cilium is the dataplane, e.g. \"1.17.3\".")

@@ -66,8 +66,8 @@ pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) 
     if provider.is_none() {
         o.comment(
             2,
-            "Provider not given: generic runs the provider-neutral rules, and a provider's rules\n\
-             only on objects that carry its annotations.",
+            "Provider not given: generic runs the provider-neutral rules, and each provider's\n\
+             rules on the objects that carry its annotations.",
         );
     }
     if let Some(cloud) = &cloud {
