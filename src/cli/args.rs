@@ -2,8 +2,11 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::profile::Provider;
 use crate::walk::DEFAULT_MAX_FILE_SIZE;
 
 #[derive(Parser, Debug)]
@@ -70,8 +73,10 @@ pub struct ModelArgs {
 pub enum ProfileCommand {
     /// Print a commented cluster profile to start from.
     Init {
-        #[arg(long, value_enum)]
-        provider: Option<ProviderArg>,
+        /// The cluster's provider; its facts are the ones the profile explains [default:
+        /// generic].
+        #[arg(long, value_parser = ProviderParser)]
+        provider: Option<Provider>,
         #[arg(long = "proxy-mode", value_enum)]
         proxy_mode: Option<ProxyModeArg>,
     },
@@ -93,12 +98,46 @@ pub enum RulesFormat {
     Markdown,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ProviderArg {
-    Tke,
-    Vke,
-    Ack,
-    Generic,
+/// `--provider`: exactly the profile's names, from the one list in the profile model, and
+/// the profile loader's suggestion when a value is none of them (`aws` → `eks`).
+#[derive(Clone, Copy, Debug)]
+pub struct ProviderParser;
+
+impl TypedValueParser for ProviderParser {
+    type Value = Provider;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Provider, clap::Error> {
+        let text = value.to_string_lossy();
+        if let Some(provider) = Provider::ALL.into_iter().find(|p| p.as_str() == text) {
+            return Ok(provider);
+        }
+        let mut err = clap::Error::new(ErrorKind::InvalidValue).with_cmd(cmd);
+        let arg = arg.map_or_else(|| "--provider".to_owned(), ToString::to_string);
+        let names = Provider::NAMES.map(str::to_owned).to_vec();
+        err.insert(ContextKind::InvalidArg, ContextValue::String(arg));
+        err.insert(
+            ContextKind::InvalidValue,
+            ContextValue::String(text.to_string()),
+        );
+        err.insert(ContextKind::ValidValue, ContextValue::Strings(names));
+        if let Some(name) = crate::profile::suggest::suggest_provider(&text) {
+            err.insert(
+                ContextKind::SuggestedValue,
+                ContextValue::String(name.to_owned()),
+            );
+        }
+        Err(err)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let values = Provider::ALL.map(|p| PossibleValue::new(p.as_str()).help(p.label()));
+        Some(Box::new(values.into_iter()))
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

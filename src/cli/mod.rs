@@ -19,7 +19,7 @@ mod check;
 
 pub use args::{
     CheckArgs, Cli, ColorArg, Command, FailOn, FormatArg, ModelArgs, ModelFormat, ProfileCommand,
-    ProviderArg, ProxyModeArg, RulesFormat, SchemaArg,
+    ProxyModeArg, RulesFormat, SchemaArg,
 };
 
 /// Exit status: no diagnostic at or above --fail-on.
@@ -215,13 +215,7 @@ fn run_explain(key: &str) -> i32 {
     }
 }
 
-fn run_profile_init(provider: Option<ProviderArg>, proxy_mode: Option<ProxyModeArg>) -> i32 {
-    let provider = provider.map(|p| match p {
-        ProviderArg::Tke => Provider::Tke,
-        ProviderArg::Vke => Provider::Vke,
-        ProviderArg::Ack => Provider::Ack,
-        ProviderArg::Generic => Provider::Generic,
-    });
+fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyModeArg>) -> i32 {
     let proxy_mode = proxy_mode.map(|m| match m {
         ProxyModeArg::Iptables => ProxyMode::Iptables,
         ProxyModeArg::Ipvs => ProxyMode::Ipvs,

@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use super::model::{LoadBalancer, NodePool, NodeType, Profile, Provider, ProxyMode};
+use super::model::{
+    Addons, AwsLoadBalancerControllerOptions, CceFlavour, CloudControllerManagerOptions,
+    LoadBalancer, NodePool, NodeType, Profile, Provider, ProxyMode,
+};
 use crate::diagnostic::Location;
 
 impl Profile {
@@ -137,8 +140,7 @@ impl Profile {
     }
 
     pub fn ingress_controller(&self) -> Fact<'_, &str> {
-        let value = self.spec.addons.as_ref();
-        let value = value.and_then(|a| a.ingress_controller.as_deref());
+        let value = self.addon(|a| a.ingress_controller.as_deref());
         self.fact(&["spec", "addons", "ingressController"], value)
     }
 
@@ -169,12 +171,88 @@ impl Profile {
         self.fact(&["spec", "network", "eniDirect"], value)
     }
 
+    /// The provider's own cloud controller manager version (VKE, Hetzner, Scaleway,
+    /// OpenStack OCCM, ...).
     pub fn cloud_controller_manager(&self) -> Fact<'_, &str> {
-        let value = self.spec.addons.as_ref();
-        let value = value.and_then(|a| a.cloud_controller_manager.as_deref());
+        let value = self.addon(|a| a.cloud_controller_manager.as_deref());
         self.fact(&["spec", "addons", "cloudControllerManager"], value)
     }
+
+    /// EKS: the AWS Load Balancer Controller version.
+    pub fn aws_load_balancer_controller(&self) -> Fact<'_, &str> {
+        let value = self.addon(|a| a.aws_load_balancer_controller.as_deref());
+        self.fact(&["spec", "addons", "awsLoadBalancerController"], value)
+    }
+
+    /// The Cilium version, when Cilium is the dataplane.
+    pub fn cilium(&self) -> Fact<'_, &str> {
+        let value = self.addon(|a| a.cilium.as_deref());
+        self.fact(&["spec", "addons", "cilium"], value)
+    }
+
+    /// OpenStack OCCM `enable-ingress-hostname`.
+    pub fn ccm_enable_ingress_hostname(&self) -> Fact<'_, bool> {
+        let keys = &[SPEC, ADDONS, CCM_OPTIONS, "enableIngressHostname"];
+        self.fact(keys, self.ccm_option(|o| o.enable_ingress_hostname))
+    }
+
+    /// Linode CCM `LINODE_HOSTNAME_ONLY_INGRESS`.
+    pub fn ccm_hostname_only_ingress(&self) -> Fact<'_, bool> {
+        let keys = &[SPEC, ADDONS, CCM_OPTIONS, "hostnameOnlyIngress"];
+        self.fact(keys, self.ccm_option(|o| o.hostname_only_ingress))
+    }
+
+    /// Hetzner CCM `HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS`.
+    pub fn ccm_disable_private_ingress(&self) -> Fact<'_, bool> {
+        let keys = &[SPEC, ADDONS, CCM_OPTIONS, "disablePrivateIngress"];
+        self.fact(keys, self.ccm_option(|o| o.disable_private_ingress))
+    }
+
+    /// Hetzner CCM `HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL`.
+    pub fn ccm_uses_proxy_protocol(&self) -> Fact<'_, bool> {
+        let keys = &[SPEC, ADDONS, CCM_OPTIONS, "usesProxyProtocol"];
+        self.fact(keys, self.ccm_option(|o| o.uses_proxy_protocol))
+    }
+
+    /// AWS Load Balancer Controller `enableServiceMutatorWebhook`. Unknown when the profile
+    /// does not say, even though the controller turns it on by default from v2.5.0: the
+    /// rule that needs it decides what an unknown means.
+    pub fn aws_lbc_service_mutator_webhook(&self) -> Fact<'_, bool> {
+        let value = self.aws_lbc_option(|o| o.service_mutator_webhook);
+        let keys = &[SPEC, ADDONS, AWS_LBC_OPTIONS, "serviceMutatorWebhook"];
+        self.fact(keys, value)
+    }
+
+    /// Huawei CCE Standard or Turbo.
+    pub fn cce_flavour(&self) -> Fact<'_, CceFlavour> {
+        self.fact(&["spec", "cceFlavour"], self.spec.cce_flavour)
+    }
+
+    fn addon<'p, T>(&'p self, get: impl FnOnce(&'p Addons) -> Option<T>) -> Option<T> {
+        self.spec.addons.as_ref().and_then(get)
+    }
+
+    fn ccm_option<T>(
+        &self,
+        get: impl FnOnce(&CloudControllerManagerOptions) -> Option<T>,
+    ) -> Option<T> {
+        self.addon(|a| a.cloud_controller_manager_options.as_ref())
+            .and_then(get)
+    }
+
+    fn aws_lbc_option<T>(
+        &self,
+        get: impl FnOnce(&AwsLoadBalancerControllerOptions) -> Option<T>,
+    ) -> Option<T> {
+        self.addon(|a| a.aws_load_balancer_controller_options.as_ref())
+            .and_then(get)
+    }
 }
+
+const SPEC: &str = "spec";
+const ADDONS: &str = "addons";
+const CCM_OPTIONS: &str = "cloudControllerManagerOptions";
+const AWS_LBC_OPTIONS: &str = "awsLoadBalancerControllerOptions";
 
 impl NodePool {
     pub fn node_type(&self) -> Option<NodeType> {

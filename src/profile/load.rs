@@ -15,8 +15,8 @@ use serde::Deserialize;
 use serde_saphyr::{Error as YamlError, MessageFormatter, Spanned};
 
 use super::error::{Place, ProfileError};
-use super::model::{Profile, Spec, OBJECT_KEY_ERROR_TAG};
-use super::suggest::{did_you_mean, list};
+use super::model::{CceFlavour, Profile, Provider, Spec, OBJECT_KEY_ERROR_TAG};
+use super::suggest::{did_you_mean, list, suggest_provider};
 
 pub const API_VERSION: &str = "lblint.dev/v1alpha1";
 pub const KIND: &str = "ClusterProfile";
@@ -275,7 +275,8 @@ enum Shape {
     Choice(&'static [&'static str]),
 }
 
-const PROVIDERS: &[&str] = &["tke", "vke", "ack", "generic"];
+const PROVIDERS: &[&str] = &Provider::NAMES;
+const CCE_FLAVOURS: &[&str] = &CceFlavour::NAMES;
 const PROXY_MODES: &[&str] = &["iptables", "ipvs", "nftables", "ebpf"];
 const NODE_TYPES: &[&str] = &["regular", "native", "super"];
 const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
@@ -283,15 +284,28 @@ const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
 /// Shape by key name: keys are unique across the schema, so the key alone says which field it is.
 fn shape_of(key: &str) -> Option<Shape> {
     Some(match key {
-        "lbAddressBinding" | "eniDirect" | "clbL4Snat" | "clbL7Snat" | "clbKeepAlive" => {
-            Shape::Bool
-        }
+        "lbAddressBinding"
+        | "eniDirect"
+        | "clbL4Snat"
+        | "clbL7Snat"
+        | "clbKeepAlive"
+        | "enableIngressHostname"
+        | "hostnameOnlyIngress"
+        | "disablePrivateIngress"
+        | "usesProxyProtocol"
+        | "serviceMutatorWebhook" => Shape::Bool,
         "nodePools" | "taints" | "loadBalancers" | "addresses" | "ingressControllers" => {
             Shape::List
         }
-        "metadata" | "spec" | "kubeProxy" | "network" | "addons" | "allowlists" | "labels" => {
-            Shape::Mapping
-        }
+        "metadata"
+        | "spec"
+        | "kubeProxy"
+        | "network"
+        | "addons"
+        | "cloudControllerManagerOptions"
+        | "awsLoadBalancerControllerOptions"
+        | "allowlists"
+        | "labels" => Shape::Mapping,
         "apiVersion"
         | "kind"
         | "name"
@@ -302,6 +316,8 @@ fn shape_of(key: &str) -> Option<Shape> {
         | "serviceForwarding"
         | "ingressController"
         | "cloudControllerManager"
+        | "awsLoadBalancerController"
+        | "cilium"
         | "key"
         | "value"
         | "object"
@@ -310,6 +326,7 @@ fn shape_of(key: &str) -> Option<Shape> {
         "provider" => Shape::Choice(PROVIDERS),
         "mode" => Shape::Choice(PROXY_MODES),
         "type" => Shape::Choice(NODE_TYPES),
+        "cceFlavour" => Shape::Choice(CCE_FLAVOURS),
         "effect" => Shape::Choice(TAINT_EFFECTS),
         _ => return None,
     })
@@ -326,6 +343,8 @@ fn section_of(expected: &[&str]) -> Option<&'static str> {
         "cni" => "`spec.network`",
         "key" => "`taints[]`",
         "ingressController" => "`spec.addons`",
+        "enableIngressHostname" => "`spec.addons.cloudControllerManagerOptions`",
+        "serviceMutatorWebhook" => "`spec.addons.awsLoadBalancerControllerOptions`",
         "clbL4Snat" => "`spec.allowlists`",
         "object" => "`spec.loadBalancers[]`",
         "class" => "`spec.ingressControllers[]`",
@@ -341,6 +360,7 @@ fn enum_field_of(expected: &[&str]) -> Option<&'static str> {
         "regular" => "`nodePools[].type`",
         "NoSchedule" => "`taints[].effect`",
         "private" => "`spec.loadBalancers[].network`",
+        "standard" => "`spec.cceFlavour`",
         _ => return None,
     })
 }
@@ -413,11 +433,15 @@ fn choose_help(got: &str, expected: &[&str], what: &str) -> Option<String> {
     if expected.is_empty() {
         return Some(format!("no {what} are allowed here"));
     }
+    Some(one_of_help(did_you_mean(got, expected), expected))
+}
+
+fn one_of_help(suggestion: Option<&str>, expected: &[&str]) -> String {
     let one_of = format!("expected one of {}", list(expected));
-    Some(match did_you_mean(got, expected) {
+    match suggestion {
         Some(s) => format!("did you mean `{s}`? {one_of}"),
         None => one_of,
-    })
+    }
 }
 
 /// Our message and help for the error, or `None` to use serde-saphyr's own message.
@@ -446,11 +470,14 @@ fn describe(
         YamlError::SerdeUnknownVariant {
             variant, expected, ..
         } => {
+            let help = if expected[..] == *PROVIDERS {
+                // Vendor names (`aws`, `digitalocean`) as well as typos.
+                Some(one_of_help(suggest_provider(variant), expected))
+            } else {
+                choose_help(variant, expected, "values")
+            };
             let field = enum_field_of(expected).map_or(String::new(), |s| format!(" for {s}"));
-            Some((
-                format!("unknown value `{variant}`{field}"),
-                choose_help(variant, expected, "values"),
-            ))
+            Some((format!("unknown value `{variant}`{field}"), help))
         }
         YamlError::SerdeMissingField { field, .. } => Some((
             match *field {

@@ -16,8 +16,9 @@ pub use error::{ProfileDiagnostic, ProfileError};
 pub use load::{generic, load_profile, parse_profile, API_VERSION, KIND, MAX_PROFILE_BYTES};
 pub(crate) use load::{is_empty_yaml, place_of, yaml_options};
 pub use model::{
-    Addons, Allowlists, FactTree, KubeProxy, LbNetwork, LoadBalancer, Network, NodePool, NodeType,
-    ObjectKey, ObjectKeyError, Profile, Provider, ProxyMode, Spec, Taint, TaintEffect,
+    Addons, Allowlists, AwsLoadBalancerControllerOptions, CceFlavour,
+    CloudControllerManagerOptions, FactTree, KubeProxy, LbNetwork, LoadBalancer, Network, NodePool,
+    NodeType, ObjectKey, ObjectKeyError, Profile, Provider, ProxyMode, Spec, Taint, TaintEffect,
     OBJECT_KINDS,
 };
 pub use schema::json_schema;

@@ -8,7 +8,8 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer};
 
-/// Cloud provider the cluster runs on.
+/// Cloud provider the cluster runs on. The names are a contract (DESIGN.md, "Providers
+/// beyond the seeds"): profiles and the held-out checks spell them exactly so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Provider {
@@ -18,24 +19,101 @@ pub enum Provider {
     Vke,
     /// Alibaba Cloud Container Service for Kubernetes.
     Ack,
+    /// Amazon Elastic Kubernetes Service.
+    Eks,
+    /// Azure Kubernetes Service.
+    Aks,
+    /// Google Kubernetes Engine.
+    Gke,
+    /// Huawei Cloud Container Engine.
+    Cce,
+    /// Oracle Container Engine for Kubernetes.
+    Oke,
+    /// DigitalOcean Kubernetes.
+    Doks,
+    /// Linode / Akamai Kubernetes Engine.
+    Lke,
+    /// Scaleway Kapsule.
+    Scaleway,
+    /// Hetzner Cloud (hcloud cloud controller manager).
+    Hetzner,
+    /// OpenStack cloud controller manager (OCCM): OVHcloud, Selectel, plusserver, ...
+    Openstack,
+    /// cloudscale.ch.
+    Cloudscale,
     /// Any other cluster; also the profile used when none is given.
     Generic,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 4] = [
+    pub const ALL: [Provider; 15] = [
         Provider::Tke,
         Provider::Vke,
         Provider::Ack,
+        Provider::Eks,
+        Provider::Aks,
+        Provider::Gke,
+        Provider::Cce,
+        Provider::Oke,
+        Provider::Doks,
+        Provider::Lke,
+        Provider::Scaleway,
+        Provider::Hetzner,
+        Provider::Openstack,
+        Provider::Cloudscale,
         Provider::Generic,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    /// Every profile name, in [`Provider::ALL`] order (for help texts and the schema).
+    pub const NAMES: [&'static str; 15] = {
+        let mut names = [""; 15];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = Provider::ALL[i].as_str();
+            i += 1;
+        }
+        names
+    };
+
+    /// The name a profile writes, e.g. `doks`.
+    pub const fn as_str(self) -> &'static str {
         match self {
             Provider::Tke => "tke",
             Provider::Vke => "vke",
             Provider::Ack => "ack",
+            Provider::Eks => "eks",
+            Provider::Aks => "aks",
+            Provider::Gke => "gke",
+            Provider::Cce => "cce",
+            Provider::Oke => "oke",
+            Provider::Doks => "doks",
+            Provider::Lke => "lke",
+            Provider::Scaleway => "scaleway",
+            Provider::Hetzner => "hetzner",
+            Provider::Openstack => "openstack",
+            Provider::Cloudscale => "cloudscale",
             Provider::Generic => "generic",
+        }
+    }
+
+    /// What people call it, for messages: `DigitalOcean DOKS`.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Provider::Tke => "Tencent Cloud TKE",
+            Provider::Vke => "Volcengine VKE",
+            Provider::Ack => "Alibaba Cloud ACK",
+            Provider::Eks => "AWS EKS",
+            Provider::Aks => "Azure AKS",
+            Provider::Gke => "Google GKE",
+            Provider::Cce => "Huawei Cloud CCE",
+            Provider::Oke => "Oracle OKE",
+            Provider::Doks => "DigitalOcean DOKS",
+            Provider::Lke => "Linode / Akamai LKE",
+            Provider::Scaleway => "Scaleway Kapsule",
+            Provider::Hetzner => "Hetzner Cloud",
+            Provider::Openstack => "OpenStack OCCM",
+            Provider::Cloudscale => "cloudscale.ch",
+            Provider::Generic => "any other cluster",
         }
     }
 }
@@ -133,6 +211,10 @@ pub struct Spec {
     pub provider: Provider,
     #[serde(default)]
     pub kubernetes_version: Option<String>,
+    /// Huawei CCE only: Standard or Turbo, which decide how in-cluster calls reach an ELB
+    /// (provider-facts §8.4).
+    #[serde(default)]
+    pub cce_flavour: Option<CceFlavour>,
     #[serde(default)]
     pub kube_proxy: Option<KubeProxy>,
     #[serde(default)]
@@ -166,6 +248,7 @@ impl Spec {
         Spec {
             provider,
             kubernetes_version: None,
+            cce_flavour: None,
             kube_proxy: None,
             network: None,
             node_pools: None,
@@ -238,9 +321,79 @@ pub struct Addons {
     /// TKE L7 (CLB Ingress) controller version.
     #[serde(default)]
     pub ingress_controller: Option<String>,
-    /// VKE cloud-controller-manager version.
+    /// The provider's own cloud controller manager version: VKE CCM, Hetzner hcloud CCM,
+    /// Scaleway CCM, OpenStack OCCM, ...
     #[serde(default)]
     pub cloud_controller_manager: Option<String>,
+    /// Options of that cloud controller manager that documented behaviour depends on.
+    #[serde(default)]
+    pub cloud_controller_manager_options: Option<CloudControllerManagerOptions>,
+    /// EKS: AWS Load Balancer Controller version.
+    #[serde(default)]
+    pub aws_load_balancer_controller: Option<String>,
+    #[serde(default)]
+    pub aws_load_balancer_controller_options: Option<AwsLoadBalancerControllerOptions>,
+    /// Cilium version, when Cilium is the dataplane.
+    #[serde(default)]
+    pub cilium: Option<String>,
+}
+
+/// `addons.cloudControllerManagerOptions`: each is a setting of one provider's CCM
+/// (provider-facts §9); `None` when the profile does not say, never the CCM's default.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CloudControllerManagerOptions {
+    /// OpenStack OCCM `[LoadBalancer] enable-ingress-hostname`: the status gets a fake
+    /// hostname `<ip>.<suffix>` instead of an IP (and no `ipMode`).
+    #[serde(default)]
+    pub enable_ingress_hostname: Option<bool>,
+    /// Linode CCM env `LINODE_HOSTNAME_ONLY_INGRESS`: statuses carry only a hostname.
+    #[serde(default)]
+    pub hostname_only_ingress: Option<bool>,
+    /// Hetzner CCM env `HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS`.
+    #[serde(default)]
+    pub disable_private_ingress: Option<bool>,
+    /// Hetzner CCM env `HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL`: PROXY protocol is the
+    /// default for every Service.
+    #[serde(default)]
+    pub uses_proxy_protocol: Option<bool>,
+}
+
+/// `addons.awsLoadBalancerControllerOptions`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AwsLoadBalancerControllerOptions {
+    /// Helm value `enableServiceMutatorWebhook` (on by default from v2.5.0): the webhook
+    /// gives plain `type: LoadBalancer` Services the controller's class.
+    #[serde(default)]
+    pub service_mutator_webhook: Option<bool>,
+}
+
+/// `spec.cceFlavour`: Huawei CCE Standard or CCE Turbo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CceFlavour {
+    Standard,
+    Turbo,
+}
+
+impl CceFlavour {
+    pub const ALL: [CceFlavour; 2] = [CceFlavour::Standard, CceFlavour::Turbo];
+    pub const NAMES: [&'static str; 2] =
+        [CceFlavour::Standard.as_str(), CceFlavour::Turbo.as_str()];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CceFlavour::Standard => "standard",
+            CceFlavour::Turbo => "turbo",
+        }
+    }
+}
+
+impl fmt::Display for CceFlavour {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Account features that are only enabled by a support ticket.

@@ -6,6 +6,7 @@
 use serde_json::{json, Value};
 
 use super::load::{API_VERSION, KIND};
+use super::model::{CceFlavour, Provider};
 
 /// The profile's JSON Schema.
 pub fn json_schema() -> Value {
@@ -36,6 +37,35 @@ pub fn json_schema() -> Value {
             }
         }
     });
+    let addons = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "ingressController": string("TKE L7 controller version."),
+            "cloudControllerManager": string("The provider's own cloud controller manager version: VKE CCM, Hetzner hcloud CCM, Scaleway CCM, OpenStack OCCM, ..."),
+            "cloudControllerManagerOptions": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "Settings of the provider's cloud controller manager that decide what a Service's status reports.",
+                "properties": {
+                    "enableIngressHostname": boolean("OpenStack OCCM [LoadBalancer] enable-ingress-hostname: the status gets a hostname <ip>.<suffix> instead of an IP."),
+                    "hostnameOnlyIngress": boolean("Linode CCM env LINODE_HOSTNAME_ONLY_INGRESS: every status carries only a hostname."),
+                    "disablePrivateIngress": boolean("Hetzner CCM env HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS."),
+                    "usesProxyProtocol": boolean("Hetzner CCM env HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL: PROXY protocol is the default for every Service.")
+                }
+            },
+            "awsLoadBalancerController": string("EKS: AWS Load Balancer Controller version, e.g. \"v2.8.2\"."),
+            "awsLoadBalancerControllerOptions": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "Settings of the AWS Load Balancer Controller.",
+                "properties": {
+                    "serviceMutatorWebhook": boolean("Helm value enableServiceMutatorWebhook (default true from v2.5.0); true: its webhook gives plain type: LoadBalancer Services the controller's class.")
+                }
+            },
+            "cilium": string("Cilium version, when Cilium is the dataplane, e.g. \"1.17.3\".")
+        }
+    });
     json!({
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": "https://lblint.dev/schemas/cluster-profile-v1alpha1.json",
@@ -58,10 +88,14 @@ pub fn json_schema() -> Value {
                 "required": ["provider"],
                 "properties": {
                     "provider": {
-                        "enum": ["tke", "vke", "ack", "generic"],
-                        "description": "Cloud provider: Tencent TKE, Volcengine VKE, Alibaba ACK, or generic."
+                        "enum": Provider::NAMES,
+                        "description": provider_description()
                     },
                     "kubernetesVersion": string("Kubernetes version, e.g. \"1.30.2\" (quote it)."),
+                    "cceFlavour": {
+                        "enum": CceFlavour::NAMES,
+                        "description": "Huawei CCE: standard (CCE Standard) or turbo (CCE Turbo); decides how in-cluster calls reach an ELB."
+                    },
                     "kubeProxy": {
                         "type": "object",
                         "additionalProperties": false,
@@ -85,14 +119,7 @@ pub fn json_schema() -> Value {
                         }
                     },
                     "nodePools": {"type": "array", "items": node_pool},
-                    "addons": {
-                        "type": "object",
-                        "additionalProperties": false,
-                        "properties": {
-                            "ingressController": string("TKE L7 controller version."),
-                            "cloudControllerManager": string("VKE cloud-controller-manager version.")
-                        }
-                    },
+                    "addons": addons,
                     "allowlists": {
                         "type": "object",
                         "additionalProperties": false,
@@ -144,4 +171,13 @@ pub fn json_schema() -> Value {
             }
         }
     })
+}
+
+/// `tke` (Tencent Cloud TKE), ..., for the `spec.provider` description.
+fn provider_description() -> String {
+    let names: Vec<String> = Provider::ALL
+        .iter()
+        .map(|p| format!("{p} ({})", p.label()))
+        .collect();
+    format!("Cloud provider: {}.", names.join(", "))
 }

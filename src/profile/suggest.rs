@@ -25,6 +25,57 @@ pub fn did_you_mean<'c, S: AsRef<str>>(input: &str, candidates: &'c [S]) -> Opti
         .map(|(_, c)| c)
 }
 
+/// What people write for a provider instead of its profile name, letters and digits only,
+/// lowercase: vendors, products and controllers (provider-facts §8-§9).
+const PROVIDER_ALIASES: &[(&str, &str)] = &[
+    ("tencent", "tke"),
+    ("tencentcloud", "tke"),
+    ("qcloud", "tke"),
+    ("volcengine", "vke"),
+    ("alibaba", "ack"),
+    ("alibabacloud", "ack"),
+    ("alicloud", "ack"),
+    ("aliyun", "ack"),
+    ("aws", "eks"),
+    ("amazon", "eks"),
+    ("azure", "aks"),
+    ("google", "gke"),
+    ("gcp", "gke"),
+    ("gce", "gke"),
+    ("huawei", "cce"),
+    ("huaweicloud", "cce"),
+    ("oracle", "oke"),
+    ("oci", "oke"),
+    ("digitalocean", "doks"),
+    ("do", "doks"),
+    ("linode", "lke"),
+    ("akamai", "lke"),
+    ("kapsule", "scaleway"),
+    ("scw", "scaleway"),
+    ("hcloud", "hetzner"),
+    ("occm", "openstack"),
+    ("octavia", "openstack"),
+    ("ovh", "openstack"),
+    ("ovhcloud", "openstack"),
+    ("selectel", "openstack"),
+    ("servercore", "openstack"),
+    ("plusserver", "openstack"),
+];
+
+/// The provider a misspelt `spec.provider` (or a vendor's name for it) most likely means.
+pub fn suggest_provider(input: &str) -> Option<&'static str> {
+    let key: String = input
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    PROVIDER_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == key)
+        .map(|(_, name)| *name)
+        .or_else(|| did_you_mean(input, &super::Provider::NAMES))
+}
+
 /// `` `a`, `b` or `c` `` for help texts.
 pub fn list<S: AsRef<str>>(items: &[S]) -> String {
     let quoted: Vec<String> = items.iter().map(|s| format!("`{}`", s.as_ref())).collect();
@@ -69,6 +120,31 @@ mod tests {
         assert_eq!(did_you_mean("x", &["mode"]), None);
         let none: [&str; 0] = [];
         assert_eq!(did_you_mean("mode", &none), None);
+    }
+
+    #[test]
+    fn provider_suggestions() {
+        assert_eq!(suggest_provider("TKE"), Some("tke"));
+        assert_eq!(suggest_provider("hetzer"), Some("hetzner"));
+        assert_eq!(suggest_provider("open-stack"), Some("openstack"));
+        assert_eq!(suggest_provider("cloudscale.ch"), Some("cloudscale"));
+        assert_eq!(suggest_provider("scaleways"), Some("scaleway"));
+        // Vendor names, even where a provider name is one edit away (`aws` ~ `aks`).
+        assert_eq!(suggest_provider("aws"), Some("eks"));
+        assert_eq!(suggest_provider("DigitalOcean"), Some("doks"));
+        assert_eq!(suggest_provider("Linode"), Some("lke"));
+        assert_eq!(suggest_provider("OVHcloud"), Some("openstack"));
+        assert_eq!(suggest_provider("ibm"), None);
+        for (alias, name) in PROVIDER_ALIASES {
+            assert!(
+                super::super::Provider::NAMES.contains(name),
+                "{alias} -> {name}"
+            );
+            assert!(
+                !super::super::Provider::NAMES.contains(alias),
+                "{alias} is a name"
+            );
+        }
     }
 
     #[test]

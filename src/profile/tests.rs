@@ -36,6 +36,9 @@ macro_rules! snapshot {
     };
 }
 
+mod providers;
+mod template;
+
 // ---- valid profiles -------------------------------------------------------------------
 
 #[test]
@@ -203,6 +206,9 @@ const ERRORS: &[(&str, usize, usize, &str)] = &[
     ("err-comments-only.yaml", 1, 1, "profile_err_comments_only"),
     ("err-not-mapping.yaml", 1, 1, "profile_err_not_mapping"),
     ("err-two-docs.yaml", 6, 1, "profile_err_two_documents"),
+    ("err-cce-flavour.yaml", 5, 15, "profile_err_cce_flavour"),
+    ("err-ccm-option.yaml", 8, 7, "profile_err_ccm_option"),
+    ("err-webhook-type.yaml", 7, 30, "profile_err_webhook_type"),
 ];
 
 #[test]
@@ -321,99 +327,14 @@ fn hostile_profiles_are_refused_cheaply() {
     assert!(e.message.contains("too large"), "{e}");
 }
 
-// ---- template -------------------------------------------------------------------------
-
-fn combinations() -> Vec<(Option<Provider>, Option<ProxyMode>)> {
-    let providers = std::iter::once(None).chain(Provider::ALL.map(Some));
-    providers
-        .flat_map(|p| {
-            std::iter::once(None)
-                .chain(ProxyMode::ALL.map(Some))
-                .map(move |m| (p, m))
-        })
-        .collect()
-}
-
-#[test]
-fn template_parses_for_every_combination() {
-    let combos = combinations();
-    assert_eq!(combos.len(), 25);
-    for (provider, mode) in combos {
-        let text = init_template(provider, mode);
-        let p = parse_profile(&text, "template.yaml")
-            .unwrap_or_else(|e| panic!("{provider:?}/{mode:?}:\n{e}\n---\n{text}"));
-        assert_eq!(p.spec.provider, provider.unwrap_or(Provider::Generic));
-        assert_eq!(p.spec.kube_proxy.and_then(|k| k.mode), mode);
-        // Nothing else is claimed: every other fact stays unknown.
-        assert_eq!(p.spec.kubernetes_version, None);
-        assert_eq!(p.spec.network, None);
-        assert_eq!(p.spec.node_pools, None);
-        assert_eq!(p.spec.allowlists, None);
-        assert_eq!(p.spec.load_balancers, None);
-        assert!(
-            text.lines().all(|l| l.len() <= 100),
-            "{provider:?}/{mode:?}: long line"
-        );
-        check_schema(&yaml_to_json(&text), &json_schema(), "$")
-            .unwrap_or_else(|e| panic!("{provider:?}/{mode:?}: {e}"));
-    }
-}
-
-#[test]
-fn template_with_every_line_uncommented_is_valid() {
-    // Uncommenting the commented-out facts (not the prose) must give a valid, full profile.
-    let text = init_template(Some(Provider::Tke), Some(ProxyMode::Ipvs));
-    let uncommented: String = text
-        .lines()
-        .map(|l| {
-            let trimmed = l.trim_start();
-            let indent = l.len() - trimmed.len();
-            match trimmed.strip_prefix("# ") {
-                Some(rest) if looks_like_yaml(rest) => format!("{}{rest}\n", " ".repeat(indent)),
-                _ => format!("{l}\n"),
-            }
-        })
-        .collect();
-    let p =
-        parse_profile(&uncommented, "full.yaml").unwrap_or_else(|e| panic!("{e}\n{uncommented}"));
-    let s = p.spec;
-    assert!(s.kubernetes_version.is_some());
-    assert_eq!(s.kube_proxy.unwrap().lb_address_binding, Some(true));
-    assert_eq!(s.network.unwrap().eni_direct, Some(true));
-    assert_eq!(s.node_pools.unwrap().len(), 2);
-    assert_eq!(
-        s.addons.unwrap().cloud_controller_manager.as_deref(),
-        Some("v1.43.0")
-    );
-    assert_eq!(s.allowlists.unwrap().clb_l4_snat, Some(true));
-    assert_eq!(s.load_balancers.unwrap().len(), 1);
-}
-
-/// The template's convention: commented-out YAML starts with a lowercase key or `- `.
-fn looks_like_yaml(rest: &str) -> bool {
-    let item = rest.trim_start().trim_start_matches("- ");
-    item.starts_with(|c: char| c.is_ascii_lowercase())
-        && item
-            .split_once(':')
-            .is_some_and(|(k, _)| k.chars().all(|c| c.is_ascii_alphanumeric()))
-}
-
-#[test]
-fn template_snapshot() {
-    snapshot!(
-        "profile_init_template_tke_ipvs",
-        init_template(Some(Provider::Tke), Some(ProxyMode::Ipvs))
-    );
-}
-
 // ---- schema ---------------------------------------------------------------------------
 
-fn yaml_to_json(text: &str) -> Value {
+pub(super) fn yaml_to_json(text: &str) -> Value {
     serde_saphyr::from_str(text).expect("valid YAML")
 }
 
 /// Validate against the profile schema with a real draft-07 validator.
-fn check_schema(v: &Value, schema: &Value, at: &str) -> Result<(), String> {
+pub(super) fn check_schema(v: &Value, schema: &Value, at: &str) -> Result<(), String> {
     let validator = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft7)
         .build(schema)
@@ -433,7 +354,15 @@ fn check_schema(v: &Value, schema: &Value, at: &str) -> Result<(), String> {
 fn fixtures_match_the_schema() {
     let schema = json_schema();
     assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
-    for name in ["tke-ipvs.yaml", "vke.yaml", "ack.yaml", "minimal.yaml"] {
+    for name in [
+        "tke-ipvs.yaml",
+        "vke.yaml",
+        "ack.yaml",
+        "minimal.yaml",
+        "eks.yaml",
+        "hetzner.yaml",
+        "cce.yaml",
+    ] {
         let v = yaml_to_json(&fixture(name).0);
         check_schema(&v, &schema, "$").unwrap_or_else(|e| panic!("{name}: {e}"));
     }
@@ -443,6 +372,9 @@ fn fixtures_match_the_schema() {
         "err-bad-enum.yaml",
         "err-api-version.yaml",
         "err-node-pools-map.yaml",
+        "err-cce-flavour.yaml",
+        "err-ccm-option.yaml",
+        "err-webhook-type.yaml",
     ] {
         let v = yaml_to_json(&fixture(name).0);
         assert!(
@@ -481,6 +413,14 @@ fn schema_fields_match_serde_fields() {
         (
             "spec: {provider: tke, addons: {zzz: 1}}\n",
             &["spec", "addons"],
+        ),
+        (
+            "spec: {provider: tke, addons: {cloudControllerManagerOptions: {zzz: 1}}}\n",
+            &["spec", "addons", "cloudControllerManagerOptions"],
+        ),
+        (
+            "spec: {provider: tke, addons: {awsLoadBalancerControllerOptions: {zzz: 1}}}\n",
+            &["spec", "addons", "awsLoadBalancerControllerOptions"],
         ),
         (
             "spec: {provider: tke, allowlists: {zzz: 1}}\n",

@@ -30,7 +30,7 @@ pub struct RuleMeta {
     pub id: &'static str,
     pub name: &'static str,
     pub default_severity: Severity,
-    /// Providers the rule is about (`tke`, `vke`, `ack`, `any`).
+    /// Providers the rule is about: profile names ([`Provider::NAMES`]) or `any`.
     pub providers: &'static [&'static str],
     /// One-line summary.
     pub summary: &'static str,
@@ -293,5 +293,53 @@ mod tests {
             .filter(|id| !id.starts_with("K8S"))
             .collect();
         assert_eq!(on_vke, ["VKE001", "VKE002", "VKE003", "VKE004", "VKE005"]);
+    }
+
+    /// The providers beyond the seeds have no rules of their own yet: only the
+    /// provider-neutral ones run for them, and the seeds' rules stay on their clouds.
+    #[test]
+    fn only_provider_neutral_rules_run_for_the_new_providers() {
+        let seeds = [
+            Provider::Tke,
+            Provider::Vke,
+            Provider::Ack,
+            Provider::Generic,
+        ];
+        for provider in Provider::ALL.into_iter().filter(|p| !seeds.contains(p)) {
+            let ids: Vec<&str> = all_meta()
+                .into_iter()
+                .filter(|m| m.runs_on(provider))
+                .map(|m| m.id)
+                .collect();
+            assert!(
+                ids.iter()
+                    .all(|id| id.starts_with("K8S") || id.starts_with("LBL")),
+                "{provider}: {ids:?}"
+            );
+            assert!(
+                ids.contains(&"K8S010") && ids.contains(&"LBL001"),
+                "{provider}"
+            );
+        }
+        // Generic still runs every rule (on objects annotated for that cloud).
+        assert_eq!(
+            for_provider(&registry(), Provider::Generic).len(),
+            registry().len()
+        );
+    }
+
+    /// `providers:` in rules/<ID>.md front matter names profile providers (or `any`), so a
+    /// misspelt one cannot silently keep a rule from running.
+    #[test]
+    fn rule_providers_are_profile_names() {
+        for meta in all_meta() {
+            for p in meta.providers {
+                assert!(
+                    *p == "any" || Provider::NAMES.contains(p),
+                    "{}: unknown provider `{p}`",
+                    meta.id
+                );
+            }
+        }
     }
 }

@@ -305,7 +305,7 @@ fn rules_and_explain() {
 #[test]
 fn profile_init_output_passes_profile_check() {
     let dir = tempdir("init");
-    for provider in ["tke", "vke", "ack", "generic"] {
+    for provider in lblint::profile::Provider::NAMES {
         for mode in ["iptables", "ipvs", "nftables", "ebpf"] {
             let run = lblint(&[
                 "profile",
@@ -328,6 +328,30 @@ fn profile_init_output_passes_profile_check() {
         }
     }
     assert_eq!(lblint(&["profile", "init"]).code, 0);
+}
+
+#[test]
+fn profile_init_lists_every_provider_and_refuses_others() {
+    let help = lblint(&["profile", "init", "--help"]);
+    assert_eq!(help.code, 0);
+    for provider in lblint::profile::Provider::ALL {
+        let name = format!("- {provider}:");
+        assert!(
+            help.stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with(&name)
+                    && l.trim_end().ends_with(provider.label())),
+            "{provider}: {}",
+            help.stdout
+        );
+    }
+    let run = lblint(&["profile", "init", "--provider", "digitalocean"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("a similar value exists: 'doks'"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -114,6 +114,22 @@ fn readme_rules_table_is_generated_from_the_rule_documents() {
     );
 }
 
+/// README's `profile init` usage line and its example profile list every provider.
+#[test]
+fn readme_lists_every_provider() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let names = profile::Provider::NAMES;
+    let usage = format!("lblint profile init [--provider {}]", names.join("|"));
+    assert!(readme.contains(&usage), "README lacks `{usage}`");
+    let start = readme.find("  provider: tke ").unwrap();
+    let example = &readme[start..start + readme[start..].find("kubernetesVersion").unwrap()];
+    let listed: Vec<&str> = example
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| names.contains(w))
+        .collect();
+    assert_eq!(listed[1..], names, "README's example `provider:` comment");
+}
+
 /// Adding a rule is a rule file, a `rules/<ID>.md` and a registry line: a document without
 /// a registered rule (or the reverse) fails here.
 #[test]
