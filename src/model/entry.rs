@@ -104,9 +104,18 @@ const PROVIDER_PREFIXES: &[(Provider, &[&str])] = &[
     (Provider::Tke, TKE_PREFIXES),
     (Provider::Vke, VKE_PREFIXES),
     (Provider::Ack, ACK_PREFIXES),
-    (Provider::Doks, &["service.beta.kubernetes.io/do-loadbalancer-"]),
-    (Provider::Lke, &["service.beta.kubernetes.io/linode-loadbalancer-"]),
-    (Provider::Scaleway, &["service.beta.kubernetes.io/scw-loadbalancer-"]),
+    (
+        Provider::Doks,
+        &["service.beta.kubernetes.io/do-loadbalancer-"],
+    ),
+    (
+        Provider::Lke,
+        &["service.beta.kubernetes.io/linode-loadbalancer-"],
+    ),
+    (
+        Provider::Scaleway,
+        &["service.beta.kubernetes.io/scw-loadbalancer-"],
+    ),
     (Provider::Hetzner, &["load-balancer.hetzner.cloud/"]),
     (Provider::Openstack, &["loadbalancer.openstack.org/"]),
     (Provider::Cloudscale, &["k8s.cloudscale.ch/"]),
@@ -118,9 +127,15 @@ const PROVIDER_PREFIXES: &[(Provider, &[&str])] = &[
             "oci-network-load-balancer.oraclecloud.com/",
         ],
     ),
-    (Provider::Eks, &["service.beta.kubernetes.io/aws-load-balancer-"]),
+    (
+        Provider::Eks,
+        &["service.beta.kubernetes.io/aws-load-balancer-"],
+    ),
     (Provider::Aks, &["service.beta.kubernetes.io/azure-"]),
-    (Provider::Gke, &["networking.gke.io/", "cloud.google.com/load-balancer-type"]),
+    (
+        Provider::Gke,
+        &["networking.gke.io/", "cloud.google.com/load-balancer-type"],
+    ),
     (Provider::Cce, &["kubernetes.io/elb."]),
 ];
 

@@ -4,7 +4,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::profile::Provider;
-use crate::rules::proxy_protocol::{annotation_in, annotation_set, report, services_of};
+use crate::rules::proxy_protocol::{annotation_in, hostname_way_out, report, services_of};
 use crate::rules::proxy_protocol::{Bypass, Feature, Trap};
 use crate::rules::upstream::ip_mode_proxy_honoured;
 use crate::rules::{Context, Rule, RuleMeta};
@@ -30,9 +30,7 @@ impl Rule for ProxyProtocolInCluster {
             let Some(at) = annotation_in(ws, service, POOL_PROTOCOL, &["proxy", "proxyv2"]) else {
                 continue;
             };
-            if annotation_set(ws, service, FORCE_HOSTNAME).is_some()
-                || cx.views.service(entry.object).and_then(|s| s.hostname_only()).is_some()
-            {
+            if hostname_way_out(cx, entry, FORCE_HOSTNAME) {
                 continue;
             }
             let bypass = if annotation_in(ws, service, IP_MODE, &["VIP"]).is_some() {

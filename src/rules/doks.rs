@@ -5,7 +5,9 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::Provider;
-use crate::rules::proxy_protocol::{annotation_in, annotation_set, report, services_of};
+use crate::rules::proxy_protocol::{
+    annotation_in, annotation_set, hostname_way_out, report, services_of,
+};
 use crate::rules::proxy_protocol::{Bypass, Feature, Trap};
 use crate::rules::{Context, Rule, RuleMeta};
 
@@ -13,7 +15,8 @@ pub use crate::rules::meta::DOKS001 as PROXY_META;
 pub use crate::rules::meta::DOKS002 as HOSTNAME_META;
 
 const PREFIX: &str = "service.beta.kubernetes.io/do-loadbalancer-";
-const DOC: &str = "DigitalOcean cloud controller manager, docs/controllers/services/annotations.md \
+const DOC: &str =
+    "DigitalOcean cloud controller manager, docs/controllers/services/annotations.md \
                    (do-loadbalancer-hostname) and examples/README.md";
 
 fn key(suffix: &str) -> String {
@@ -31,9 +34,7 @@ impl Rule for ProxyProtocolInCluster {
         let ws = cx.ws;
         for (index, entry, service) in services_of(cx, Provider::Doks) {
             // The hostname annotation (or a hostname-only status) leaves nothing to short-circuit.
-            if annotation_set(ws, service, &key("hostname")).is_some()
-                || cx.views.service(entry.object).and_then(|s| s.hostname_only()).is_some()
-            {
+            if hostname_way_out(cx, entry, &key("hostname")) {
                 continue;
             }
             let proxy = annotation_in(ws, service, &key("enable-proxy-protocol"), &["true"])

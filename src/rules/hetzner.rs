@@ -5,7 +5,7 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::{Provider, ProxyMode};
-use crate::rules::proxy_protocol::{annotation_in, annotation_set, controller_at_least};
+use crate::rules::proxy_protocol::{annotation_in, controller_at_least, hostname_way_out};
 use crate::rules::proxy_protocol::{report, services_of, Bypass, Feature, Trap};
 use crate::rules::upstream::{ip_mode_proxy_honoured, Gate};
 use crate::rules::{Context, Rule, RuleMeta};
@@ -45,9 +45,7 @@ impl Rule for ProxyProtocolInCluster {
         let default_on = cx.profile.ccm_uses_proxy_protocol().value == Some(true);
         for (index, entry, service) in services_of(cx, Provider::Hetzner) {
             // The hostname wins over ipMode: the status is then hostname-only.
-            if annotation_set(ws, service, HOSTNAME).is_some()
-                || cx.views.service(entry.object).and_then(|s| s.hostname_only()).is_some()
-            {
+            if hostname_way_out(cx, entry, HOSTNAME) {
                 continue;
             }
             let written = ws.annotation(service, USES_PROXY_PROTOCOL);
@@ -55,13 +53,16 @@ impl Rule for ProxyProtocolInCluster {
                 Some((key, value)) if value.as_str() == Some("true") => key,
                 // The controller's HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL default, as the
                 // profile states it, unless the Service turns it off.
-                None if default_on => match cx.views.service(entry.object).and_then(|s| s.service_type) {
-                    Some(node) => node,
-                    None => continue,
-                },
+                None if default_on => {
+                    match cx.views.service(entry.object).and_then(|s| s.service_type) {
+                        Some(node) => node,
+                        None => continue,
+                    }
+                }
                 _ => continue,
             };
-            let Some(bypass) = Bypass::unless(sets_ip_mode(cx).and(ip_mode_proxy_honoured(cx))) else {
+            let Some(bypass) = Bypass::unless(sets_ip_mode(cx).and(ip_mode_proxy_honoured(cx)))
+            else {
                 continue;
             };
             let trap = Trap {
@@ -148,7 +149,11 @@ impl Rule for IpvsPrivateIngress {
                 continue;
             }
             let when = match mode.value {
-                Some(_) => format!("kube-proxy runs in IPVS mode (profile `{}`{})", mode.field(), mode.at_line()),
+                Some(_) => format!(
+                    "kube-proxy runs in IPVS mode (profile `{}`{})",
+                    mode.field(),
+                    mode.at_line()
+                ),
                 None => format!(
                     "if kube-proxy runs in IPVS mode; the profile does not state `{}`",
                     mode.field()

@@ -4,7 +4,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::profile::Provider;
-use crate::rules::proxy_protocol::{annotation_in, report, services_of};
+use crate::rules::proxy_protocol::{hostname_way_out, report, services_of};
 use crate::rules::proxy_protocol::{Bypass, Feature, Trap};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
@@ -13,7 +13,8 @@ pub use crate::rules::meta::LKE001 as META;
 
 const DEFAULT_PROXY: &str = "service.beta.kubernetes.io/linode-loadbalancer-default-proxy-protocol";
 const PORT_PREFIX: &str = "service.beta.kubernetes.io/linode-loadbalancer-port-";
-pub const HOSTNAME_ONLY: &str = "service.beta.kubernetes.io/linode-loadbalancer-hostname-only-ingress";
+pub const HOSTNAME_ONLY: &str =
+    "service.beta.kubernetes.io/linode-loadbalancer-hostname-only-ingress";
 const DOC: &str = "linode-cloud-controller-manager docs/configuration/annotations.md \
                    (https://github.com/linode/linode-cloud-controller-manager)";
 
@@ -43,7 +44,7 @@ impl Rule for ProxyProtocolInCluster {
             let Some(view) = cx.views.service(entry.object) else {
                 continue;
             };
-            if annotation_in(ws, service, HOSTNAME_ONLY, &["true"]).is_some() || view.hostname_only().is_some() {
+            if hostname_way_out(cx, entry, HOSTNAME_ONLY) {
                 continue;
             }
             let default = ws.annotation(service, DEFAULT_PROXY);

@@ -295,32 +295,30 @@ mod tests {
         assert_eq!(on_vke, ["VKE001", "VKE002", "VKE003", "VKE004", "VKE005"]);
     }
 
-    /// The providers beyond the seeds have no rules of their own yet: only the
-    /// provider-neutral ones run for them, and the seeds' rules stay on their clouds.
+    /// A provider's rules run on its clusters (and on generic) only; the provider-neutral
+    /// ones run everywhere.
     #[test]
-    fn only_provider_neutral_rules_run_for_the_new_providers() {
-        let seeds = [
-            Provider::Tke,
-            Provider::Vke,
-            Provider::Ack,
-            Provider::Generic,
-        ];
-        for provider in Provider::ALL.into_iter().filter(|p| !seeds.contains(p)) {
-            let ids: Vec<&str> = all_meta()
-                .into_iter()
-                .filter(|m| m.runs_on(provider))
-                .map(|m| m.id)
-                .collect();
+    fn provider_rules_run_on_their_provider_only() {
+        for provider in Provider::ALL {
+            for m in all_meta() {
+                let expected = provider == Provider::Generic
+                    || m.providers == ["any"]
+                    || m.providers.contains(&provider.as_str());
+                assert_eq!(m.runs_on(provider), expected, "{} on {provider}", m.id);
+            }
             assert!(
-                ids.iter()
-                    .all(|id| id.starts_with("K8S") || id.starts_with("LBL")),
-                "{provider}: {ids:?}"
-            );
-            assert!(
-                ids.contains(&"K8S010") && ids.contains(&"LBL001"),
+                all_meta()
+                    .iter()
+                    .any(|m| m.id == "K8S010" && m.runs_on(provider)),
                 "{provider}"
             );
         }
+        let on_doks: Vec<&str> = for_provider(&registry(), Provider::Doks)
+            .iter()
+            .map(|r| r.meta().id)
+            .filter(|id| !id.starts_with("K8S"))
+            .collect();
+        assert_eq!(on_doks, ["DOKS001", "DOKS002"]);
         // Generic still runs every rule (on objects annotated for that cloud).
         assert_eq!(
             for_provider(&registry(), Provider::Generic).len(),

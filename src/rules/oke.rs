@@ -69,16 +69,25 @@ impl Rule for IpModeBefore130 {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        let (severity, why) = match kubernetes_has_ip_mode(cx) {
+        let (severity, verdict) = match kubernetes_has_ip_mode(cx) {
             Gate::Yes => return,
-            Gate::No(why) => (Severity::Error, why),
-            Gate::Unknown(why) => (Severity::Warning, format!("it depends on {why}")),
+            Gate::No(why) => (
+                Severity::Error,
+                format!("{why}, so kube-proxy still short-circuits in-cluster calls to the load balancer's IP"),
+            ),
+            Gate::Unknown(why) => (
+                Severity::Warning,
+                format!("whether it takes effect depends on {why}"),
+            ),
         };
         for (_, _, service) in services_of(cx, Provider::Oke) {
             let Some((key, value)) = ws.annotation(service, INGRESS_IP_MODE) else {
                 continue;
             };
-            if !value.as_str().is_some_and(|v| v.eq_ignore_ascii_case("proxy")) {
+            if !value
+                .as_str()
+                .is_some_and(|v| v.eq_ignore_ascii_case("proxy"))
+            {
                 continue;
             }
             let d = BEFORE_1_30_META
@@ -86,8 +95,7 @@ impl Rule for IpModeBefore130 {
                     severity,
                     ws.location(service, key.span()),
                     format!(
-                        "`{INGRESS_IP_MODE}: proxy` on Service `{}` needs Kubernetes 1.30 or later: {why}, so \
-                         in-cluster calls to the load balancer's IP are still short-circuited by kube-proxy.",
+                        "`{INGRESS_IP_MODE}: proxy` on Service `{}` needs Kubernetes 1.30 or later: {verdict}.",
                         service.name()
                     ),
                 )

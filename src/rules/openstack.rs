@@ -4,7 +4,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::profile::Provider;
-use crate::rules::proxy_protocol::{annotation_in, annotation_set, controller_at_least};
+use crate::rules::proxy_protocol::{annotation_in, controller_at_least, hostname_way_out};
 use crate::rules::proxy_protocol::{report, services_of, Bypass, Feature, Trap};
 use crate::rules::upstream::{ip_mode_proxy_honoured, Gate};
 use crate::rules::{Context, Rule, RuleMeta};
@@ -35,9 +35,7 @@ impl Rule for ProxyProtocolInCluster {
             let Some(at) = annotation_in(ws, service, PROXY_PROTOCOL, &["true", "v1", "v2"]) else {
                 continue;
             };
-            if annotation_set(ws, service, HOSTNAME).is_some()
-                || cx.views.service(entry.object).and_then(|s| s.hostname_only()).is_some()
-            {
+            if hostname_way_out(cx, entry, HOSTNAME) {
                 continue;
             }
             let sets_proxy = controller_at_least(

@@ -65,7 +65,11 @@ pub fn services_of<'c>(
                 && e.provider == Some(provider)
                 && e.class.as_deref().is_none_or(str::is_empty)
         })
-        .filter(|(_, e)| cx.views.service(e.object).is_some_and(|s| s.is_load_balancer()))
+        .filter(|(_, e)| {
+            cx.views
+                .service(e.object)
+                .is_some_and(|s| s.is_load_balancer())
+        })
         .map(|(i, e)| (i, e, &cx.ws.objects[e.object]))
 }
 
@@ -85,6 +89,19 @@ pub fn annotation_set<'w>(ws: &'w Workspace, object: &Object, key: &str) -> Opti
     ws.annotation(object, key)
         .and_then(|(_, v)| v.as_str())
         .filter(|v| !v.trim().is_empty())
+}
+
+/// The Service's status will hold a hostname and no IP, so kube-proxy has nothing to
+/// short-circuit: the provider's hostname annotation `key` is set (not to `false`), or a
+/// status in the manifest already shows it.
+pub fn hostname_way_out(cx: &Context<'_>, entry: &EntryPoint, key: &str) -> bool {
+    let service = &cx.ws.objects[entry.object];
+    annotation_set(cx.ws, service, key).is_some_and(|v| v != "false")
+        || cx
+            .views
+            .service(entry.object)
+            .and_then(|s| s.hostname_only())
+            .is_some()
 }
 
 /// The provider's controller (`spec.addons.cloudControllerManager`) at `since` or later.

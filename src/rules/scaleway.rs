@@ -5,7 +5,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::model::views::ServiceView;
 use crate::profile::Provider;
-use crate::rules::proxy_protocol::{annotation_in, controller_at_least, report, services_of};
+use crate::rules::proxy_protocol::{controller_at_least, hostname_way_out, report, services_of};
 use crate::rules::proxy_protocol::{Bypass, Feature, Trap};
 use crate::rules::upstream::{ip_mode_proxy_honoured, Gate};
 use crate::rules::{Context, Rule, RuleMeta};
@@ -37,7 +37,10 @@ fn covered(value: &str) -> Option<Ports> {
         "true" | "*" => Some(Ports::All),
         "false" | "" => None,
         list => {
-            let ports: Vec<i64> = list.split(',').filter_map(|p| p.trim().parse().ok()).collect();
+            let ports: Vec<i64> = list
+                .split(',')
+                .filter_map(|p| p.trim().parse().ok())
+                .collect();
             (!ports.is_empty()).then_some(Ports::Some(ports))
         }
     }
@@ -47,7 +50,10 @@ fn covered(value: &str) -> Option<Ports> {
 fn every_port(view: &ServiceView<'_>, lists: &[Vec<i64>]) -> bool {
     view.ports.iter().all(|p| {
         let node_port = p.node.get("nodePort").and_then(|n| n.as_i64());
-        lists.iter().flatten().any(|&n| Some(n) == p.port || Some(n) == node_port)
+        lists
+            .iter()
+            .flatten()
+            .any(|&n| Some(n) == p.port || Some(n) == node_port)
     })
 }
 
@@ -64,7 +70,7 @@ impl Rule for ProxyProtocolInCluster {
             let Some(view) = cx.views.service(entry.object) else {
                 continue;
             };
-            if annotation_in(ws, service, USE_HOSTNAME, &["true"]).is_some() || view.hostname_only().is_some() {
+            if hostname_way_out(cx, entry, USE_HOSTNAME) {
                 continue;
             }
             let mut at = None;
@@ -85,7 +91,9 @@ impl Rule for ProxyProtocolInCluster {
                 continue;
             };
             let all = all || every_port(view, &lists);
-            let override_mode = ws.annotation(service, IP_MODE).and_then(|(_, v)| v.as_str());
+            let override_mode = ws
+                .annotation(service, IP_MODE)
+                .and_then(|(_, v)| v.as_str());
             let sets_proxy = match override_mode {
                 Some("VIP") => Gate::No(format!(
                     "the Service sets `{IP_MODE}: VIP`, so the controller keeps the IP short-circuited"

@@ -55,9 +55,7 @@ pub fn kubernetes_has_ip_mode(cx: &Context<'_>) -> Gate {
         Some((v, None)) => Gate::Unknown(stated.unknown(&format!(
             "`{v}` is not a version lblint can compare; `ipMode: Proxy` needs 1.30 or later"
         ))),
-        None => Gate::Unknown(
-            stated.unknown("`ipMode: Proxy` takes effect from Kubernetes 1.30"),
-        ),
+        None => Gate::Unknown(stated.unknown("`ipMode: Proxy` takes effect from Kubernetes 1.30")),
     }
 }
 
@@ -92,9 +90,9 @@ fn cilium_honours_ip_mode(cx: &Context<'_>) -> Gate {
         parse_version(CILIUM_IP_MODE_SINCE),
         parse_version(CILIUM_IP_MODE_REGRESSION),
     ) else {
-        return Gate::Unknown(cilium.unknown(&format!(
-            "`{text}` is not a version lblint can compare"
-        )));
+        return Gate::Unknown(
+            cilium.unknown(&format!("`{text}` is not a version lblint can compare")),
+        );
     };
     if v < since {
         Gate::No(format!(

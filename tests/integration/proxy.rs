@@ -18,7 +18,11 @@ fn profile(provider: &str, spec: &str) -> Profile {
 
 /// (rule, severity, line, column) of the findings of rules whose id starts with `prefix`,
 /// and the first message.
-fn lint(fixture: &str, profile: &Profile, prefix: &str) -> (Vec<(String, String, u32, u32)>, String) {
+fn lint(
+    fixture: &str,
+    profile: &Profile,
+    prefix: &str,
+) -> (Vec<(String, String, u32, u32)>, String) {
     let path = format!("testdata/proxy/{fixture}.yaml");
     let bytes = std::fs::read(&path).unwrap();
     let outcome = check_sources(&[(path, bytes)], profile);
@@ -32,7 +36,12 @@ fn lint(fixture: &str, profile: &Profile, prefix: &str) -> (Vec<(String, String,
         .iter()
         .map(|d| {
             let start = d.location.span.start;
-            (d.rule.to_string(), d.severity.as_str().to_string(), start.line, start.column)
+            (
+                d.rule.to_string(),
+                d.severity.as_str().to_string(),
+                start.line,
+                start.column,
+            )
         })
         .collect();
     (found, message)
@@ -64,7 +73,7 @@ fn doks_proxy_protocol_behind_ingress_nginx_called_in_cluster_is_an_error() {
 #[test]
 fn doks_tls_termination_is_the_same_trap() {
     let (found, message) = lint("doks-tls", &profile("doks", MODERN), "DOKS");
-    assert_eq!(found, one("DOKS001", "error", 10, 5));
+    assert_eq!(found, one("DOKS001", "error", 9, 5));
     assert!(message.contains("terminates TLS"), "{message}");
 }
 
@@ -101,8 +110,15 @@ fn hetzner_needs_a_controller_that_sets_ip_mode_and_a_cluster_that_honours_it() 
     // Unknown facts: a warning that names the field.
     let (found, message) = lint("hetzner-proxy", &profile("hetzner", MODERN), "HETZNER");
     assert_eq!(found, one("HETZNER001", "warning", 8, 5));
-    assert!(message.contains("`spec.addons.cloudControllerManager`"), "{message}");
-    let (found, message) = lint("hetzner-proxy", &profile("hetzner", &ccm("v1.21.0")), "HETZNER");
+    assert!(
+        message.contains("`spec.addons.cloudControllerManager`"),
+        "{message}"
+    );
+    let (found, message) = lint(
+        "hetzner-proxy",
+        &profile("hetzner", &ccm("v1.21.0")),
+        "HETZNER",
+    );
     assert_eq!(found, one("HETZNER001", "warning", 8, 5));
     assert!(message.contains("`spec.kubernetesVersion`"), "{message}");
 }
@@ -131,7 +147,10 @@ fn hetzner_private_ip_loops_ipvs_only() {
         lint("hetzner-private-ip", &mode("ipvs"), "HETZNER").0,
         one("HETZNER003", "error", 8, 5)
     );
-    assert_eq!(lint("hetzner-private-ip", &mode("iptables"), "HETZNER").0, vec![]);
+    assert_eq!(
+        lint("hetzner-private-ip", &mode("iptables"), "HETZNER").0,
+        vec![]
+    );
     assert_eq!(
         lint("hetzner-private-ip", &profile("hetzner", ""), "HETZNER").0,
         one("HETZNER003", "warning", 8, 5)
@@ -152,9 +171,15 @@ fn scaleway_sets_ip_mode_only_when_every_port_speaks_proxy() {
     );
     let (found, message) = lint("scaleway-some-ports", &scw, "SCALEWAY");
     assert_eq!(found, one("SCALEWAY001", "error", 8, 5));
-    assert!(message.contains("only some of the Service's ports"), "{message}");
+    assert!(
+        message.contains("only some of the Service's ports"),
+        "{message}"
+    );
     assert_eq!(lint("scaleway-all-ports", &scw, "SCALEWAY").0, vec![]);
-    assert_eq!(lint("scaleway-some-ports-proxy", &scw, "SCALEWAY").0, vec![]);
+    assert_eq!(
+        lint("scaleway-some-ports-proxy", &scw, "SCALEWAY").0,
+        vec![]
+    );
     assert_eq!(
         lint("scaleway-vip", &scw, "SCALEWAY").0,
         one("SCALEWAY001", "error", 8, 5)
@@ -168,7 +193,12 @@ fn scaleway_sets_ip_mode_only_when_every_port_speaks_proxy() {
         one("SCALEWAY001", "error", 8, 5)
     );
     assert_eq!(
-        lint("scaleway-all-ports", &profile("scaleway", MODERN), "SCALEWAY").0,
+        lint(
+            "scaleway-all-ports",
+            &profile("scaleway", MODERN),
+            "SCALEWAY"
+        )
+        .0,
         one("SCALEWAY001", "warning", 8, 5)
     );
 }
@@ -183,19 +213,47 @@ fn openstack_ways_out_are_a_hostname_the_option_or_occm_v1_30() {
         )
     };
     assert_eq!(
-        lint("openstack-proxy", &os(&occm("v1.29.0", "false")), "OPENSTACK").0,
+        lint(
+            "openstack-proxy",
+            &os(&occm("v1.29.0", "false")),
+            "OPENSTACK"
+        )
+        .0,
         one("OPENSTACK001", "error", 8, 5)
     );
-    assert_eq!(lint("openstack-proxy", &os(&occm("v1.29.0", "true")), "OPENSTACK").0, vec![]);
-    assert_eq!(lint("openstack-proxy", &os(&occm("v1.30.0", "false")), "OPENSTACK").0, vec![]);
     assert_eq!(
-        lint("openstack-proxy-hostname", &os(&occm("v1.29.0", "false")), "OPENSTACK").0,
+        lint(
+            "openstack-proxy",
+            &os(&occm("v1.29.0", "true")),
+            "OPENSTACK"
+        )
+        .0,
+        vec![]
+    );
+    assert_eq!(
+        lint(
+            "openstack-proxy",
+            &os(&occm("v1.30.0", "false")),
+            "OPENSTACK"
+        )
+        .0,
+        vec![]
+    );
+    assert_eq!(
+        lint(
+            "openstack-proxy-hostname",
+            &os(&occm("v1.29.0", "false")),
+            "OPENSTACK"
+        )
+        .0,
         vec![]
     );
     // An old OCCM whose option the profile does not state: a warning naming it.
     let (found, message) = lint(
         "openstack-proxy",
-        &os(&format!("{MODERN}  addons:\n    cloudControllerManager: \"v1.29.0\"\n")),
+        &os(&format!(
+            "{MODERN}  addons:\n    cloudControllerManager: \"v1.29.0\"\n"
+        )),
         "OPENSTACK",
     );
     assert_eq!(found, one("OPENSTACK001", "warning", 8, 5));
@@ -210,7 +268,10 @@ fn cloudscale_defaults_to_proxy_from_kubernetes_1_30_unless_forced_to_vip() {
             &format!("  kubernetesVersion: \"{version}\"\n  kubeProxy:\n    mode: ipvs\n"),
         )
     };
-    assert_eq!(lint("cloudscale-proxy", &cs("1.31.0"), "CLOUDSCALE").0, vec![]);
+    assert_eq!(
+        lint("cloudscale-proxy", &cs("1.31.0"), "CLOUDSCALE").0,
+        vec![]
+    );
     assert_eq!(
         lint("cloudscale-proxy", &cs("1.29.9"), "CLOUDSCALE").0,
         one("CLOUDSCALE001", "error", 8, 5)
@@ -224,9 +285,15 @@ fn cloudscale_defaults_to_proxy_from_kubernetes_1_30_unless_forced_to_vip() {
 #[test]
 fn linode_per_port_settings_override_the_default() {
     let lke = profile("lke", MODERN);
-    assert_eq!(lint("lke-proxy", &lke, "LKE").0, one("LKE001", "error", 8, 5));
+    assert_eq!(
+        lint("lke-proxy", &lke, "LKE").0,
+        one("LKE001", "error", 8, 5)
+    );
     assert_eq!(lint("lke-proxy-off-per-port", &lke, "LKE").0, vec![]);
-    assert_eq!(lint("lke-proxy-one-port", &lke, "LKE").0, one("LKE001", "error", 8, 5));
+    assert_eq!(
+        lint("lke-proxy-one-port", &lke, "LKE").0,
+        one("LKE001", "error", 8, 5)
+    );
     assert_eq!(lint("lke-proxy-hostname-only", &lke, "LKE").0, vec![]);
     let env = profile(
         "lke",
@@ -240,10 +307,13 @@ fn oracle_ip_mode_values_and_version_gate() {
     let oke = |version: &str| profile("oke", &format!("  kubernetesVersion: \"{version}\"\n"));
     assert_eq!(
         lint("oke-invalid", &oke("1.31.1"), "OKE").0,
-        one("OKE001", "error", 8, 38)
+        one("OKE001", "error", 8, 42)
     );
     assert_eq!(lint("oke-proxy", &oke("1.31.1"), "OKE").0, vec![]);
-    assert_eq!(lint("oke-proxy", &oke("1.29.1"), "OKE").0, one("OKE002", "error", 8, 5));
+    assert_eq!(
+        lint("oke-proxy", &oke("1.29.1"), "OKE").0,
+        one("OKE002", "error", 8, 5)
+    );
     assert_eq!(
         lint("oke-proxy", &profile("oke", ""), "OKE").0,
         one("OKE002", "warning", 8, 5)
@@ -285,5 +355,8 @@ fn local_policy_follows_the_kube_proxy_version_in_nftables_mode() {
     assert_eq!(verdict(&nft("v1.33.6")), Vec::<&str>::new());
     assert_eq!(verdict(&nft("v1.32.9")), ["error"]);
     assert_eq!(verdict(&nft("v1.34.0")), Vec::<&str>::new());
-    assert_eq!(verdict("  kubeProxy:\n    mode: ebpf\n"), Vec::<&str>::new());
+    assert_eq!(
+        verdict("  kubeProxy:\n    mode: ebpf\n"),
+        Vec::<&str>::new()
+    );
 }

@@ -152,7 +152,7 @@ fn other_clouds_private_annotations() {
         vec![
             (Some(Provider::Ack), Network::Private),
             (Some(Provider::Vke), Network::Private),
-            (None, Network::Private),
+            (Some(Provider::Eks), Network::Private),
         ]
     );
 }

@@ -72,14 +72,25 @@ pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) 
     }
     if let Some(cloud) = &cloud {
         o.comment(2, cloud.about);
-        o.comment(
-            2,
-            &format!(
+        let own_rules: Vec<&str> = crate::rules::meta::DOCUMENTED
+            .iter()
+            .filter(|m| m.providers.contains(&p.as_str()))
+            .map(|m| m.id)
+            .collect();
+        let text = if own_rules.is_empty() {
+            format!(
                 "lblint has no {} rules yet: the provider-neutral rules run,\n\
                  and the facts below are the ones its rules will read.",
                 p.label()
-            ),
-        );
+            )
+        } else {
+            format!(
+                "The {} rules ({}) and the provider-neutral rules\nread the facts below.",
+                p.label(),
+                own_rules.join(", ")
+            )
+        };
+        o.comment(2, &text);
     }
     o.fact(2, true, &format!("provider: {p}"));
     o.blank();

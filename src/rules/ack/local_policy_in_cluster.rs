@@ -61,9 +61,12 @@ fn proxy_version(cx: &Context<'_>) -> Option<(String, String)> {
     own.value
         .map(|v| (v.to_string(), format!("`{}`{}", own.field(), own.at_line())))
         .or_else(|| {
-            cluster
-                .value
-                .map(|v| (v.to_string(), format!("`{}`{}", cluster.field(), cluster.at_line())))
+            cluster.value.map(|v| {
+                (
+                    v.to_string(),
+                    format!("`{}`{}", cluster.field(), cluster.at_line()),
+                )
+            })
         })
 }
 
