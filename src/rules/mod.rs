@@ -6,6 +6,7 @@ pub mod cloudscale;
 pub mod docs;
 pub mod doks;
 pub(crate) mod edit;
+pub mod eks;
 pub mod hetzner;
 pub mod k8s;
 pub mod lbl;
@@ -185,6 +186,9 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &cloudscale::ProxyProtocolInCluster,
         &oke::IpModeInvalid,
         &oke::IpModeBefore130,
+        &eks::NlbHairpin,
+        &eks::InstanceWithoutNodePorts,
+        &eks::ProxyProtocolInstanceLocal,
     ]
 }
 

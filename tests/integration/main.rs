@@ -9,6 +9,7 @@ mod ack;
 mod cli;
 mod config;
 mod docs;
+mod eks;
 mod fix;
 mod fix_choice;
 mod fix_write;

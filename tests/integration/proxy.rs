@@ -7,7 +7,7 @@ use lblint::check::check_sources;
 use lblint::profile::{self, Profile};
 
 /// A profile for `provider` with these extra `spec:` lines (two-space indented YAML).
-fn profile(provider: &str, spec: &str) -> Profile {
+pub fn profile(provider: &str, spec: &str) -> Profile {
     let text = format!(
         "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nmetadata:\n  name: t\nspec:\n  \
          provider: {provider}\n{spec}"
@@ -23,7 +23,16 @@ fn lint(
     profile: &Profile,
     prefix: &str,
 ) -> (Vec<(String, String, u32, u32)>, String) {
-    let path = format!("testdata/proxy/{fixture}.yaml");
+    lint_file(&format!("testdata/proxy/{fixture}.yaml"), profile, prefix)
+}
+
+/// [`lint`] for any file.
+pub fn lint_file(
+    path: &str,
+    profile: &Profile,
+    prefix: &str,
+) -> (Vec<(String, String, u32, u32)>, String) {
+    let path = path.to_string();
     let bytes = std::fs::read(&path).unwrap();
     let outcome = check_sources(&[(path, bytes)], profile);
     let hits: Vec<_> = outcome
@@ -47,7 +56,7 @@ fn lint(
     (found, message)
 }
 
-fn one(rule: &str, severity: &str, line: u32, column: u32) -> Vec<(String, String, u32, u32)> {
+pub fn one(rule: &str, severity: &str, line: u32, column: u32) -> Vec<(String, String, u32, u32)> {
     vec![(rule.into(), severity.into(), line, column)]
 }
 

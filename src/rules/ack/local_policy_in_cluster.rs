@@ -210,7 +210,9 @@ fn check(cx: &Context<'_>, vendor: bool, out: &mut Vec<Diagnostic>) {
             let Some(policy) = local_policy(cx, entry) else {
                 continue;
             };
-            if !vendor && not_short_circuited(cx, entry) {
+            // AWS load balancers always report a hostname (provider-facts §8.1).
+            if !vendor && (not_short_circuited(cx, entry) || entry.provider == Some(Provider::Eks))
+            {
                 continue;
             }
             let (known, host_network_only, why) = match gap(cx, vendor) {

@@ -41,8 +41,12 @@ impl Rule for NoShortCircuit {
                 continue;
             }
             // The PROXY-protocol family: going through the load balancer is the vendor's own
-            // way out there, not a risk (provider-facts §9); their rules judge it.
-            if entry.provider.is_some_and(proxy_protocol_family) {
+            // way out there, not a risk (provider-facts §9); their rules judge it. On AWS,
+            // EKS001 knows whether the NLB can take the call back (§8.1).
+            if entry.provider.is_some_and(proxy_protocol_family)
+                || entry.provider == Some(Provider::Eks)
+                || entry.class.as_deref() == Some(crate::rules::eks::NLB_CLASS)
+            {
                 continue;
             }
             let object = &ws.objects[entry.object];
