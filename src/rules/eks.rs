@@ -12,7 +12,7 @@ use crate::model::{EntryId, EntryKind, EntryPoint};
 use crate::objects::{Object, Workspace};
 use crate::profile::{version, Provider};
 use crate::rules::upstream::Gate;
-use crate::rules::{calls_first, weigh, Context, Rule, RuleMeta};
+use crate::rules::{calls_first, weigh, with_callers, Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
 pub use crate::rules::meta::EKS001 as HAIRPIN_META;
@@ -53,6 +53,7 @@ enum Nlb {
 }
 
 /// How the Service's load balancer is made, with the fact it hangs on when unknown.
+#[derive(PartialEq, Eq)]
 enum Made {
     Nlb(Nlb),
     /// A plain Service: the controller's webhook may make it an NLB.
@@ -192,6 +193,17 @@ fn load_balancers<'c>(
 
 /// `maybe`: whether the Service becomes an NLB hangs on this fact. `port`: the first port
 /// whose target group keeps the client IP; `always`: it cannot opt out (UDP, QUIC).
+/// Services the AWS Load Balancer Controller surely makes an NLB with instance targets.
+fn instance_nlbs<'c>(
+    cx: &'c Context<'_>,
+) -> impl Iterator<Item = (&'c Object, &'c ServiceView<'c>)> + 'c {
+    load_balancers(cx)
+        .filter(move |(_, entry, service, view)| {
+            made(cx, entry, service, view) == Made::Nlb(Nlb::Controller { ip_targets: false })
+        })
+        .map(|(_, _, service, view)| (service, view))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn report_hairpin(
     cx: &Context<'_>,
@@ -277,20 +289,11 @@ fn report_hairpin(
             key("nlb-target-type")
         )
     };
-    let mut d = HAIRPIN_META
+    let d = HAIRPIN_META
         .diagnostic(severity, ws.location(service, port_node.span()), message)
         .with_help(format!("{fix}. See {TROUBLESHOOTING} and {LBC_DOC}"))
         .on(service);
-    for caller in callers {
-        d = d.with_related(
-            caller.location.clone(),
-            format!(
-                "{} calls {} from inside the cluster",
-                ws.objects[caller.workload].id, caller.address
-            ),
-        );
-    }
-    out.push(d);
+    out.push(with_callers(d, ws, &callers));
 }
 
 pub struct InstanceWithoutNodePorts;
@@ -302,13 +305,7 @@ impl Rule for InstanceWithoutNodePorts {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        for (_, entry, service, view) in load_balancers(cx) {
-            if !matches!(
-                made(cx, entry, service, view),
-                Made::Nlb(Nlb::Controller { ip_targets: false })
-            ) {
-                continue;
-            }
+        for (service, view) in instance_nlbs(cx) {
             let Some(allocate) = ws
                 .spec(service)
                 .and_then(|s| s.get("allocateLoadBalancerNodePorts"))
@@ -352,13 +349,7 @@ impl Rule for ProxyProtocolInstanceLocal {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        for (_, entry, service, view) in load_balancers(cx) {
-            if !matches!(
-                made(cx, entry, service, view),
-                Made::Nlb(Nlb::Controller { ip_targets: false })
-            ) {
-                continue;
-            }
+        for (service, view) in instance_nlbs(cx) {
             let Some(local) = view
                 .external_traffic_policy
                 .filter(|p| p.as_str() == Some("Local"))

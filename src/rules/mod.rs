@@ -97,6 +97,24 @@ pub(crate) fn call_by_name(service: &crate::objects::Object) -> crate::diagnosti
     ))
 }
 
+/// `d` with every caller as a related location ("… calls … from inside the cluster").
+pub(crate) fn with_callers(
+    mut d: Diagnostic,
+    ws: &Workspace,
+    callers: &[&crate::model::Caller],
+) -> Diagnostic {
+    for caller in callers {
+        d = d.with_related(
+            caller.location.clone(),
+            format!(
+                "{} calls {} from inside the cluster",
+                ws.objects[caller.workload].id, caller.address
+            ),
+        );
+    }
+    d
+}
+
 /// The callers of an entry point with real calls first (stable otherwise), so the caller a
 /// verdict names is a call whenever there is one.
 pub(crate) fn calls_first<'m>(

@@ -11,7 +11,7 @@ use crate::model::{EntryId, EntryKind, EntryPoint};
 use crate::objects::{Object, Workspace};
 use crate::profile::{version, Provider};
 use crate::rules::upstream::Gate;
-use crate::rules::{calls_first, weigh, Context, RuleMeta};
+use crate::rules::{calls_first, weigh, with_callers, Context, RuleMeta};
 use crate::yaml::NodeRef;
 
 /// What the load balancer does that a short-circuited call skips.
@@ -184,18 +184,9 @@ pub fn report(
             ),
         ),
     };
-    let mut d = meta
+    let d = meta
         .diagnostic(severity, ws.location(service, trap.at.span()), message)
         .with_help(trap.fix)
         .on(service);
-    for caller in callers {
-        d = d.with_related(
-            caller.location.clone(),
-            format!(
-                "{} calls {} from inside the cluster",
-                ws.objects[caller.workload].id, caller.address
-            ),
-        );
-    }
-    out.push(d);
+    out.push(with_callers(d, ws, &callers));
 }
