@@ -34,6 +34,20 @@ pub enum Via {
         /// A `data` value, base64 in the manifest: the address was found decoded.
         decoded: bool,
     },
+    /// cert-manager's controller checks an HTTP-01 challenge for a name it certifies.
+    Http01SelfCheck {
+        issuer: String,
+    },
+    /// ingress-nginx sends each request's auth subrequest to `auth-url`.
+    AuthUrl,
+}
+
+impl Via {
+    /// A call a controller makes on an object's behalf (model/implicit.rs): no pod writes
+    /// it, so no edit at its location redirects it.
+    pub fn is_implied(&self) -> bool {
+        matches!(self, Via::Http01SelfCheck { .. } | Via::AuthUrl)
+    }
 }
 
 impl std::fmt::Display for Via {
@@ -52,6 +66,10 @@ impl std::fmt::Display for Via {
                 }
                 Ok(())
             }
+            Via::Http01SelfCheck { issuer } => {
+                write!(f, "cert-manager's HTTP-01 self-check, {issuer}")
+            }
+            Via::AuthUrl => f.write_str("the ingress controller's auth-url subrequest"),
         }
     }
 }
@@ -581,6 +599,9 @@ pub fn find(
             }
         }
     }
+    callers.extend(super::implicit::callers(ws, workloads, |host| {
+        targets_of(host, &exact, &wildcard)
+    }));
     (callers, safe)
 }
 

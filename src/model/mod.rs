@@ -7,6 +7,7 @@ pub mod consumed;
 pub mod controllers;
 pub mod entry;
 pub mod evidence;
+pub mod implicit;
 pub mod report;
 pub mod scheduling;
 pub mod tke_config;

@@ -369,3 +369,44 @@ fn local_policy_follows_the_kube_proxy_version_in_nftables_mode() {
         Vec::<&str>::new()
     );
 }
+
+/// The calls the manifests imply without a pod writing them (provider-facts §9, "typical
+/// in-cluster callers"): cert-manager's HTTP-01 self-check of a name whose issuer solves
+/// HTTP-01 (an Ingress's tls hosts with the issuer annotation, or a Certificate), and
+/// ingress-nginx's auth-url subrequest.
+#[test]
+fn cert_manager_self_checks_and_auth_url_subrequests_are_calls() {
+    let doks = profile("doks", MODERN);
+    let (found, message) = lint("doks-cert-manager", &doks, "DOKS");
+    assert_eq!(found, one("DOKS001", "error", 12, 5));
+    assert!(
+        message.contains(
+            "Deployment/cert-manager/cert-manager calls shop.example.com (cert-manager's HTTP-01 \
+             self-check, ClusterIssuer/letsencrypt)"
+        ),
+        "{message}"
+    );
+    let (found, _) = lint("doks-certificate", &doks, "DOKS");
+    assert_eq!(found, one("DOKS001", "error", 13, 5));
+    // DNS-01: no HTTP call of the host, so no caller (a warning without one).
+    let (found, _) = lint("doks-cert-manager-dns01", &doks, "DOKS");
+    assert_eq!(found, one("DOKS001", "warning", 13, 5));
+    let (found, message) = lint("doks-auth-url", &doks, "DOKS");
+    assert_eq!(found, one("DOKS001", "error", 9, 5));
+    assert!(
+        message.contains(
+            "Ingress/shop/shop calls auth.example.com (the ingress controller's auth-url"
+        ),
+        "{message}"
+    );
+    // K8S001 notes the implied call without proposing an edit of the Ingress or Certificate.
+    let path = "testdata/proxy/doks-cert-manager.yaml";
+    let outcome = check_sources(&[(path.into(), std::fs::read(path).unwrap())], &doks);
+    let note = outcome
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "K8S001")
+        .unwrap();
+    assert_eq!(note.location.span.start.line, 67);
+    assert!(note.suggestions.is_empty() && note.fix.is_none());
+}

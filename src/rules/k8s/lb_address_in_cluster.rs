@@ -136,6 +136,11 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         ),
     };
     let help = match (&host, entry.kind) {
+        // A controller calls on the object's behalf: no app setting to change.
+        _ if caller.via.is_implied() => "a controller makes this call for the object, so no app setting \
+             changes it: the provider rules say whether it breaks and give the vendor's way out (a hostname \
+             status or `ipMode: Proxy`, or turning client IP preservation off)"
+            .to_string(),
         (Some(host), EntryKind::Service) => format!(
             "call `{host}` instead: in-cluster traffic then goes straight to a backend pod, with no \
              load-balancer loopback"
