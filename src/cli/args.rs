@@ -13,7 +13,7 @@ use crate::walk::DEFAULT_MAX_FILE_SIZE;
 #[command(
     name = "lblint",
     version,
-    about = "Find cloud load-balancer loopback traps in Kubernetes manifests (TKE, VKE, ACK)",
+    about = "Find cloud load-balancer loopback and hairpin traps in Kubernetes manifests, on every cloud",
     propagate_version = true
 )]
 pub struct Cli {
