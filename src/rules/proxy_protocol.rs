@@ -10,7 +10,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{EntryId, EntryKind, EntryPoint};
 use crate::objects::{Object, Workspace};
 use crate::profile::{version, Provider};
-use crate::rules::upstream::Gate;
+use crate::rules::upstream::{ip_mode_proxy_honoured, Gate};
 use crate::rules::{calls_first, weigh, with_callers, Context, RuleMeta};
 use crate::yaml::NodeRef;
 
@@ -133,6 +133,22 @@ pub fn report(
     out: &mut Vec<Diagnostic>,
 ) {
     let ws = cx.ws;
+    let mut trap = trap;
+    // A status that already reports `ipMode: Proxy` (a kubectl dump) shows what the
+    // controller does, whatever its version: only the cluster's gates remain.
+    let reports_proxy = cx
+        .views
+        .service(entry.object)
+        .is_some_and(|s| s.ip_modes().any(|m| m.as_str() == Some("Proxy")));
+    if reports_proxy {
+        trap.bypass = match ip_mode_proxy_honoured(cx) {
+            Gate::Yes => return,
+            Gate::No(why) => Bypass::Sure(format!("its status reports `ipMode: Proxy`, but {why}")),
+            Gate::Unknown(why) => {
+                Bypass::Unknown(format!("{why} (its status reports `ipMode: Proxy`)"))
+            }
+        };
+    }
     let service = &ws.objects[entry.object];
     let label = entry.provider.map_or("cloud", Provider::label);
     let name = service.name();

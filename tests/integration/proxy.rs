@@ -132,6 +132,16 @@ fn hetzner_needs_a_controller_that_sets_ip_mode_and_a_cluster_that_honours_it() 
     assert!(message.contains("`spec.kubernetesVersion`"), "{message}");
 }
 
+/// A status that reports `ipMode: Proxy` shows the controller sets it, whatever its version:
+/// only the cluster's own gates (Kubernetes 1.30, the dataplane) remain.
+#[test]
+fn a_status_with_ip_mode_proxy_settles_the_controller_question() {
+    let case = |spec: &str| lint("hetzner-proxy-status", &profile("hetzner", spec), "HETZNER").0;
+    assert_eq!(case(MODERN), vec![]);
+    let old_k8s = "  kubernetesVersion: \"1.29.4\"\n  kubeProxy:\n    mode: iptables\n";
+    assert_eq!(case(old_k8s), one("HETZNER001", "error", 8, 5));
+}
+
 #[test]
 fn hetzner_hostname_wins_and_is_stale_from_v1_21_0() {
     let new = profile(
