@@ -2,11 +2,14 @@
 //! calls are short-circuited: the controller sets `ipMode: Proxy` by default from Kubernetes
 //! 1.30, unless the Service forces `VIP`; before 1.30 only a forced hostname helps.
 
+use crate::diagnostic::Applicability;
 use crate::diagnostic::Diagnostic;
 use crate::profile::Provider;
+use crate::rules::edit;
 use crate::rules::proxy_protocol::{annotation_in, hostname_way_out, report, services_of};
-use crate::rules::proxy_protocol::{Bypass, Feature, Trap};
+use crate::rules::proxy_protocol::{hostname_suggestion, Bypass, Feature, Trap};
 use crate::rules::upstream::ip_mode_proxy_honoured;
+use crate::rules::upstream::{kubernetes_has_ip_mode, Gate};
 use crate::rules::{Context, Rule, RuleMeta};
 
 pub use crate::rules::meta::CLOUDSCALE001 as META;
@@ -44,6 +47,26 @@ impl Rule for ProxyProtocolInCluster {
             let Some(bypass) = bypass else {
                 continue;
             };
+            let after = at.as_str().unwrap_or_default();
+            let vip = ws
+                .annotation(service, IP_MODE)
+                .filter(|(_, v)| v.as_str() == Some("VIP"));
+            let proxy_fix = match (vip, kubernetes_has_ip_mode(cx)) {
+                // Unsafe: in-cluster calls then really cross the load balancer.
+                (Some((_, value)), Gate::Yes | Gate::Unknown(_)) => edit::replace_scalar(
+                    ws,
+                    service,
+                    value,
+                    "Proxy",
+                    format!("set `{IP_MODE}` to `Proxy` (Kubernetes 1.30 or later)"),
+                    Applicability::Unsafe,
+                ),
+                _ => None,
+            };
+            let edits: Vec<_> = proxy_fix
+                .into_iter()
+                .chain(hostname_suggestion(ws, service, after, FORCE_HOSTNAME))
+                .collect();
             let trap = Trap {
                 feature: Feature::ProxyProtocol,
                 at,
@@ -53,6 +76,7 @@ impl Rule for ProxyProtocolInCluster {
                      before 1.30, set `{FORCE_HOSTNAME}: <name>` with a DNS record for the name pointing at the \
                      load balancer. See {SOURCE}"
                 ),
+                edits,
             };
             report(cx, &META, index, entry, trap, out);
         }

@@ -8,7 +8,7 @@ use crate::profile::Provider;
 use crate::rules::proxy_protocol::{
     annotation_in, annotation_set, hostname_way_out, report, services_of,
 };
-use crate::rules::proxy_protocol::{Bypass, Feature, Trap};
+use crate::rules::proxy_protocol::{hostname_suggestion, Bypass, Feature, Trap};
 use crate::rules::{Context, Rule, RuleMeta};
 
 pub use crate::rules::meta::DOKS001 as PROXY_META;
@@ -54,6 +54,10 @@ impl Rule for ProxyProtocolInCluster {
             let Some((feature, at)) = proxy.or_else(tls) else {
                 continue;
             };
+            let after = at.as_str().unwrap_or_default();
+            let edits: Vec<_> = hostname_suggestion(ws, service, after, &key("hostname"))
+                .into_iter()
+                .collect();
             let trap = Trap {
                 feature,
                 at,
@@ -69,6 +73,7 @@ impl Rule for ProxyProtocolInCluster {
                      balancer too. See {DOC}",
                     key("hostname")
                 ),
+                edits,
             };
             report(cx, &PROXY_META, index, entry, trap, out);
         }

@@ -6,7 +6,9 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::{Provider, ProxyMode};
 use crate::rules::proxy_protocol::{annotation_in, controller_at_least, hostname_way_out};
-use crate::rules::proxy_protocol::{report, services_of, Bypass, Feature, Trap};
+use crate::rules::proxy_protocol::{
+    hostname_suggestion, report, services_of, Bypass, Feature, Trap,
+};
 use crate::rules::upstream::{ip_mode_proxy_honoured, Gate};
 use crate::rules::{Context, Rule, RuleMeta};
 
@@ -65,6 +67,10 @@ impl Rule for ProxyProtocolInCluster {
             else {
                 continue;
             };
+            let after = at.as_str().unwrap_or_default();
+            let edits: Vec<_> = hostname_suggestion(ws, service, after, HOSTNAME)
+                .into_iter()
+                .collect();
             let trap = Trap {
                 feature: Feature::ProxyProtocol,
                 at,
@@ -75,6 +81,7 @@ impl Rule for ProxyProtocolInCluster {
                      `spec.addons.cloudControllerManager`; on an older controller, set `{HOSTNAME}: <name>` with a \
                      DNS record for the name pointing at the load balancer. See {CHANGELOG}"
                 ),
+                edits,
             };
             report(cx, &PROXY_META, index, entry, trap, out);
         }

@@ -2,10 +2,11 @@
 //! bypassed by in-cluster calls: the controller never sets `ipMode: Proxy`, and only a
 //! hostname-only status avoids the shortcut.
 
+use crate::diagnostic::Applicability;
 use crate::diagnostic::Diagnostic;
 use crate::profile::Provider;
+use crate::rules::proxy_protocol::{add_annotation, Bypass, Feature, Trap};
 use crate::rules::proxy_protocol::{hostname_way_out, report, services_of};
-use crate::rules::proxy_protocol::{Bypass, Feature, Trap};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
@@ -69,6 +70,17 @@ impl Rule for ProxyProtocolInCluster {
             let Some(at) = at else {
                 continue;
             };
+            let after = at.as_str().unwrap_or_default();
+            // Unsafe: the status then holds a hostname, not the IP clients and DNS may use.
+            let edits: Vec<_> = add_annotation(
+                ws,
+                service,
+                after,
+                (HOSTNAME_ONLY, "\"true\""),
+                Applicability::Unsafe,
+            )
+            .into_iter()
+            .collect();
             let trap = Trap {
                 feature: Feature::ProxyProtocol,
                 at,
@@ -81,6 +93,7 @@ impl Rule for ProxyProtocolInCluster {
                      kube-proxy cannot short-circuit, so in-cluster calls go through the NodeBalancer and get the \
                      PROXY header (clients must use a DNS name, not the IP). See {DOC}"
                 ),
+                edits,
             };
             report(cx, &META, index, entry, trap, out);
         }

@@ -5,7 +5,9 @@
 use crate::diagnostic::Diagnostic;
 use crate::profile::Provider;
 use crate::rules::proxy_protocol::{annotation_in, controller_at_least, hostname_way_out};
-use crate::rules::proxy_protocol::{report, services_of, Bypass, Feature, Trap};
+use crate::rules::proxy_protocol::{
+    hostname_suggestion, report, services_of, Bypass, Feature, Trap,
+};
 use crate::rules::upstream::{ip_mode_proxy_honoured, Gate};
 use crate::rules::{Context, Rule, RuleMeta};
 
@@ -56,6 +58,10 @@ impl Rule for ProxyProtocolInCluster {
             let Some(bypass) = Bypass::unless(way_out) else {
                 continue;
             };
+            let after = at.as_str().unwrap_or_default();
+            let edits: Vec<_> = hostname_suggestion(ws, service, after, HOSTNAME)
+                .into_iter()
+                .collect();
             let trap = Trap {
                 feature: Feature::ProxyProtocol,
                 at,
@@ -66,6 +72,7 @@ impl Rule for ProxyProtocolInCluster {
                      `ipMode: Proxy`; needs Kubernetes 1.30 or later) and record the version as \
                      `spec.addons.cloudControllerManager`. See {DOC}"
                 ),
+                edits,
             };
             report(cx, &META, index, entry, trap, out);
         }

@@ -6,7 +6,7 @@
 //! the profile, whether calls are short-circuited; this module words and weighs the finding
 //! the same way for all of them.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{EntryId, EntryKind, EntryPoint};
 use crate::objects::{Object, Workspace};
 use crate::profile::{version, Provider};
@@ -30,7 +30,55 @@ pub struct Trap<'w> {
     pub bypass: Bypass,
     /// The vendor's ways out, for the help text.
     pub fix: String,
+    /// Edits for the ways out that fit in the manifest: an unsafe one becomes the finding's
+    /// fix (`--fix --unsafe-fixes`), the others are shown as suggestions.
+    pub edits: Vec<Fix>,
 }
+
+/// A fix that adds `annotation: value` to the Service, on the line after its annotation
+/// `after`. A placeholder value (a DNS name to choose) makes it display-only.
+pub fn add_annotation(
+    ws: &Workspace,
+    service: &Object,
+    after: &str,
+    (annotation, value): (&str, &str),
+    applicability: Applicability,
+) -> Option<Fix> {
+    let annotations = ws.metadata(service, "annotations")?;
+    let entry = annotations.get_entry(after)?;
+    let line = format!("{annotation}: {value}");
+    let edit = crate::rules::edit::insert_entry_after(ws, service, annotations, entry, &line)?;
+    Some(Fix {
+        description: format!("add annotation `{line}`"),
+        applicability,
+        edits: vec![edit],
+    })
+}
+
+/// The hostname way out as a suggestion: the name is a placeholder, and its DNS record must
+/// point at the load balancer before clients use it.
+pub fn hostname_suggestion(
+    ws: &Workspace,
+    service: &Object,
+    after: &str,
+    annotation: &str,
+) -> Option<Fix> {
+    let mut fix = add_annotation(
+        ws,
+        service,
+        after,
+        (annotation, PLACEHOLDER_HOST),
+        Applicability::DisplayOnly,
+    )?;
+    fix.description = format!(
+        "add annotation `{annotation}: <name>` with a DNS name whose record points at the load balancer \
+         ({PLACEHOLDER_HOST} is a placeholder)"
+    );
+    Some(fix)
+}
+
+/// The name the hostname suggestions show until the user picks theirs.
+const PLACEHOLDER_HOST: &str = "lb.example.com";
 
 /// In-cluster calls skip the load balancer: surely, or depending on an unknown fact. Each
 /// carries the reason, worded for a message.
@@ -200,9 +248,39 @@ pub fn report(
             ),
         ),
     };
-    let d = meta
+    let mut d = meta
         .diagnostic(severity, ws.location(service, trap.at.span()), message)
         .with_help(trap.fix)
         .on(service);
+    for fix in trap.edits {
+        if fix.applicability == Applicability::Unsafe && d.fix.is_none() {
+            d.fix = Some(fix);
+        } else {
+            d = d.with_suggestion(Fix {
+                applicability: Applicability::DisplayOnly,
+                ..fix
+            });
+        }
+    }
+    // A host served behind the load balancer: calling the Ingress's backend Service by
+    // name leaves both the controller and the load balancer out of the path.
+    if callers
+        .iter()
+        .any(|c| c.address_span.is_some() && !c.via.is_implied() && serves(entry, &c.address))
+    {
+        d = d.with_suggestion(Fix::manual(
+            "have in-cluster clients call the backend Service behind the Ingress rule for the host by its \
+             in-cluster name (`<service>.<namespace>`) instead of the public host: neither the ingress \
+             controller nor the load balancer is then in the path",
+        ));
+    }
     out.push(with_callers(d, ws, &callers));
+}
+
+/// Is `host` one the controllers behind this load balancer serve (not its own address)?
+fn serves(entry: &EntryPoint, host: &str) -> bool {
+    entry
+        .addresses
+        .iter()
+        .any(|a| a.source == crate::model::AddressSource::ControllerIngressHost && a.matches(host))
 }

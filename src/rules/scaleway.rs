@@ -2,11 +2,13 @@
 //! in-cluster calls. The controller sets `ipMode: Proxy` from v0.33.0, and only when PROXY
 //! protocol is on for every port of the Service (or the Service asks for it).
 
+use crate::diagnostic::Applicability;
 use crate::diagnostic::Diagnostic;
 use crate::model::views::ServiceView;
 use crate::profile::Provider;
+use crate::rules::edit;
+use crate::rules::proxy_protocol::{add_annotation, Bypass, Feature, Trap};
 use crate::rules::proxy_protocol::{controller_at_least, hostname_way_out, report, services_of};
-use crate::rules::proxy_protocol::{Bypass, Feature, Trap};
 use crate::rules::upstream::{ip_mode_proxy_honoured, Gate};
 use crate::rules::{Context, Rule, RuleMeta};
 
@@ -114,6 +116,40 @@ impl Rule for ProxyProtocolInCluster {
             let Some(bypass) = Bypass::unless(sets_proxy.and(ip_mode_proxy_honoured(cx))) else {
                 continue;
             };
+            let after = at.as_str().unwrap_or_default();
+            // Unsafe: in-cluster calls then really cross the load balancer (latency, its limits).
+            let old_controller =
+                matches!(controller_at_least(cx, "", IP_MODE_SINCE, ""), Gate::No(_));
+            let ip_mode_fix = match ws.annotation(service, IP_MODE) {
+                Some((_, value)) if value.as_str() == Some("VIP") => edit::replace_scalar(
+                    ws,
+                    service,
+                    value,
+                    "Proxy",
+                    format!("set `{IP_MODE}` to `Proxy`"),
+                    Applicability::Unsafe,
+                ),
+                Some(_) => None,
+                None => add_annotation(
+                    ws,
+                    service,
+                    after,
+                    (IP_MODE, "\"Proxy\""),
+                    Applicability::Unsafe,
+                ),
+            };
+            let hostname_fix = add_annotation(
+                ws,
+                service,
+                after,
+                (USE_HOSTNAME, "\"true\""),
+                Applicability::Unsafe,
+            );
+            let edits: Vec<_> = if old_controller {
+                hostname_fix.into_iter().collect()
+            } else {
+                ip_mode_fix.into_iter().chain(hostname_fix).collect()
+            };
             let trap = Trap {
                 feature: Feature::ProxyProtocol,
                 at,
@@ -123,6 +159,7 @@ impl Rule for ProxyProtocolInCluster {
                      Kubernetes 1.30 or later), or `{USE_HOSTNAME}: \"true\"` (the status then holds a hostname, which \
                      kube-proxy cannot short-circuit). See {DOC}"
                 ),
+                edits,
             };
             report(cx, &META, index, entry, trap, out);
         }

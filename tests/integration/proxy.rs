@@ -420,3 +420,69 @@ fn cert_manager_self_checks_and_auth_url_subrequests_are_calls() {
     assert_eq!(note.location.span.start.line, 67);
     assert!(note.suggestions.is_empty() && note.fix.is_none());
 }
+
+/// Issue 13 item 5: the vendor's way out as an edit where it fits in the manifest, with an
+/// honest applicability: Linode's hostname-only switch and Scaleway's ipMode annotation are
+/// unsafe fixes (the traffic path changes); a hostname needs a DNS name, so it is only shown.
+#[test]
+fn unsafe_fixes_add_the_vendor_switch_and_relint_clean() {
+    let dir = crate::cli::tempdir("proxy-fix");
+    let lke = dir.join("lke-proxy.yaml");
+    std::fs::copy("testdata/proxy/lke-proxy.yaml", &lke).unwrap();
+    let profile_path = dir.join("profile.yaml");
+    std::fs::write(
+        &profile_path,
+        "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nmetadata:\n  name: t\nspec:\n  provider: lke\n",
+    )
+    .unwrap();
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "check",
+            "--select",
+            "LKE001",
+            "--profile",
+            profile_path.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        a.push(lke.to_str().unwrap());
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    // Safe fixes only: nothing changes.
+    let run = crate::lblint_os(&args(&["--fix"]));
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let original = std::fs::read_to_string("testdata/proxy/lke-proxy.yaml").unwrap();
+    assert_eq!(std::fs::read_to_string(&lke).unwrap(), original);
+    let run = crate::lblint_os(&args(&["--fix", "--unsafe-fixes"]));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let expected = original.replace(
+        "    service.beta.kubernetes.io/linode-loadbalancer-default-proxy-protocol: v2\n",
+        "    service.beta.kubernetes.io/linode-loadbalancer-default-proxy-protocol: v2\n    \
+         service.beta.kubernetes.io/linode-loadbalancer-hostname-only-ingress: \"true\"\n",
+    );
+    assert_eq!(std::fs::read_to_string(&lke).unwrap(), expected);
+    // DigitalOcean: the hostname is a placeholder, so a suggestion, never applied.
+    let path = "testdata/proxy/doks-ingress-nginx.yaml";
+    let outcome = check_sources(
+        &[(path.into(), std::fs::read(path).unwrap())],
+        &profile("doks", MODERN),
+    );
+    let d = outcome
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "DOKS001")
+        .unwrap();
+    assert!(d.fix.is_none());
+    let shown: Vec<&str> = d
+        .suggestions
+        .iter()
+        .map(|s| s.description.as_str())
+        .collect();
+    assert!(
+        shown[0].contains("do-loadbalancer-hostname: <name>"),
+        "{shown:?}"
+    );
+    assert!(
+        shown[1].contains("backend Service behind the Ingress rule"),
+        "{shown:?}"
+    );
+}

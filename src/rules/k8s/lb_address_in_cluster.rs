@@ -141,6 +141,17 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
              changes it: the provider rules say whether it breaks and give the vendor's way out (a hostname \
              status or `ipMode: Proxy`, or turning client IP preservation off)"
             .to_string(),
+        (Some(host), EntryKind::Service)
+            if entry
+                .provider
+                .is_some_and(super::no_short_circuit::proxy_protocol_family) =>
+        {
+            format!(
+                "call `{host}` instead: in-cluster traffic then goes straight to a backend pod, with no \
+                 load-balancer loopback; on this cloud the load balancer may add PROXY protocol or terminate \
+                 TLS, which a direct call skips, so the backend must take the call without them"
+            )
+        }
         (Some(host), EntryKind::Service) => format!(
             "call `{host}` instead: in-cluster traffic then goes straight to a backend pod, with no \
              load-balancer loopback"
