@@ -486,3 +486,75 @@ fn unsafe_fixes_add_the_vendor_switch_and_relint_clean() {
         "{shown:?}"
     );
 }
+
+/// Every value form the vendors document turns the feature on; the off forms do not
+/// (issue 13 item 6).
+#[test]
+fn every_documented_value_form_is_read() {
+    let verdict = |fixture: &str, from: &str, to: &str, provider: &str, spec: &str| {
+        let path = format!("testdata/proxy/{fixture}.yaml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{fixture}: {from}");
+        let outcome = check_sources(
+            &[(path, text.replace(from, to).into_bytes())],
+            &profile(provider, spec),
+        );
+        outcome
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule.starts_with(&provider.to_ascii_uppercase()))
+            .map(|d| d.rule.to_string())
+            .collect::<Vec<_>>()
+    };
+    let old_occm = format!(
+        "{MODERN}  addons:\n    cloudControllerManager: \"v1.29.0\"\n    \
+         cloudControllerManagerOptions:\n      enableIngressHostname: false\n"
+    );
+    let os = "loadbalancer.openstack.org/proxy-protocol: v2";
+    for (value, hits) in [("\"true\"", 1), ("v1", 1), ("v2", 1), ("\"false\"", 0)] {
+        let to = format!("loadbalancer.openstack.org/proxy-protocol: {value}");
+        let found = verdict("openstack-proxy", os, &to, "openstack", &old_occm);
+        assert_eq!(found.len(), hits, "openstack {value}");
+    }
+    let cs = "k8s.cloudscale.ch/loadbalancer-pool-protocol: proxyv2";
+    for (value, hits) in [("proxy", 1), ("proxyv2", 1), ("tcp", 0)] {
+        let to = format!("k8s.cloudscale.ch/loadbalancer-pool-protocol: {value}");
+        let spec = "  kubernetesVersion: \"1.29.0\"\n";
+        assert_eq!(
+            verdict("cloudscale-proxy", cs, &to, "cloudscale", spec).len(),
+            hits,
+            "cloudscale {value}"
+        );
+    }
+    let scw_spec = format!("{MODERN}  addons:\n    cloudControllerManager: \"v0.33.0\"\n");
+    let scw = "scw-loadbalancer-proxy-protocol-v2: \"443\"";
+    for (value, hits) in [
+        ("\"443\"", 1),
+        ("\"80,443\"", 0),
+        ("\"*\"", 0),
+        ("\"true\"", 0),
+        ("\"false\"", 0),
+    ] {
+        let to = format!("scw-loadbalancer-proxy-protocol-v2: {value}");
+        assert_eq!(
+            verdict("scaleway-some-ports", scw, &to, "scaleway", &scw_spec).len(),
+            hits,
+            "scaleway {value}"
+        );
+    }
+    let lke = "linode-loadbalancer-default-proxy-protocol: v2";
+    for (value, hits) in [("v1", 1), ("v2", 1), ("none", 0)] {
+        let to = format!("linode-loadbalancer-default-proxy-protocol: {value}");
+        assert_eq!(
+            verdict("lke-proxy", lke, &to, "lke", "").len(),
+            hits,
+            "lke {value}"
+        );
+    }
+    let doks = "do-loadbalancer-enable-proxy-protocol: \"true\"";
+    for (value, hits) in [("\"true\"", 1), ("\"false\"", 0)] {
+        let to = format!("do-loadbalancer-enable-proxy-protocol: {value}");
+        let found = verdict("doks-ingress-nginx", doks, &to, "doks", MODERN);
+        assert_eq!(found.len(), hits, "doks {value}");
+    }
+}
