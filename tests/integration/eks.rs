@@ -86,3 +86,22 @@ fn a_host_served_by_ingress_nginx_behind_the_nlb_is_a_call_of_the_nlb() {
     let (found, _) = lint_file(path, &profile("eks", WEBHOOK), "K8S010");
     assert_eq!(found, vec![]);
 }
+
+/// The documented misconfigurations next to the hairpin (A9, A6), each fixture with a
+/// passing Service beside the failing one.
+#[test]
+fn instance_mode_needs_node_ports_and_no_proxy_v2_with_local() {
+    let eks = profile("eks", "");
+    let (found, _) = lint_file(
+        "testdata/eks/nlb-instance-no-node-ports.yaml",
+        &eks,
+        "EKS002",
+    );
+    assert_eq!(found, one("EKS002", "error", 12, 34));
+    let (found, message) = lint_file("testdata/eks/nlb-proxy-local.yaml", &eks, "EKS003");
+    assert_eq!(found, one("EKS003", "warning", 11, 5));
+    assert!(
+        message.contains("you shouldn't configure proxy protocol v2"),
+        "{message}"
+    );
+}
