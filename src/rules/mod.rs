@@ -2,11 +2,15 @@
 //! cluster model; they never parse YAML or print.
 
 pub mod ack;
+pub mod aks;
+pub mod cce;
 pub mod cloudscale;
 pub mod docs;
 pub mod doks;
 pub(crate) mod edit;
+pub mod gke;
 pub mod hetzner;
+pub mod internal_lb;
 pub mod k8s;
 pub mod lbl;
 pub mod lke;
@@ -127,6 +131,56 @@ pub(crate) fn weigh(
     )
 }
 
+/// `d` with each caller's value as a related location: "<workload> calls the <noun>
+/// <address> from inside the cluster" (`noun`: "CLB address", "load-balancer address" …).
+pub(crate) fn with_callers<'m>(
+    mut d: Diagnostic,
+    ws: &Workspace,
+    callers: impl IntoIterator<Item = &'m crate::model::Caller>,
+    noun: &str,
+) -> Diagnostic {
+    for caller in callers {
+        d = d.with_related(
+            caller.location.clone(),
+            format!(
+                "{} calls the {noun} {} from inside the cluster",
+                ws.objects[caller.workload].id, caller.address
+            ),
+        );
+    }
+    d
+}
+
+/// Can `caller` run on the same node as a backend pod of `entry`? Unknown when the backends
+/// are not in these manifests (they may be anywhere) or the profile's pools do not settle it.
+pub(crate) fn shares_node(
+    cx: &Context<'_>,
+    entry: &crate::model::EntryPoint,
+    caller: &crate::model::Caller,
+) -> crate::model::Fit {
+    use crate::model::Fit;
+    if entry.backends.is_empty() {
+        return Fit::Unknown;
+    }
+    Fit::any(
+        entry
+            .backends
+            .iter()
+            .map(|&b| cx.model.can_share_node(cx.ws, caller.workload, b, |_| true)),
+    )
+}
+
+/// Why [`shares_node`] is unknown, worded for a message.
+pub(crate) fn sharing_unknown_why(cx: &Context<'_>, entry: &crate::model::EntryPoint) -> String {
+    if entry.backends.is_empty() {
+        "the Service's backend pods are not in these manifests".to_string()
+    } else if cx.profile.node_pools().is_none() {
+        "set `spec.nodePools` in the cluster profile to settle it".to_string()
+    } else {
+        "the profile's node pools do not settle it".to_string()
+    }
+}
+
 pub struct Context<'a> {
     pub ws: &'a Workspace,
     pub profile: &'a Profile,
@@ -185,6 +239,11 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &cloudscale::ProxyProtocolInCluster,
         &oke::IpModeInvalid,
         &oke::IpModeBefore130,
+        &cce::LocalPolicyInCluster,
+        &cce::PassThroughSameNode,
+        &cce::MixedPassThrough,
+        &aks::InternalLbInCluster,
+        &gke::InternalLbNodeCaller,
     ]
 }
 
@@ -319,6 +378,12 @@ mod tests {
             .filter(|id| !id.starts_with("K8S"))
             .collect();
         assert_eq!(on_doks, ["DOKS001", "DOKS002"]);
+        let on_cce: Vec<&str> = for_provider(&registry(), Provider::Cce)
+            .iter()
+            .map(|r| r.meta().id)
+            .filter(|id| !id.starts_with("K8S"))
+            .collect();
+        assert_eq!(on_cce, ["CCE001", "CCE002", "CCE003"]);
         // Generic still runs every rule (on objects annotated for that cloud).
         assert_eq!(
             for_provider(&registry(), Provider::Generic).len(),
