@@ -139,6 +139,12 @@ const PROVIDER_PREFIXES: &[(Provider, &[&str])] = &[
     (Provider::Cce, &["kubernetes.io/elb."]),
 ];
 
+/// GKE's internal passthrough load-balancer class (`kubernetes/ingress-gce`, provider-facts
+/// §8.3).
+pub const GKE_INTERNAL_CLASS: &str = "networking.gke.io/l4-regional-internal";
+/// GKE's internal load-balancer annotation before GKE 1.17 (provider-facts §8.3).
+pub const GKE_LEGACY_TYPE: &str = "cloud.google.com/load-balancer-type";
+
 /// Which cloud's controller an object is written for: its annotations, else the profile.
 fn provider_of(annotations: Option<NodeRef<'_>>, profile: &Profile) -> Option<Provider> {
     let keys: Vec<String> = annotations
@@ -166,7 +172,10 @@ fn text<'a>(node: Option<NodeRef<'a>>) -> Option<&'a str> {
 /// Private or public, from the provider's annotations (provider-facts §1.2, §2, §3.1, §4.5).
 fn service_network(annotations: Option<NodeRef<'_>>, provider: Option<Provider>) -> Network {
     let get = |key: &str| text(annotations.and_then(|a| a.get(key)));
-    for (key, value) in UPSTREAM_INTERNAL {
+    for (key, value) in UPSTREAM_INTERNAL
+        .iter()
+        .chain([&(GKE_LEGACY_TYPE, "Internal")])
+    {
         if get(key).is_some_and(|v| v.eq_ignore_ascii_case(value)) {
             return Network::Private;
         }
@@ -228,13 +237,22 @@ pub fn classify(ws: &Workspace, object: &Object, profile: &Profile) -> Option<Cl
             if text(root.path(&["spec", "type"])) != Some("LoadBalancer") {
                 return None;
             }
-            let provider = provider_of(annotations, profile);
+            let class = text(root.path(&["spec", "loadBalancerClass"]));
+            let mut provider = provider_of(annotations, profile);
+            let mut network = service_network(annotations, provider);
+            // GKE's own classes name their controller (kubernetes/ingress-gce).
+            if class.is_some_and(|c| c.starts_with("networking.gke.io/")) {
+                provider = Some(Provider::Gke);
+                if class == Some(GKE_INTERNAL_CLASS) {
+                    network = Network::Private;
+                }
+            }
             Some(Classified {
                 kind: EntryKind::Service,
                 layer: Layer::L4,
-                network: service_network(annotations, provider),
+                network,
                 provider,
-                class: text(root.path(&["spec", "loadBalancerClass"])).map(str::to_string),
+                class: class.map(str::to_string),
             })
         }
         "Ingress" if group == "networking.k8s.io" || group == "extensions" => {

@@ -293,7 +293,7 @@ fn report_hairpin(
         .diagnostic(severity, ws.location(service, port_node.span()), message)
         .with_help(format!("{fix}. See {TROUBLESHOOTING} and {LBC_DOC}"))
         .on(service);
-    out.push(with_callers(d, ws, &callers));
+    out.push(with_callers(d, ws, callers.iter().copied(), "address"));
 }
 
 pub struct InstanceWithoutNodePorts;

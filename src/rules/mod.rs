@@ -2,12 +2,16 @@
 //! cluster model; they never parse YAML or print.
 
 pub mod ack;
+pub mod aks;
+pub mod cce;
 pub mod cloudscale;
 pub mod docs;
 pub mod doks;
 pub(crate) mod edit;
 pub mod eks;
+pub mod gke;
 pub mod hetzner;
+pub mod internal_lb;
 pub mod k8s;
 pub mod lbl;
 pub mod lke;
@@ -97,24 +101,6 @@ pub(crate) fn call_by_name(service: &crate::objects::Object) -> crate::diagnosti
     ))
 }
 
-/// `d` with every caller as a related location ("… calls … from inside the cluster").
-pub(crate) fn with_callers(
-    mut d: Diagnostic,
-    ws: &Workspace,
-    callers: &[&crate::model::Caller],
-) -> Diagnostic {
-    for caller in callers {
-        d = d.with_related(
-            caller.location.clone(),
-            format!(
-                "{} calls {} from inside the cluster",
-                ws.objects[caller.workload].id, caller.address
-            ),
-        );
-    }
-    d
-}
-
 /// The callers of an entry point with real calls first (stable otherwise), so the caller a
 /// verdict names is a call whenever there is one.
 pub(crate) fn calls_first<'m>(
@@ -144,6 +130,56 @@ pub(crate) fn weigh(
             caller.via
         ),
     )
+}
+
+/// `d` with each caller's value as a related location: "<workload> calls the <noun>
+/// <address> from inside the cluster" (`noun`: "CLB address", "load-balancer address" …).
+pub(crate) fn with_callers<'m>(
+    mut d: Diagnostic,
+    ws: &Workspace,
+    callers: impl IntoIterator<Item = &'m crate::model::Caller>,
+    noun: &str,
+) -> Diagnostic {
+    for caller in callers {
+        d = d.with_related(
+            caller.location.clone(),
+            format!(
+                "{} calls the {noun} {} from inside the cluster",
+                ws.objects[caller.workload].id, caller.address
+            ),
+        );
+    }
+    d
+}
+
+/// Can `caller` run on the same node as a backend pod of `entry`? Unknown when the backends
+/// are not in these manifests (they may be anywhere) or the profile's pools do not settle it.
+pub(crate) fn shares_node(
+    cx: &Context<'_>,
+    entry: &crate::model::EntryPoint,
+    caller: &crate::model::Caller,
+) -> crate::model::Fit {
+    use crate::model::Fit;
+    if entry.backends.is_empty() {
+        return Fit::Unknown;
+    }
+    Fit::any(
+        entry
+            .backends
+            .iter()
+            .map(|&b| cx.model.can_share_node(cx.ws, caller.workload, b, |_| true)),
+    )
+}
+
+/// Why [`shares_node`] is unknown, worded for a message.
+pub(crate) fn sharing_unknown_why(cx: &Context<'_>, entry: &crate::model::EntryPoint) -> String {
+    if entry.backends.is_empty() {
+        "the Service's backend pods are not in these manifests".to_string()
+    } else if cx.profile.node_pools().is_none() {
+        "set `spec.nodePools` in the cluster profile to settle it".to_string()
+    } else {
+        "the profile's node pools do not settle it".to_string()
+    }
 }
 
 pub struct Context<'a> {
@@ -207,6 +243,11 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &eks::NlbHairpin,
         &eks::InstanceWithoutNodePorts,
         &eks::ProxyProtocolInstanceLocal,
+        &cce::LocalPolicyInCluster,
+        &cce::PassThroughSameNode,
+        &cce::MixedPassThrough,
+        &aks::InternalLbInCluster,
+        &gke::InternalLbNodeCaller,
     ]
 }
 
@@ -341,6 +382,12 @@ mod tests {
             .filter(|id| !id.starts_with("K8S"))
             .collect();
         assert_eq!(on_doks, ["DOKS001", "DOKS002"]);
+        let on_cce: Vec<&str> = for_provider(&registry(), Provider::Cce)
+            .iter()
+            .map(|r| r.meta().id)
+            .filter(|id| !id.starts_with("K8S"))
+            .collect();
+        assert_eq!(on_cce, ["CCE001", "CCE002", "CCE003"]);
         // Generic still runs every rule (on objects annotated for that cloud).
         assert_eq!(
             for_provider(&registry(), Provider::Generic).len(),

@@ -274,7 +274,7 @@ pub fn report(
              controller nor the load balancer is then in the path",
         ));
     }
-    out.push(with_callers(d, ws, &callers));
+    out.push(with_callers(d, ws, callers.iter().copied(), "address"));
 }
 
 /// Is `host` one the controllers behind this load balancer serve (not its own address)?

@@ -1,7 +1,7 @@
 //! Issue 14 item 1: AWS NLBs that keep the client IP cannot hairpin (provider-facts §8.1).
 //! Each case lints a fixture of testdata/eks/ against a profile written here.
 
-use crate::proxy::{lint_file, one, profile};
+use crate::{lint_file, one, profile_with as profile};
 
 fn lint(fixture: &str, spec: &str) -> (Vec<(String, String, u32, u32)>, String) {
     lint_file(

@@ -10,6 +10,7 @@ mod cli;
 mod config;
 mod docs;
 mod eks;
+mod family1;
 mod fix;
 mod fix_choice;
 mod fix_write;
@@ -175,6 +176,69 @@ pub fn shown(path: &std::path::Path) -> String {
         .unwrap_or(path)
         .display()
         .to_string()
+}
+
+/// A profile for `provider` with these extra `spec:` lines (two-space indented YAML).
+pub fn profile_with(provider: &str, spec: &str) -> lblint::profile::Profile {
+    let text = format!(
+        "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nmetadata:\n  name: t\nspec:\n  \
+         provider: {provider}\n{spec}"
+    );
+    lblint::profile::parse_profile(&text, "profile.yaml")
+        .unwrap_or_else(|e| panic!("bad test profile: {e}\n{text}"))
+}
+
+/// (rule, severity, line, column) of a finding.
+pub type Hit = (String, String, u32, u32);
+
+/// The findings of rules whose id starts with `prefix` when `text` is linted as `path`
+/// with `profile`, and the first one's message.
+pub fn lint_text(
+    path: &str,
+    text: &str,
+    profile: &lblint::profile::Profile,
+    prefix: &str,
+) -> (Vec<Hit>, String) {
+    let outcome =
+        lblint::check::check_sources(&[(path.to_string(), text.as_bytes().to_vec())], profile);
+    let hits: Vec<_> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule.starts_with(prefix))
+        .collect();
+    let message = hits.first().map(|d| d.message.clone()).unwrap_or_default();
+    let found = hits
+        .iter()
+        .map(|d| {
+            let start = d.location.span.start;
+            (
+                d.rule.to_string(),
+                d.severity.as_str().to_string(),
+                start.line,
+                start.column,
+            )
+        })
+        .collect();
+    (found, message)
+}
+
+/// [`lint_text`] on the file at `path`.
+pub fn lint_file(
+    path: &str,
+    profile: &lblint::profile::Profile,
+    prefix: &str,
+) -> (Vec<Hit>, String) {
+    lint_text(
+        path,
+        &std::fs::read_to_string(path).unwrap(),
+        profile,
+        prefix,
+    )
+}
+
+/// One expected finding.
+pub fn one(rule: &str, severity: &str, line: u32, column: u32) -> Vec<Hit> {
+    vec![(rule.into(), severity.into(), line, column)]
 }
 
 /// Snapshots live in the top-level `snapshots/` folder.

@@ -6,58 +6,12 @@
 use lblint::check::check_sources;
 use lblint::profile::{self, Profile};
 
-/// A profile for `provider` with these extra `spec:` lines (two-space indented YAML).
-pub fn profile(provider: &str, spec: &str) -> Profile {
-    let text = format!(
-        "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nmetadata:\n  name: t\nspec:\n  \
-         provider: {provider}\n{spec}"
-    );
-    profile::parse_profile(&text, "profile.yaml")
-        .unwrap_or_else(|e| panic!("bad test profile: {e}\n{text}"))
-}
+use super::{one, profile_with as profile, Hit};
 
-/// (rule, severity, line, column) of the findings of rules whose id starts with `prefix`,
-/// and the first message.
-fn lint(
-    fixture: &str,
-    profile: &Profile,
-    prefix: &str,
-) -> (Vec<(String, String, u32, u32)>, String) {
-    lint_file(&format!("testdata/proxy/{fixture}.yaml"), profile, prefix)
-}
-
-/// [`lint`] for any file.
-pub fn lint_file(
-    path: &str,
-    profile: &Profile,
-    prefix: &str,
-) -> (Vec<(String, String, u32, u32)>, String) {
-    let path = path.to_string();
-    let bytes = std::fs::read(&path).unwrap();
-    let outcome = check_sources(&[(path, bytes)], profile);
-    let hits: Vec<_> = outcome
-        .diagnostics
-        .iter()
-        .filter(|d| d.rule.starts_with(prefix))
-        .collect();
-    let message = hits.first().map(|d| d.message.clone()).unwrap_or_default();
-    let found = hits
-        .iter()
-        .map(|d| {
-            let start = d.location.span.start;
-            (
-                d.rule.to_string(),
-                d.severity.as_str().to_string(),
-                start.line,
-                start.column,
-            )
-        })
-        .collect();
-    (found, message)
-}
-
-pub fn one(rule: &str, severity: &str, line: u32, column: u32) -> Vec<(String, String, u32, u32)> {
-    vec![(rule.into(), severity.into(), line, column)]
+/// (rule, severity, line, column) of the findings in testdata/proxy/`fixture`.yaml of rules
+/// whose id starts with `prefix`, and the first message.
+fn lint(fixture: &str, profile: &Profile, prefix: &str) -> (Vec<Hit>, String) {
+    super::lint_file(&format!("testdata/proxy/{fixture}.yaml"), profile, prefix)
 }
 
 const MODERN: &str = "  kubernetesVersion: \"1.31.2\"\n  kubeProxy:\n    mode: iptables\n";

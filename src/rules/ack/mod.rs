@@ -10,7 +10,7 @@ pub mod local_policy_in_cluster;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit};
 use crate::objects::{Object, Workspace};
-use crate::profile::{Provider, ProxyMode};
+use crate::profile::{CceFlavour, Provider, ProxyMode};
 use crate::rules::{edit, Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
@@ -58,22 +58,6 @@ fn ack_entries<'c>(
         .entries()
         .filter(|(_, e)| matches!(e.kind, EntryKind::Service | EntryKind::IstioGateway))
         .filter(|(_, e)| matches!(e.provider, Some(Provider::Ack) | None))
-        .map(move |(i, e)| (i, e, &cx.ws.objects[e.object]))
-}
-
-/// Entry points ACK's own verdicts apply to (`ack`: ACK Services and ASM IstioGateways),
-/// or, with `ack` false, every other LoadBalancer Service, which upstream's facts judge.
-fn vendor_entries<'c>(
-    cx: &'c Context<'_>,
-    ack: bool,
-) -> impl Iterator<Item = (EntryId, &'c EntryPoint, &'c Object)> + 'c {
-    cx.model
-        .entries()
-        .filter(move |(_, e)| match e.kind {
-            EntryKind::IstioGateway => ack,
-            EntryKind::Service => (e.provider == Some(Provider::Ack)) == ack,
-            _ => false,
-        })
         .map(move |(i, e)| (i, e, &cx.ws.objects[e.object]))
 }
 

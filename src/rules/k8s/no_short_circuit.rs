@@ -100,15 +100,7 @@ impl Rule for NoShortCircuit {
                      load balancer supports hairpin traffic from its own backends",
                     object.service_hosts_hint()
                 ));
-            for caller in &callers {
-                d = d.with_related(
-                    caller.location.clone(),
-                    format!(
-                        "{} calls the load-balancer address {} from inside the cluster",
-                        ws.objects[caller.workload].id, caller.address
-                    ),
-                );
-            }
+            d = crate::rules::with_callers(d, ws, callers.iter().copied(), "load-balancer address");
             d = d.on(object);
             out.push(d);
         }

@@ -197,15 +197,7 @@ fn check_service(
     if !callers.is_empty() {
         diagnostic = diagnostic.with_suggestion(crate::rules::call_by_name(service));
     }
-    for caller in callers {
-        diagnostic = diagnostic.with_related(
-            caller.location.clone(),
-            format!(
-                "{} calls the CLB address {} from inside the cluster",
-                ws.objects[caller.workload].id, caller.address
-            ),
-        );
-    }
+    let mut diagnostic = crate::rules::with_callers(diagnostic, ws, callers, "CLB address");
     diagnostic.fix = prevent_loopback_fix(ws, service);
     Some(diagnostic)
 }

@@ -183,14 +183,5 @@ pub(crate) fn diagnostic(
             listeners.join(", ")
         ));
     d = d.on(ingress);
-    for caller in callers {
-        d = d.with_related(
-            caller.location.clone(),
-            format!(
-                "{} calls the CLB host {} from inside the cluster",
-                ws.objects[caller.workload].id, caller.address
-            ),
-        );
-    }
-    Some(d)
+    Some(crate::rules::with_callers(d, ws, callers, "CLB host"))
 }

@@ -20,18 +20,7 @@ impl Rule for ProxySameNode {
             let callers = crate::rules::calls_first(cx.model.callers_of(index));
             let fits: Vec<Fit> = callers
                 .iter()
-                .map(|c| {
-                    let shares = entry
-                        .backends
-                        .iter()
-                        .map(|&b| cx.model.can_share_node(ws, c.workload, b, |_| true));
-                    // No backends in these manifests: they may be anywhere.
-                    if entry.backends.is_empty() {
-                        Fit::Unknown
-                    } else {
-                        Fit::any(shares)
-                    }
-                })
+                .map(|c| crate::rules::shares_node(cx, entry, c))
                 .collect();
             if !callers.is_empty() && fits.iter().all(|f| *f == Fit::No) {
                 // Required anti-affinity (or disjoint pools) keeps every caller apart.
@@ -58,13 +47,7 @@ impl Rule for ProxySameNode {
                     ),
                 ),
                 Some((caller, _)) => {
-                    let why = if entry.backends.is_empty() {
-                        "the Service's backend pods are not in these manifests".to_string()
-                    } else if cx.profile.node_pools().is_none() {
-                        "set `spec.nodePools` in the cluster profile to settle it".to_string()
-                    } else {
-                        "the profile's node pools do not settle it".to_string()
-                    };
+                    let why = crate::rules::sharing_unknown_why(cx, entry);
                     (
                         Severity::Warning,
                         format!(
@@ -96,15 +79,7 @@ impl Rule for ProxySameNode {
                      (`requiredDuringSchedulingIgnoredDuringExecution`, `topologyKey: kubernetes.io/hostname`) \
                      between them. See {SEED_DOC}"
                 ));
-            for caller in &callers {
-                d = d.with_related(
-                    caller.location.clone(),
-                    format!(
-                        "{} calls the CLB address {} from inside the cluster",
-                        ws.objects[caller.workload].id, caller.address
-                    ),
-                );
-            }
+            d = crate::rules::with_callers(d, ws, callers.iter().copied(), "CLB address");
             if !callers.is_empty() {
                 d = d.with_suggestion(crate::rules::call_by_name(object));
             }
