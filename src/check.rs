@@ -2,7 +2,7 @@
 //! turned into objects and the cluster model, linted by every rule, then filtered and sorted
 //! (`filter`); `--fix` and the reporters take the outcome from here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::Read as _;
 use std::sync::Arc;
@@ -40,6 +40,9 @@ pub struct CheckOptions {
     pub config_source: Option<Arc<SourceFile>>,
     /// `--no-ignores`: comments, annotations and config entries suppress nothing.
     pub no_ignores: bool,
+    /// `--context DIR`: the manifests under DIR are linted with `paths`, and only findings
+    /// that involve a file of `paths` are reported (the pre-commit hook's view).
+    pub context: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug)]
@@ -107,7 +110,7 @@ pub fn enabled_rules(options: &CheckOptions) -> Result<Vec<&'static RuleMeta>, C
 pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, CheckError> {
     let selected = resolve_rules(&options.select)?;
     let ignored = resolve_rules(&options.ignore)?;
-    let (walked, loaded) = walk_and_load(options)?;
+    let (walked, loaded, named) = walk_and_load(options)?;
     let diagnostics = walked
         .skipped
         .iter()
@@ -138,7 +141,33 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
             InputSource::Stdin => None,
         })
         .collect();
+    if let Some(named) = named {
+        keep_involving(&mut outcome, &named);
+    }
     Ok(outcome)
+}
+
+/// `--context`: keep the findings that involve a named file (where they are reported, or
+/// as a related location), and let `--fix` write only named files.
+fn keep_involving(outcome: &mut CheckOutcome, named: &HashSet<String>) {
+    let involves = |d: &Diagnostic| {
+        named.contains(&*d.location.file)
+            || d.related.iter().any(|r| named.contains(&*r.location.file))
+    };
+    outcome.diagnostics.retain(involves);
+    outcome
+        .files_on_disk
+        .retain(|display, _| named.contains(&**display));
+    let mut summary = Summary {
+        files: named.len(),
+        objects: outcome.summary.objects,
+        suppressed: outcome.summary.suppressed,
+        ..Summary::default()
+    };
+    for d in &outcome.diagnostics {
+        summary.count(d.severity);
+    }
+    outcome.summary = summary;
 }
 
 /// Lint in-memory files (display path, bytes) with every rule: the whole flow minus the walk
@@ -242,22 +271,43 @@ pub fn load_model(
     options: &CheckOptions,
     profile: &Profile,
 ) -> Result<(Workspace, Model), CheckError> {
-    let (_, loaded) = walk_and_load(options)?;
+    let (_, loaded, _) = walk_and_load(options)?;
     let ws = Workspace::new(loaded.into_iter().filter_map(|l| l.file).collect());
     let model = Model::build(&ws, profile);
     Ok((ws, model))
 }
 
 /// The walk, then every file read (standard input once, capped at the size limit) and
-/// parsed on worker threads, in walk order.
-fn walk_and_load(options: &CheckOptions) -> Result<(walk::Walked, Vec<Loaded>), CheckError> {
+/// parsed on worker threads, in walk order. With `--context`, the context's files follow
+/// the named ones, and the display names of the named files come back too.
+type WalkedAndLoaded = (walk::Walked, Vec<Loaded>, Option<HashSet<String>>);
+
+fn walk_and_load(options: &CheckOptions) -> Result<WalkedAndLoaded, CheckError> {
     let paths = if options.paths.is_empty() {
         vec![std::path::PathBuf::from(".")]
     } else {
         options.paths.clone()
     };
-    let walked = walk::walk(&paths, options.stdin_filename.as_deref(), &options.walk)
+    let mut walked = walk::walk(&paths, options.stdin_filename.as_deref(), &options.walk)
         .map_err(CheckError::Walk)?;
+    let named = match &options.context {
+        None => None,
+        Some(root) => {
+            let named: HashSet<String> = walked.files.iter().map(|f| f.display.clone()).collect();
+            let context = walk::walk(std::slice::from_ref(root), None, &options.walk)
+                .map_err(CheckError::Walk)?;
+            // A named file is also under the context root: load it once.
+            let same = |f: &walk::InputFile| match &f.source {
+                InputSource::File(path) => std::fs::canonicalize(path).ok(),
+                InputSource::Stdin => None,
+            };
+            let seen: HashSet<_> = walked.files.iter().filter_map(same).collect();
+            walked.files.extend(context.files.into_iter().filter(|f| {
+                !named.contains(&f.display) && same(f).is_none_or(|p| !seen.contains(&p))
+            }));
+            Some(named)
+        }
+    };
     let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -274,5 +324,5 @@ fn walk_and_load(options: &CheckOptions) -> Result<(walk::Walked, Vec<Loaded>), 
         options.threads,
         options.walk.max_file_size,
     );
-    Ok((walked, loaded))
+    Ok((walked, loaded, named))
 }

@@ -16,7 +16,7 @@ hooks="$root/.pre-commit-hooks.yaml"
 case "$bin" in /*) ;; *) echo "precommit.sh: the binary path must be absolute" >&2; exit 2 ;; esac
 
 # The hook definition we mirror must say what the local copy says.
-for line in 'id: lblint' 'entry: lblint check' 'types_or: [yaml, json]' 'require_serial: true' 'language: rust'; do
+for line in 'id: lblint' 'entry: lblint check --context' 'types_or: [yaml, json]' 'require_serial: true' 'language: rust'; do
   grep -qF -- "$line" "$hooks" || { echo "precommit.sh: $hooks lacks '$line'" >&2; exit 1; }
 done
 
@@ -37,7 +37,7 @@ repos:
       - id: lblint
         name: lblint
         language: system
-        entry: $bin check
+        entry: $bin check --context
         types_or: [yaml, json]
         require_serial: true
 YAML
@@ -46,9 +46,9 @@ exclude:
   - vendor
 YAML
 
-expect() {  # expect STATUS DESCRIPTION: run all hooks, check the exit status
+expect() {  # expect STATUS DESCRIPTION [ARGS]: run the hooks (all files), check the exit status
   local want=$1 what=$2 got=0
-  pre-commit run --all-files > "$work/out.txt" 2>&1 || got=$?
+  pre-commit run "${3:---all-files}" > "$work/out.txt" 2>&1 || got=$?
   if [ "$got" -ne "$want" ]; then
     echo "FAIL: $what: pre-commit exited $got, expected $want" >&2
     cat "$work/out.txt" >&2
@@ -93,3 +93,19 @@ mkdir -p vendor
 cp "$root/testdata/tke/private-no-caller.yaml" vendor/ledger.yaml
 git add vendor && git commit -qm vendored --no-verify
 expect 0 "an excluded path passed explicitly is still excluded"
+
+# A trap that spans files (issue 15 item 1): the load balancer was committed earlier
+# (orders.yaml, a private CLB on TKE, IPVS); the staged change adds a caller of its address
+# in another file. pre-commit passes only billing.yaml; --context still sees orders.yaml.
+cp "$root/testdata/context/profile.yaml" tke-profile.yaml
+printf 'exclude:\n  - vendor\n  - ledger.yaml\nprofile: tke-profile.yaml\n' > lblint.yaml
+cp "$root/testdata/context/orders.yaml" orders.yaml
+git add -A && git commit -qm orders --no-verify
+cp "$root/testdata/context/notes.yaml" notes.yaml
+git add notes.yaml
+expect 0 "an unrelated staged file does not report the repository's other findings" --hook-stage=pre-commit
+git commit -qm notes --no-verify
+cp "$root/testdata/context/billing.yaml" billing.yaml
+git add billing.yaml
+expect 1 "a staged caller of a load balancer in another file fails" --hook-stage=pre-commit
+grep -q 'TKE001' "$work/out.txt" || { echo "FAIL: no TKE001 for the staged caller" >&2; cat "$work/out.txt" >&2; exit 1; }

@@ -213,6 +213,19 @@ pub struct CheckArgs {
     /// Report findings hidden by suppression comments, annotations and config `ignore:`.
     #[arg(long = "no-ignores")]
     pub no_ignores: bool,
+    /// Lint the named files in the context of the manifests under DIR (`--context=DIR`;
+    /// `--context` alone: the working directory): those
+    /// are loaded too (with the same include and exclude), and the findings reported are
+    /// the ones that involve a named file, where it is reported or as a related location
+    /// (a caller in one file of a load balancer in another). For pre-commit.
+    #[arg(
+        long,
+        value_name = "DIR",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "."
+    )]
+    pub context: Option<PathBuf>,
     /// Path to show for standard input.
     #[arg(long = "stdin-filename", value_name = "NAME")]
     pub stdin_filename: Option<String>,

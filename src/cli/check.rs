@@ -82,6 +82,7 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
         config_ignores: config.as_ref().map(|c| c.ignores(&cwd)),
         config_source: config.as_ref().map(|c| c.source.clone()),
         no_ignores: args.no_ignores,
+        context: args.context,
     };
     if args.fix && options.paths.iter().any(|p| p.as_os_str() == "-") {
         return fail("--fix cannot write back to standard input; lint files instead");

@@ -30,6 +30,8 @@ fn hook_fails_on_risky_manifests_and_passes_clean_ones() {
         "ok: a risky manifest fails",
         "ok: a clean manifest passes",
         "ok: an excluded path passed explicitly is still excluded",
+        "ok: an unrelated staged file does not report the repository's other findings",
+        "ok: a staged caller of a load balancer in another file fails",
     ] {
         assert!(stdout.contains(step), "{stdout}");
     }
@@ -49,12 +51,12 @@ fn hooks_file_declares_both_hooks() {
     let lint = by_id("lblint");
     assert_eq!(lint["name"], "lblint");
     assert_eq!(lint["language"], "rust");
-    assert_eq!(lint["entry"], "lblint check");
+    assert_eq!(lint["entry"], "lblint check --context");
     assert_eq!(lint["types_or"], serde_json::json!(["yaml", "json"]));
     assert_eq!(lint["require_serial"], true);
     assert!(lint["description"].as_str().is_some_and(|d| !d.is_empty()));
     let fix = by_id("lblint-fix");
-    assert_eq!(fix["entry"], "lblint check --fix");
+    assert_eq!(fix["entry"], "lblint check --context --fix");
     assert!(fix["description"].as_str().unwrap().contains("safe fixes"));
     assert_eq!(fix["require_serial"], true);
 }
