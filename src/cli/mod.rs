@@ -101,15 +101,25 @@ fn print_located_error(heading: &str, err: &profile::ProfileError) {
     } else {
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
     };
-    let mut rendered = String::new();
-    // A rendering failure (or a miette bug) still shows the error, as plain text.
-    if !matches!(
-        guard::catch(|| handler.render_report(&mut rendered, &err.diagnostic())),
-        Ok(Ok(()))
-    ) {
-        rendered = err.to_string();
+    let count = err.each().count();
+    let heading = if count > 1 {
+        format!("{heading} ({count} errors)")
+    } else {
+        heading.to_string()
+    };
+    let mut all = String::new();
+    for err in err.each() {
+        let mut rendered = String::new();
+        // A rendering failure (or a miette bug) still shows the error, as plain text.
+        if !matches!(
+            guard::catch(|| handler.render_report(&mut rendered, &err.diagnostic())),
+            Ok(Ok(()))
+        ) {
+            rendered = err.to_string();
+        }
+        all.push_str(&rendered);
     }
-    eprintln!("lblint: error: {heading}\n{rendered}");
+    eprintln!("lblint: error: {heading}\n{all}");
 }
 
 fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {

@@ -25,6 +25,8 @@ pub struct ProfileError {
     /// Text and snippet for miette, and the miette code; boxed to keep
     /// `Result<_, ProfileError>` small.
     named: Box<Named>,
+    /// Further errors found in the same run, in file order (shown after this one).
+    pub more: Vec<ProfileError>,
 }
 
 #[derive(Clone, Debug)]
@@ -57,7 +59,22 @@ impl ProfileError {
                 code: "lblint::profile",
                 snippet: OnceLock::new(),
             }),
+            more: Vec::new(),
         }
+    }
+
+    /// The first of `errors`, carrying the others; `None` when there are none.
+    pub(crate) fn all(mut errors: Vec<ProfileError>) -> Option<ProfileError> {
+        errors.sort_by_key(|e| (e.line == 0, e.line, e.column));
+        let mut rest = errors.into_iter();
+        let mut first = rest.next()?;
+        first.more = rest.collect();
+        Some(first)
+    }
+
+    /// This error and the ones found with it.
+    pub fn each(&self) -> impl Iterator<Item = &ProfileError> {
+        std::iter::once(self).chain(&self.more)
     }
 
     /// The same error, shown with another miette code (`lblint::config`).

@@ -116,31 +116,86 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
     check_header(&header, text, &fail)?;
 
     let spec_at = header.spec.as_ref().map(|s| place_of(&s.referenced, text));
-    let doc: Document = serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| {
-        let mut err = convert(&e, text, path, &source, Pass::Typed);
-        if let (
-            YamlError::SerdeMissingField {
-                field: "provider", ..
-            },
-            Some(at),
-        ) = (e.without_snippet(), spec_at)
-        {
-            err = ProfileError::new(path, source.clone(), at, err.message, err.help);
+    // Every error in one run: blank out each offending entry and parse again.
+    let mut errors = Vec::new();
+    let mut work = text.to_string();
+    let doc = loop {
+        match serde_saphyr::from_str_with_options::<Document>(&work, yaml_options()) {
+            Ok(doc) => break Some(doc),
+            Err(e) => {
+                let mut err = convert(&e, text, path, &source, Pass::Typed);
+                let missing = matches!(e.without_snippet(), YamlError::SerdeMissingField { .. });
+                if let (
+                    YamlError::SerdeMissingField {
+                        field: "provider", ..
+                    },
+                    Some(at),
+                ) = (e.without_snippet(), spec_at)
+                {
+                    err = ProfileError::new(path, source.clone(), at, err.message, err.help);
+                }
+                // serde reads in document order: after a blank, an error that is not past the
+                // last one (a field now missing, a mapping now empty) is the blanking's doing.
+                // Only a wrong value, type or key is an error of its own; anything else after
+                // a blank (end of file, a mapping now empty) is its doing.
+                let own = matches!(
+                    e.without_snippet(),
+                    YamlError::SerdeInvalidType { .. }
+                        | YamlError::SerdeInvalidValue { .. }
+                        | YamlError::SerdeUnknownVariant { .. }
+                        | YamlError::SerdeUnknownField { .. }
+                );
+                if errors
+                    .last()
+                    .is_some_and(|last: &ProfileError| !own || err.offset <= last.offset)
+                {
+                    break None;
+                }
+                let offset = err.offset;
+                errors.push(err);
+                if missing
+                    || errors.len() >= MAX_ERRORS
+                    || !super::recover::blank_entry(&mut work, offset)
+                {
+                    break None;
+                }
+            }
         }
-        err
-    })?;
-    Ok(Profile {
+    };
+    let profile = doc.map(|doc| Profile {
         name: doc.metadata.and_then(|m| m.name),
         spec: doc.spec,
         path: Some(path.to_owned()),
         text: Some(Arc::from(text)),
         tree: Default::default(),
-    })
+    });
+    if let Some(profile) = &profile {
+        errors.extend(super::recover::unusable_values(profile, path, &source));
+    }
+    match (ProfileError::all(errors), profile) {
+        (Some(err), _) => Err(err),
+        (None, Some(profile)) => Ok(profile),
+        // Unreachable: no profile means an error was recorded.
+        (None, None) => Err(ProfileError::new(
+            path,
+            source,
+            Place::NOWHERE,
+            "invalid profile",
+            None,
+        )),
+    }
 }
+
+/// Errors reported from one profile, at most (a runaway file stops there).
+const MAX_ERRORS: usize = 20;
 
 /// Read and parse a profile file; an unreadable file is an (unlocated) error too.
 pub fn load_profile(path: &std::path::Path) -> Result<Profile, ProfileError> {
-    let shown = path.display().to_string();
+    // Shown relative to the working directory, as every other file is.
+    let shown = match std::env::current_dir() {
+        Ok(cwd) if path.is_absolute() => crate::config::display_relative(path, &cwd),
+        _ => path.display().to_string(),
+    };
     let unreadable =
         |message: String| ProfileError::new(&shown, Arc::from(""), Place::NOWHERE, message, None);
     // Only a regular file of at most 1 MiB is read: a FIFO or /dev/zero fails at once.

@@ -391,3 +391,44 @@ pub fn tempdir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Issue 15 item 6: every error of a profile in one run, in file order, with values that
+/// parse but that no rule can use (a version lblint cannot compare, an address that is
+/// neither an IP nor a DNS name).
+#[test]
+fn profile_check_reports_every_error_in_one_run() {
+    let run = lblint(&["profile", "check", "testdata/profile/err-many.yaml"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .starts_with("lblint: error: invalid cluster profile (5 errors)"),
+        "{}",
+        run.stderr
+    );
+    let found: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("× "))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "`one-thirty` is not a version lblint can compare, for `spec.kubernetesVersion`",
+            "unknown value `ipvss` for `spec.kubeProxy.mode`",
+            "unknown value `regulr` for `nodePools[].type`",
+            "`latest` is not a version lblint can compare, for `spec.addons.ingressController`",
+            "`http://x` is neither an IP address nor a DNS name",
+        ]
+    );
+    for at in [
+        "err-many.yaml:6:22",
+        "err-many.yaml:8:11",
+        "err-many.yaml:11:13",
+        "err-many.yaml:16:19",
+    ] {
+        assert!(run.stderr.contains(at), "{at}: {}", run.stderr);
+    }
+    // A vendor build suffix is a version still.
+    let ok = lblint(&["profile", "check", "testdata/profile/vendor-build.yaml"]);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+}
