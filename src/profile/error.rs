@@ -25,8 +25,6 @@ pub struct ProfileError {
     /// Text and snippet for miette, and the miette code; boxed to keep
     /// `Result<_, ProfileError>` small.
     named: Box<Named>,
-    /// Further errors found in the same run, in file order (shown after this one).
-    pub more: Vec<ProfileError>,
 }
 
 #[derive(Clone, Debug)]
@@ -36,6 +34,8 @@ struct Named {
     code: &'static str,
     /// Built when first rendered.
     snippet: OnceLock<Snippet>,
+    /// Further errors found in the same run, in file order (shown after this one).
+    more: Vec<ProfileError>,
 }
 
 impl ProfileError {
@@ -58,8 +58,8 @@ impl ProfileError {
                 text: source_text,
                 code: "lblint::profile",
                 snippet: OnceLock::new(),
+                more: Vec::new(),
             }),
-            more: Vec::new(),
         }
     }
 
@@ -68,13 +68,13 @@ impl ProfileError {
         errors.sort_by_key(|e| (e.line == 0, e.line, e.column));
         let mut rest = errors.into_iter();
         let mut first = rest.next()?;
-        first.more = rest.collect();
+        first.named.more = rest.collect();
         Some(first)
     }
 
     /// This error and the ones found with it.
     pub fn each(&self) -> impl Iterator<Item = &ProfileError> {
-        std::iter::once(self).chain(&self.more)
+        std::iter::once(self).chain(&self.named.more)
     }
 
     /// The same error, shown with another miette code (`lblint::config`).
@@ -172,6 +172,9 @@ impl fmt::Display for ProfileError {
         }
         if let Some(help) = &self.help {
             write!(f, "\n  help: {}", escape(help, Keep::Newlines))?;
+        }
+        for more in &self.named.more {
+            write!(f, "\n{more}")?;
         }
         Ok(())
     }

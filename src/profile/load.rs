@@ -12,7 +12,9 @@
 use std::sync::Arc;
 
 use serde::Deserialize;
-use serde_saphyr::{Error as YamlError, MessageFormatter, Spanned};
+use serde_saphyr::{Error as YamlError, MessageFormatter};
+
+use super::header::{check_header, Header};
 
 use super::error::{Place, ProfileError};
 use super::model::{CceFlavour, Profile, Provider, Spec, OBJECT_KEY_ERROR_TAG};
@@ -24,20 +26,8 @@ pub const KIND: &str = "ClusterProfile";
 /// Profiles are hand-written and small; anything bigger is a mistake or an attack.
 pub const MAX_PROFILE_BYTES: usize = 1024 * 1024;
 
-const STARTER_HELP: &str =
+pub(super) const STARTER_HELP: &str =
     "a profile starts with `apiVersion: lblint.dev/v1alpha1`, `kind: ClusterProfile` and `spec.provider`";
-
-#[derive(Deserialize)]
-struct Header {
-    #[serde(default, rename = "apiVersion")]
-    api_version: Option<Spanned<String>>,
-    #[serde(default)]
-    kind: Option<Spanned<String>>,
-    /// Where `spec` starts: serde-saphyr puts a missing field at the mapping's *last* key,
-    /// so a missing `spec.provider` is reported here instead.
-    #[serde(default)]
-    spec: Option<Spanned<serde::de::IgnoredAny>>,
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -117,51 +107,19 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
 
     let spec_at = header.spec.as_ref().map(|s| place_of(&s.referenced, text));
     // Every error in one run: blank out each offending entry and parse again.
-    let mut errors = Vec::new();
-    let mut work = text.to_string();
-    let doc = loop {
-        match serde_saphyr::from_str_with_options::<Document>(&work, yaml_options()) {
-            Ok(doc) => break Some(doc),
-            Err(e) => {
-                let mut err = convert(&e, text, path, &source, Pass::Typed);
-                let missing = matches!(e.without_snippet(), YamlError::SerdeMissingField { .. });
-                if let (
-                    YamlError::SerdeMissingField {
-                        field: "provider", ..
-                    },
-                    Some(at),
-                ) = (e.without_snippet(), spec_at)
-                {
-                    err = ProfileError::new(path, source.clone(), at, err.message, err.help);
-                }
-                // serde reads in document order: after a blank, an error that is not past the
-                // last one (a field now missing, a mapping now empty) is the blanking's doing.
-                // Only a wrong value, type or key is an error of its own; anything else after
-                // a blank (end of file, a mapping now empty) is its doing.
-                let own = matches!(
-                    e.without_snippet(),
-                    YamlError::SerdeInvalidType { .. }
-                        | YamlError::SerdeInvalidValue { .. }
-                        | YamlError::SerdeUnknownVariant { .. }
-                        | YamlError::SerdeUnknownField { .. }
-                );
-                if errors
-                    .last()
-                    .is_some_and(|last: &ProfileError| !own || err.offset <= last.offset)
-                {
-                    break None;
-                }
-                let offset = err.offset;
-                errors.push(err);
-                if missing
-                    || errors.len() >= MAX_ERRORS
-                    || !super::recover::blank_entry(&mut work, offset)
-                {
-                    break None;
-                }
-            }
+    let (doc, mut errors) = super::recover::parse_all::<Document>(text, |e| {
+        let mut err = convert(e, text, path, &source, Pass::Typed);
+        if let (
+            YamlError::SerdeMissingField {
+                field: "provider", ..
+            },
+            Some(at),
+        ) = (e.without_snippet(), spec_at)
+        {
+            err = ProfileError::new(path, source.clone(), at, err.message, err.help);
         }
-    };
+        err
+    });
     let profile = doc.map(|doc| Profile {
         name: doc.metadata.and_then(|m| m.name),
         spec: doc.spec,
@@ -185,9 +143,6 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
         )),
     }
 }
-
-/// Errors reported from one profile, at most (a runaway file stops there).
-const MAX_ERRORS: usize = 20;
 
 /// Read and parse a profile file; an unreadable file is an (unlocated) error too.
 pub fn load_profile(path: &std::path::Path) -> Result<Profile, ProfileError> {
@@ -225,64 +180,7 @@ pub(crate) fn is_empty_yaml(text: &str) -> bool {
     })
 }
 
-fn check_header(
-    header: &Header,
-    text: &str,
-    fail: &impl Fn(Place, String, Option<String>) -> ProfileError,
-) -> Result<(), ProfileError> {
-    let start = Place::at_offset(text, first_content_offset(text), 0);
-    let Some(api) = &header.api_version else {
-        return Err(fail(
-            start,
-            "missing `apiVersion`".into(),
-            Some(format!("add `apiVersion: {API_VERSION}` at the top")),
-        ));
-    };
-    if api.value != API_VERSION {
-        let help = if did_you_mean(&api.value, &[API_VERSION]).is_some() {
-            format!("did you mean `{API_VERSION}`?")
-        } else if api.value.starts_with("lblint.dev/") {
-            format!("this lblint reads only `{API_VERSION}` profiles")
-        } else if let Some(kind) = header.kind.as_ref().filter(|k| k.value != KIND) {
-            format!(
-                "this looks like a Kubernetes `{}`, not a cluster profile; {STARTER_HELP}",
-                kind.value
-            )
-        } else {
-            format!("is this a cluster profile? {STARTER_HELP}")
-        };
-        return Err(fail(
-            place_of(&api.referenced, text),
-            format!(
-                "unsupported apiVersion `{}`: expected `{API_VERSION}`",
-                api.value
-            ),
-            Some(help),
-        ));
-    }
-    let Some(kind) = &header.kind else {
-        return Err(fail(
-            start,
-            "missing `kind`".into(),
-            Some(format!("add `kind: {KIND}`")),
-        ));
-    };
-    if kind.value != KIND {
-        let help = if did_you_mean(&kind.value, &[KIND]).is_some() {
-            format!("did you mean `{KIND}`?")
-        } else {
-            format!("`{API_VERSION}` has only `kind: {KIND}`")
-        };
-        return Err(fail(
-            place_of(&kind.referenced, text),
-            format!("unsupported kind `{}`: expected `{KIND}`", kind.value),
-            Some(help),
-        ));
-    }
-    Ok(())
-}
-
-fn first_content_offset(text: &str) -> usize {
+pub(super) fn first_content_offset(text: &str) -> usize {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let t = line.trim();

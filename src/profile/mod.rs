@@ -3,6 +3,7 @@
 
 mod error;
 mod facts;
+mod header;
 pub use facts::Fact;
 mod load;
 mod model;

@@ -5,9 +5,53 @@
 
 use std::sync::Arc;
 
+use serde_saphyr::Error as YamlError;
+
 use super::error::{Place, ProfileError};
 use super::model::Profile;
 use super::version::parse_version;
+
+/// Errors reported from one profile, at most (a runaway file stops there).
+const MAX_ERRORS: usize = 20;
+
+/// Deserialize `text`, and after each error blank the entry and try again: the document
+/// when one parse succeeds, and every error found on the way (`convert` words them).
+pub(crate) fn parse_all<T: serde::de::DeserializeOwned>(
+    text: &str,
+    convert: impl Fn(&YamlError) -> ProfileError,
+) -> (Option<T>, Vec<ProfileError>) {
+    let mut errors: Vec<ProfileError> = Vec::new();
+    let mut work = text.to_string();
+    loop {
+        match serde_saphyr::from_str_with_options::<T>(&work, super::load::yaml_options()) {
+            Ok(doc) => return (Some(doc), errors),
+            Err(e) => {
+                let err = convert(&e);
+                // Only a wrong value, type or key is an error of its own; anything else
+                // after a blank (end of file, a mapping now empty, a field now missing) is
+                // the blank's doing. serde reads in document order, so a real one is later.
+                let own = matches!(
+                    e.without_snippet(),
+                    YamlError::SerdeInvalidType { .. }
+                        | YamlError::SerdeInvalidValue { .. }
+                        | YamlError::SerdeUnknownVariant { .. }
+                        | YamlError::SerdeUnknownField { .. }
+                );
+                if errors
+                    .last()
+                    .is_some_and(|last| !own || err.offset <= last.offset)
+                {
+                    return (None, errors);
+                }
+                let offset = err.offset;
+                errors.push(err);
+                if !own || errors.len() >= MAX_ERRORS || !blank_entry(&mut work, offset) {
+                    return (None, errors);
+                }
+            }
+        }
+    }
+}
 
 /// Blank out the YAML entry at `offset`: the key on that line and every more-indented line
 /// under it. False when nothing is left to blank (the caller then stops retrying).

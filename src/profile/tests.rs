@@ -179,6 +179,7 @@ const ERRORS: &[(&str, usize, usize, &str)] = &[
         "profile_err_unknown_top_field",
     ),
     ("err-bad-enum.yaml", 6, 11, "profile_err_bad_enum"),
+    ("err-many.yaml", 6, 22, "profile_err_many"),
     ("err-bad-provider.yaml", 4, 13, "profile_err_bad_provider"),
     ("err-taint-effect.yaml", 8, 63, "profile_err_taint_effect"),
     (
