@@ -82,10 +82,12 @@ impl RuleMeta {
             || self.providers.contains(&provider.as_str())
     }
 
-    /// Where the rule's documentation is published.
+    /// Where the rule's documentation is published, as of this version (its release tag),
+    /// so a link in an old report keeps showing the rule that made it.
     pub fn url(&self) -> String {
         format!(
-            "https://github.com/lblint/lblint/blob/main/rules/{}.md",
+            "https://github.com/lblint/lblint/blob/v{}/rules/{}.md",
+            env!("CARGO_PKG_VERSION"),
             self.id
         )
     }

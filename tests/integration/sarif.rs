@@ -92,7 +92,19 @@ fn region(result: &Value) -> &Value {
 fn redact(text: &str) -> String {
     let version = format!("\"semanticVersion\": \"{}\"", env!("CARGO_PKG_VERSION"));
     assert!(text.contains(&version), "{text}");
-    let mut text = text.replace(&version, "\"semanticVersion\": \"[VERSION]\"");
+    // %SRCROOT% is the working directory of the run: machine-specific.
+    let root = format!(
+        "\"uri\": \"file://{}/\"",
+        env!("CARGO_MANIFEST_DIR").trim_end_matches('/')
+    );
+    assert!(text.contains(&root), "{text}");
+    let text = text.replace(&root, "\"uri\": \"file:///[CWD]/\"");
+    let mut text = text
+        .replace(&version, "\"semanticVersion\": \"[VERSION]\"")
+        .replace(
+            &format!("\"version\": \"{}\"", env!("CARGO_PKG_VERSION")),
+            "\"version\": \"[VERSION]\"",
+        );
     for meta in lblint::rules::all_meta() {
         let body = lblint::rules::docs::body(meta.doc).trim_end();
         let url = meta.url();
@@ -563,4 +575,52 @@ fn driver_rules_are_the_enabled_rules() {
     let without = ids(&["--ignore", "K8S001"]);
     assert_eq!(without.len() + 1, all.len());
     assert!(!without.contains(&"K8S001".to_string()));
+}
+
+/// Issue 15 item 3: the run says where `%SRCROOT%` is and which lblint wrote it; a result
+/// links its related locations from the message (GitHub shows them only so); standard
+/// input without `--stdin-filename` is no artifact.
+#[test]
+fn sarif_base_ids_version_links_and_stdin() {
+    let input = std::fs::read("testdata/tke/private-with-caller.yaml").unwrap();
+    let run = crate::lblint_stdin(
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--profile",
+            "testdata/tke/profile-ipvs-regular.yaml",
+            "-",
+        ],
+        Some(&input),
+    );
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    let run0 = &log["runs"][0];
+    assert_eq!(run0["tool"]["driver"]["version"], env!("CARGO_PKG_VERSION"));
+    let root = run0["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        root.starts_with("file:///") && root.ends_with('/'),
+        "{root}"
+    );
+    let rule = &run0["tool"]["driver"]["rules"][0]["helpUri"];
+    assert!(
+        rule.as_str()
+            .unwrap()
+            .contains(&format!("/blob/v{}/rules/", env!("CARGO_PKG_VERSION"))),
+        "{rule}"
+    );
+    for result in run0["results"].as_array().unwrap() {
+        assert!(
+            result["locations"][0].get("physicalLocation").is_none(),
+            "{result}"
+        );
+        let text = result["message"]["text"].as_str().unwrap();
+        for related in result["relatedLocations"].as_array().into_iter().flatten() {
+            let id = related["id"].as_u64().unwrap();
+            assert!(text.contains(&format!("]({id})")), "{text}");
+        }
+        assert!(result["message"]["markdown"].is_string());
+    }
 }

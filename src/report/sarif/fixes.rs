@@ -52,6 +52,7 @@ pub(super) fn fixes(
         .map(|(fix, suggestion)| SarifFix {
             description: Text {
                 text: fix.description.clone(),
+                markdown: None,
             },
             artifact_changes: [ArtifactChange {
                 artifact_location: artifact.clone(),
@@ -62,6 +63,7 @@ pub(super) fn fixes(
                         deleted_region: region(edit.span.start, edit.span.end, text),
                         inserted_content: Text {
                             text: edit.content.clone(),
+                            markdown: None,
                         },
                     })
                     .collect(),

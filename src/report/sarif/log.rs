@@ -19,9 +19,23 @@ pub(super) struct Log<'a> {
 #[serde(rename_all = "camelCase")]
 pub(super) struct Run<'a> {
     pub(super) tool: Tool,
+    /// `%SRCROOT%`: the working directory the relative URIs start from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) original_uri_base_ids: Option<BaseIds>,
     pub(super) invocations: [Invocation; 1],
     pub(super) column_kind: &'static str,
     pub(super) results: Vec<SarifResult<'a>>,
+}
+
+#[derive(Serialize)]
+pub(super) struct BaseIds {
+    #[serde(rename = "%SRCROOT%")]
+    pub(super) src_root: BaseUri,
+}
+
+#[derive(Serialize)]
+pub(super) struct BaseUri {
+    pub(super) uri: String,
 }
 
 #[derive(Serialize)]
@@ -33,6 +47,7 @@ pub(super) struct Tool {
 #[serde(rename_all = "camelCase")]
 pub(super) struct Driver {
     pub(super) name: &'static str,
+    pub(super) version: &'static str,
     pub(super) semantic_version: &'static str,
     pub(super) information_uri: &'static str,
     pub(super) rules: Vec<ReportingDescriptor>,
@@ -66,6 +81,8 @@ pub(super) struct ReportingDescriptor {
 #[derive(Serialize)]
 pub(super) struct Text {
     pub(super) text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) markdown: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -133,7 +150,9 @@ pub(super) struct Object<'a> {
 pub(super) struct SarifLocation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) id: Option<usize>,
-    pub(super) physical_location: PhysicalLocation,
+    /// None for standard input read without `--stdin-filename`: no file to point at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) physical_location: Option<PhysicalLocation>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) message: Option<Text>,
 }

@@ -22,8 +22,8 @@ use crate::source::SourceMap;
 use super::ReportOptions;
 use fingerprints::Fingerprinter;
 use log::{
-    level, Driver, Fingerprints, Invocation, Log, Object, PhysicalLocation, ResultProperties, Run,
-    SarifLocation, SarifResult, Text, Tool,
+    level, BaseIds, BaseUri, Driver, Fingerprints, Invocation, Log, Object, PhysicalLocation,
+    ResultProperties, Run, SarifLocation, SarifResult, Text, Tool,
 };
 use regions::region;
 use rules::RuleTable;
@@ -62,9 +62,16 @@ pub(super) fn write(
         schema: SCHEMA,
         version: "2.1.0",
         runs: [Run {
+            original_uri_base_ids: cwd.map(|cwd| BaseIds {
+                src_root: BaseUri {
+                    // A directory URI ends with `/`, so relative URIs resolve inside it.
+                    uri: format!("{}/", uris::file_uri(cwd).trim_end_matches('/')),
+                },
+            }),
             tool: Tool {
                 driver: Driver {
                     name: "lblint",
+                    version: env!("CARGO_PKG_VERSION"),
                     semantic_version: env!("CARGO_PKG_VERSION"),
                     information_uri: env!("CARGO_PKG_REPOSITORY"),
                     rules: rules.descriptors(),
@@ -102,22 +109,21 @@ fn result<'a>(
         }),
         origin: d.origin.as_deref(),
     });
+    let related = related_locations(d, sources, cwd);
     SarifResult {
         rule_id: d.rule,
         rule_index,
         level: level(d.severity),
-        message: Text {
-            text: d.message.clone(),
-        },
+        message: message(d, &related),
         locations: [SarifLocation {
             id: None,
-            physical_location: PhysicalLocation {
+            physical_location: (!unnamed_stdin(&d.location.file)).then(|| PhysicalLocation {
                 artifact_location: artifact,
                 region: Some(region(d.location.span.start, d.location.span.end, text)),
-            },
+            }),
             message: None,
         }],
-        related_locations: related_locations(d, sources, cwd),
+        related_locations: related,
         partial_fingerprints: Fingerprints { v1: fingerprint },
         fixes,
         properties,
@@ -135,21 +141,24 @@ fn related_locations(
         .iter()
         .map(|r| SarifLocation {
             id: None,
-            physical_location: physical(&r.location, sources, cwd),
+            physical_location: (!unnamed_stdin(&r.location.file))
+                .then(|| physical(&r.location, sources, cwd)),
             message: Some(Text {
                 text: r.message.clone(),
+                markdown: None,
             }),
         })
         .collect();
     if let Some(origin) = &d.origin {
         related.push(SarifLocation {
             id: None,
-            physical_location: PhysicalLocation {
+            physical_location: Some(PhysicalLocation {
                 artifact_location: artifact_location(origin, cwd),
                 region: None,
-            },
+            }),
             message: Some(Text {
                 text: "rendered from this template".to_string(),
+                markdown: None,
             }),
         });
     }
@@ -157,6 +166,41 @@ fn related_locations(
         location.id = Some(i + 1);
     }
     related
+}
+
+/// Standard input read without `--stdin-filename`: its display name is no file, so no
+/// artifact is made of it.
+fn unnamed_stdin(file: &str) -> bool {
+    file == "<stdin>"
+}
+
+/// The message, with a link to each related location (`[text](id)`): GitHub shows related
+/// locations only through such links. The markdown form also keeps the code spans.
+fn message(d: &Diagnostic, related: &[SarifLocation]) -> Text {
+    let links: Vec<String> = related
+        .iter()
+        .filter_map(|r| {
+            let id = r.id?;
+            let label = r
+                .message
+                .as_ref()
+                .map_or("related location", |m| m.text.as_str());
+            Some(format!("[{}]({id})", label.replace(['[', ']'], "")))
+        })
+        .collect();
+    let text = if links.is_empty() {
+        d.message.clone()
+    } else {
+        format!("{} See: {}.", d.message, links.join("; "))
+    };
+    let markdown = match &d.help {
+        Some(help) => format!("{text}\n\n**Fix:** {help}"),
+        None => text.clone(),
+    };
+    Text {
+        text,
+        markdown: Some(markdown),
+    }
 }
 
 fn physical(location: &Location, sources: &SourceMap, cwd: Option<&Path>) -> PhysicalLocation {

@@ -70,9 +70,11 @@ fn descriptor(meta: &'static RuleMeta) -> ReportingDescriptor {
         name: meta.name,
         short_description: Some(Text {
             text: meta.summary.to_string(),
+            markdown: None,
         }),
         full_description: Some(Text {
             text: full_description(body).unwrap_or_else(|| meta.summary.to_string()),
+            markdown: None,
         }),
         help: Some(Help {
             // GitHub shows help but ignores helpUri, so the link goes in the text too.

@@ -93,7 +93,7 @@ fn posix(path: &Path) -> String {
 }
 
 /// `file:///abs/path` (Windows: `file:///C:/abs/path`).
-fn file_uri(abs: &Path) -> String {
+pub(super) fn file_uri(abs: &Path) -> String {
     let text = abs.to_string_lossy().replace('\\', "/");
     let (drive, rest) = match text.as_bytes() {
         [letter, b':', ..] if letter.is_ascii_alphabetic() => text.split_at(2),
