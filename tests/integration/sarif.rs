@@ -254,21 +254,18 @@ fn sarif_examples_snapshot() {
         assert!(rules_seen.contains(&rule), "{rule} fired");
     }
 
-    // Helm-rendered: the rendered file stays primary, the template is related.
+    // Helm-rendered: the rendered file stays primary. Its chart is not in this repository,
+    // so the template is not linked (no such file); its path stays in the properties.
     let helm = results(&value)
         .iter()
         .find(|r| artifact(r)["uri"] == "testdata/load/helm-rendered.yaml")
         .expect("helm result");
-    let template = helm["relatedLocations"]
+    assert!(helm["relatedLocations"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|l| l["message"]["text"] == "rendered from this template")
-        .expect("template location");
-    assert_eq!(
-        template["physicalLocation"]["artifactLocation"]["uri"],
-        "shop/templates/service.yaml"
-    );
+        .all(|l| l["message"]["text"] != "rendered from this template"));
+    assert_eq!(helm["properties"]["origin"], "shop/templates/service.yaml");
     // Related locations are numbered.
     for (i, related) in helm["relatedLocations"]
         .as_array()
@@ -623,4 +620,32 @@ fn sarif_base_ids_version_links_and_stdin() {
         }
         assert!(result["message"]["markdown"].is_string());
     }
+}
+
+/// Issue 15 item 3: a kustomize origin is relative to the overlay that rendered it; SARIF
+/// resolves it by that kustomization to the file that exists, or leaves it out.
+#[test]
+fn sarif_resolves_kustomize_origins_by_their_overlay() {
+    let run = crate::lblint(&[
+        "check",
+        "--format",
+        "sarif",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "testdata/origins/rendered.yaml",
+    ]);
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    let result = &log["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "TKE001");
+    assert_eq!(result["properties"]["origin"], "../../base/orders.yaml");
+    let template = result["relatedLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["message"]["text"] == "rendered from this template")
+        .expect("the template is linked");
+    assert_eq!(
+        template["physicalLocation"]["artifactLocation"]["uri"],
+        "testdata/origins/base/orders.yaml"
+    );
 }

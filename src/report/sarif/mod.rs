@@ -31,6 +31,7 @@ use rules::RuleTable;
 mod fingerprints;
 mod fixes;
 mod log;
+mod origins;
 mod regions;
 mod rules;
 mod uris;
@@ -51,11 +52,12 @@ pub(super) fn write(
     let cwd = options.cwd.as_deref();
     let mut rules = RuleTable::new(&options.rules);
     let mut fingerprints = Fingerprinter::default();
+    let mut origins = origins::Origins::new(cwd);
     let results = diagnostics
         .iter()
         .map(|d| {
             let rule_index = rules.index(d);
-            result(d, rule_index, sources, cwd, &mut fingerprints)
+            result(d, rule_index, sources, cwd, &mut fingerprints, &mut origins)
         })
         .collect();
     let log = Log {
@@ -95,6 +97,7 @@ fn result<'a>(
     sources: &SourceMap,
     cwd: Option<&Path>,
     fingerprints: &mut Fingerprinter,
+    origins: &mut origins::Origins<'_>,
 ) -> SarifResult<'a> {
     let artifact = artifact_location(&d.location.file, cwd);
     let text = sources.get(&d.location.file).map(|f| f.text.as_str());
@@ -109,7 +112,7 @@ fn result<'a>(
         }),
         origin: d.origin.as_deref(),
     });
-    let related = related_locations(d, sources, cwd);
+    let related = related_locations(d, sources, cwd, origins);
     SarifResult {
         rule_id: d.rule,
         rule_index,
@@ -135,6 +138,7 @@ fn related_locations(
     d: &Diagnostic,
     sources: &SourceMap,
     cwd: Option<&Path>,
+    origins: &mut origins::Origins<'_>,
 ) -> Vec<SarifLocation> {
     let mut related: Vec<SarifLocation> = d
         .related
@@ -149,11 +153,12 @@ fn related_locations(
             }),
         })
         .collect();
-    if let Some(origin) = &d.origin {
+    // The template, where it can be found (its written path is kept in `properties`).
+    if let Some(origin) = d.origin.as_deref().and_then(|o| origins.resolve(o)) {
         related.push(SarifLocation {
             id: None,
             physical_location: Some(PhysicalLocation {
-                artifact_location: artifact_location(origin, cwd),
+                artifact_location: artifact_location(&origin, cwd),
                 region: None,
             }),
             message: Some(Text {
