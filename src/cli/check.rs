@@ -185,7 +185,7 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
 
 /// The width the human report wraps at: $COLUMNS when set and valid, else the width of
 /// the terminal the report goes to, else 100. Under 40 columns counts as not valid.
-fn terminal_width(to_stdout: bool) -> usize {
+pub(super) fn terminal_width(to_stdout: bool) -> usize {
     let valid = |w: &usize| *w >= 40;
     let columns = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
     let terminal = || {

@@ -182,21 +182,56 @@ fn run_rules(format: RulesFormat) -> i32 {
             serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"
         }
         RulesFormat::Table => {
+            let id_width = metas.iter().map(|m| m.id.len()).max().unwrap_or(2).max(2);
             let width = metas.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
+            let providers = metas
+                .iter()
+                .map(|m| m.providers.join(",").len())
+                .max()
+                .unwrap_or(9)
+                .max(9);
+            // The summary wraps to the terminal, continuing under itself; on a terminal too
+            // narrow for a summary column it goes under the row, indented.
+            let columns = check::terminal_width(true);
+            let beside = id_width + width + 8 + providers + 9 + 5;
+            let (indent, room) = if beside + 30 <= columns {
+                (beside, columns - beside)
+            } else {
+                (4, columns.saturating_sub(4).max(20))
+            };
             let mut out = format!(
-                "{:<7} {:<width$} {:<8} {:<9} {:<9} SUMMARY\n",
-                "ID", "NAME", "SEVERITY", "PROVIDERS", "FIX"
-            );
+                "{:<id_width$} {:<width$} {:<8} {:<providers$} {:<9} {}",
+                "ID",
+                "NAME",
+                "SEVERITY",
+                "PROVIDERS",
+                "FIX",
+                if indent == beside { "SUMMARY" } else { "" }
+            )
+            .trim_end()
+            .to_string();
+            out.push('\n');
             for m in &metas {
-                out.push_str(&format!(
-                    "{:<7} {:<width$} {:<8} {:<9} {:<9} {}\n",
+                let lines = textwrap::wrap(m.summary, room);
+                let row = format!(
+                    "{:<id_width$} {:<width$} {:<8} {:<providers$} {:<9} {}",
                     m.id,
                     m.name,
                     m.default_severity.as_str(),
                     m.providers.join(","),
                     m.fix.as_str(),
-                    m.summary
-                ));
+                    if indent == beside {
+                        lines.first().map_or("", |l| l.as_ref())
+                    } else {
+                        ""
+                    }
+                );
+                out.push_str(row.trim_end());
+                out.push('\n');
+                let rest = if indent == beside { 1 } else { 0 };
+                for line in lines.iter().skip(rest) {
+                    out.push_str(&format!("{:indent$}{line}\n", ""));
+                }
             }
             out
         }

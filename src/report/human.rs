@@ -30,7 +30,8 @@ pub(super) fn write(
 ) -> io::Result<()> {
     let handler = handler(options);
     for diagnostic in diagnostics {
-        let text = render(&handler, diagnostic, sources).map_err(io::Error::other)?;
+        let text =
+            render(&handler, diagnostic, sources, options.width).map_err(io::Error::other)?;
         out.write_all(text.as_bytes())?;
         // Blank line between reports, as rustc does.
         out.write_all(b"\n")?;
@@ -60,11 +61,15 @@ fn handler(options: &ReportOptions) -> GraphicalReportHandler {
         .without_primary_span_start()
 }
 
+/// Columns miette draws left of a source line and its label (line number, bars, arrow).
+const GUTTER: usize = 12;
+
 /// Renders one diagnostic to text ending in a newline.
 fn render(
     handler: &GraphicalReportHandler,
     diagnostic: &Diagnostic,
     sources: &SourceMap,
+    width: usize,
 ) -> Result<String, fmt::Error> {
     let file = sources.get(&diagnostic.location.file);
     let mut notes = Vec::new();
@@ -106,10 +111,19 @@ fn render(
                     .push(LabeledSpan::new_primary_with_span(None, primary));
             }
             for (related, span) in same_file.iter().zip(spans) {
-                report.labels.push(LabeledSpan::new_with_span(
-                    Some(escape(&related.message, Keep::Nothing).into_owned()),
-                    span,
-                ));
+                let message = escape(&related.message, Keep::Nothing).into_owned();
+                // miette cannot wrap a label: one that would run past the width goes into
+                // the notes (which wrap), and the span keeps a bare underline.
+                let label_end =
+                    GUTTER + related.location.span.start.column as usize + message.chars().count();
+                if label_end > width {
+                    notes.push(related_note(&related.location, &related.message));
+                    report.labels.push(LabeledSpan::new_with_span(None, span));
+                } else {
+                    report
+                        .labels
+                        .push(LabeledSpan::new_with_span(Some(message), span));
+                }
             }
             for related in &diagnostic.related {
                 if related.location.file != diagnostic.location.file {
@@ -154,8 +168,17 @@ fn render(
 
     let mut text = String::new();
     handler.render_report(&mut text, &report)?;
+    // Notes wrap like miette's help: at spaces only, so paths and URLs stay whole.
+    let wrap = textwrap::Options::new(width.max(40))
+        .initial_indent("  = ")
+        .subsequent_indent("    ")
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .break_words(false);
     for note in notes {
-        writeln!(text, "  = {}", escape(&note, Keep::Nothing))?;
+        for line in textwrap::wrap(&escape(&note, Keep::Nothing), &wrap) {
+            writeln!(text, "{line}")?;
+        }
     }
     Ok(text)
 }

@@ -45,3 +45,24 @@ fn profile_errors() {
     assert_eq!(run.code, 2);
     snapshot!("cli_profile_bad_enum", run.stderr);
 }
+
+/// Issue 15 item 5: human output fits the width (the tests run at COLUMNS=100): the
+/// message, help and notes wrap, and a label that cannot fit beside its span becomes a
+/// wrapped related note.
+#[test]
+fn human_output_fits_the_width() {
+    let run = crate::lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "testdata/tke",
+        "testdata/proxy",
+        "examples/manifests",
+    ]);
+    let widest = run
+        .stdout
+        .lines()
+        .max_by_key(|l| l.chars().count())
+        .unwrap_or_default();
+    assert!(widest.chars().count() <= 100, "{widest}");
+}
