@@ -40,6 +40,9 @@ pub struct CheckOptions {
     pub config_source: Option<Arc<SourceFile>>,
     /// `--no-ignores`: comments, annotations and config entries suppress nothing.
     pub no_ignores: bool,
+    /// Texts to lint instead of the files' own, by canonical path: `--diff` lints the
+    /// result of its fixes without writing them.
+    pub overlay: Option<Arc<HashMap<std::path::PathBuf, String>>>,
 }
 
 #[derive(Debug)]
@@ -52,6 +55,8 @@ pub struct CheckOutcome {
     /// The OS path of each file read from disk, by displayed path (a display name is
     /// text for people; `--fix` writes to the file it stands for).
     pub files_on_disk: HashMap<Arc<str>, std::path::PathBuf>,
+    /// The displayed path of every file linted, in walk order (`--verbose` lists them).
+    pub linted: Vec<Arc<str>>,
 }
 
 impl CheckOutcome {
@@ -179,6 +184,7 @@ fn lint_loaded(
     rules: &[&dyn Rule],
 ) -> CheckOutcome {
     let file_count = order.len();
+    let linted = order.iter().map(|f| Arc::from(*f)).collect();
     let mut files = Vec::new();
     let mut sources = SourceMap::default();
     for outcome in loaded {
@@ -234,6 +240,7 @@ fn lint_loaded(
         sources,
         internal_errors,
         files_on_disk: HashMap::new(),
+        linted,
     }
 }
 
@@ -273,6 +280,7 @@ fn walk_and_load(options: &CheckOptions) -> Result<(walk::Walked, Vec<Loaded>), 
         stdin_text.as_deref(),
         options.threads,
         options.walk.max_file_size,
+        options.overlay.as_deref(),
     );
     Ok((walked, loaded))
 }
