@@ -33,9 +33,11 @@ pub(super) fn settings(args: &CheckArgs, config: Option<&Config>, profile: &Prof
              its parents up to the repository root)",
         ),
     }
+    let cwd = std::env::current_dir().ok();
     match &profile.path {
         Some(path) => say(&format!(
-            "profile: {path} (provider {})",
+            "profile: {} (provider {})",
+            crate::walk::display_path(Path::new(path), cwd.as_deref()),
             profile.provider().as_str()
         )),
         None => say("profile: none (generic: every cluster fact unknown)"),

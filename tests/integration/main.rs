@@ -8,6 +8,7 @@
 mod ack;
 mod cli;
 mod config;
+mod conventions;
 mod docs;
 mod eks;
 mod family1;
@@ -22,6 +23,7 @@ mod model;
 mod output;
 mod paths;
 mod precommit;
+mod preview;
 mod proxy;
 mod robust;
 mod sarif;
