@@ -73,12 +73,13 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
     if args.statistics && matches!(format, Format::Sarif | Format::Github) {
         return fail("--statistics prints text or JSON: use --format human, compact or json");
     }
+    let flags = notices::Flags::of(&args);
     let options = CheckOptions {
-        paths: args.paths.clone(),
-        stdin_filename: args.stdin_filename.clone(),
+        paths: args.paths,
+        stdin_filename: args.stdin_filename,
         walk: WalkOptions {
-            include: args.include.clone(),
-            exclude: args.exclude.clone(),
+            include: args.include,
+            exclude: args.exclude,
             follow_links: args.follow_links,
             max_file_size: args.max_file_size,
             rebased: config.as_ref().map(|c| RebasedGlobs {
@@ -87,8 +88,8 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
                 exclude: c.exclude.clone(),
             }),
         },
-        select: args.select.clone(),
-        ignore: args.ignore.clone(),
+        select: args.select,
+        ignore: args.ignore,
         threads: args.threads,
         levels: config.as_ref().map(|c| c.rules.clone()).unwrap_or_default(),
         config_ignores: config.as_ref().map(|c| c.ignores(&cwd)),
@@ -105,13 +106,13 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
     }
     // --diff writes nothing, even beside --fix.
     if args.diff {
-        return notices::run_diff(&args, &options, &profile);
+        return notices::run_diff(&flags, &options, &profile);
     }
     // A file --fix could not write is an error (exit 2), after the report of what remains.
     let mut fix_failed = false;
     if args.fix {
         match crate::fix::apply(&options, &profile, args.unsafe_fixes, false) {
-            Ok(done) => fix_failed = notices::fixed(&done, &args),
+            Ok(done) => fix_failed = notices::fixed(&done, &flags),
             Err(err) => return fail(err),
         }
     }
@@ -146,7 +147,7 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
     let rendered = guard::render_report(format, |format, out| {
         let (diagnostics, summary) = (&outcome.diagnostics, &outcome.summary);
         if args.statistics {
-            return report::write_statistics(format, diagnostics, summary, &report_options, out);
+            return report::statistics::write(format, diagnostics, summary, &report_options, out);
         }
         let sources = &outcome.sources;
         report::write_report(format, diagnostics, summary, sources, &report_options, out)

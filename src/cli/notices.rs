@@ -14,6 +14,29 @@ use crate::fix::Applied;
 use crate::profile::Profile;
 use crate::report::escape::{escape, Keep};
 
+/// The flags of `lblint check` that its notices and `--diff` read.
+pub(super) struct Flags {
+    quiet: u8,
+    verbose: bool,
+    show_fixes: bool,
+    unsafe_fixes: bool,
+    exit_zero: bool,
+    output: Option<std::path::PathBuf>,
+}
+
+impl Flags {
+    pub(super) fn of(args: &CheckArgs) -> Flags {
+        Flags {
+            quiet: args.quiet,
+            verbose: args.verbose,
+            show_fixes: args.show_fixes,
+            unsafe_fixes: args.unsafe_fixes,
+            exit_zero: args.exit_zero,
+            output: args.output.clone(),
+        }
+    }
+}
+
 /// One stderr line of lblint's own, escaped (paths come from the repository).
 fn say(line: &str) {
     eprintln!("lblint: {}", escape(line, Keep::Nothing));
@@ -89,7 +112,7 @@ pub(super) fn no_input(linted: &[Arc<str>], diagnostics: &[Diagnostic], options:
 /// `--fix`: what was fixed (each file and rule with `--show-fixes`), what could not be
 /// written (errors, also under `-q`) and what was left because it is rendered output.
 /// Whether a file could not be written.
-pub(super) fn fixed(done: &Applied, args: &CheckArgs) -> bool {
+pub(super) fn fixed(done: &Applied, args: &Flags) -> bool {
     for (file, reason) in &done.failures {
         say(&format!(
             "error: cannot fix {file}: {reason}; it is left as it was"
@@ -129,7 +152,7 @@ fn rendered(refused: &[Diagnostic]) {
 /// would change, and write nothing. Exit 1 when there is something to change, as ruff's
 /// `--diff` does (a CI step fails until the fixes are applied), else 0; `--exit-zero`
 /// makes it 0 either way.
-pub(super) fn run_diff(args: &CheckArgs, options: &CheckOptions, profile: &Profile) -> i32 {
+pub(super) fn run_diff(args: &Flags, options: &CheckOptions, profile: &Profile) -> i32 {
     let done = match crate::fix::apply(options, profile, args.unsafe_fixes, true) {
         Ok(done) => done,
         Err(err) => return fail(err),

@@ -19,7 +19,7 @@ mod github;
 mod human;
 mod json;
 pub mod sarif;
-mod statistics;
+pub mod statistics;
 
 #[cfg(test)]
 mod hostile_tests;
@@ -149,17 +149,6 @@ pub fn write_report(
         Format::Sarif => sarif::write(diagnostics, sources, options, out),
         Format::Github => github::write(diagnostics, sources, out),
     }
-}
-
-/// `--statistics`: the findings of each rule counted, in `format` (human, compact or json).
-pub fn write_statistics(
-    format: Format,
-    diagnostics: &[Diagnostic],
-    summary: &Summary,
-    options: &ReportOptions,
-    out: &mut dyn io::Write,
-) -> io::Result<()> {
-    statistics::write(format, diagnostics, summary, options, out)
 }
 
 /// `--show-fixes` lines of one finding, escaped: each fix or suggestion heading, then the

@@ -19,7 +19,8 @@ struct Row {
     with_unsafe: usize,
 }
 
-pub(super) fn write(
+/// Writes the statistics of `diagnostics` in `format` (human, compact or json).
+pub fn write(
     format: Format,
     diagnostics: &[Diagnostic],
     summary: &Summary,
