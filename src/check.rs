@@ -43,6 +43,9 @@ pub struct CheckOptions {
     /// `--context DIR`: the manifests under DIR are linted with `paths`, and only findings
     /// that involve a file of `paths` are reported (the pre-commit hook's view).
     pub context: Option<std::path::PathBuf>,
+    /// Texts to lint instead of the files' own, by canonical path: `--diff` lints the
+    /// result of its fixes without writing them.
+    pub overlay: Option<Arc<HashMap<std::path::PathBuf, String>>>,
 }
 
 #[derive(Debug)]
@@ -55,6 +58,8 @@ pub struct CheckOutcome {
     /// The OS path of each file read from disk, by displayed path (a display name is
     /// text for people; `--fix` writes to the file it stands for).
     pub files_on_disk: HashMap<Arc<str>, std::path::PathBuf>,
+    /// The displayed path of every file linted, in walk order (`--verbose` lists them).
+    pub linted: Vec<Arc<str>>,
 }
 
 impl CheckOutcome {
@@ -158,6 +163,8 @@ fn keep_involving(outcome: &mut CheckOutcome, named: &HashSet<String>) {
     outcome
         .files_on_disk
         .retain(|display, _| named.contains(&**display));
+    // The context is read, not linted: `-v` and the no-input warning speak of named files.
+    outcome.linted.retain(|display| named.contains(&**display));
     let mut summary = Summary {
         files: named.len(),
         objects: outcome.summary.objects,
@@ -208,6 +215,7 @@ fn lint_loaded(
     rules: &[&dyn Rule],
 ) -> CheckOutcome {
     let file_count = order.len();
+    let linted = order.iter().map(|f| Arc::from(*f)).collect();
     let mut files = Vec::new();
     let mut sources = SourceMap::default();
     for outcome in loaded {
@@ -263,6 +271,7 @@ fn lint_loaded(
         sources,
         internal_errors,
         files_on_disk: HashMap::new(),
+        linted,
     }
 }
 
@@ -323,6 +332,7 @@ fn walk_and_load(options: &CheckOptions) -> Result<WalkedAndLoaded, CheckError> 
         stdin_text.as_deref(),
         options.threads,
         options.walk.max_file_size,
+        options.overlay.as_deref(),
     );
     Ok((walked, loaded, named))
 }

@@ -4,6 +4,8 @@
 //! templates are told apart from YAML errors. A file that cannot be loaded becomes an
 //! `LBL003` diagnostic, never a failed run.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
@@ -34,6 +36,7 @@ pub(crate) fn load_all(
     stdin: Option<&[u8]>,
     threads: usize,
     max_size: u64,
+    overlay: Option<&HashMap<PathBuf, String>>,
 ) -> Vec<Loaded> {
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -47,7 +50,7 @@ pub(crate) fn load_all(
     if threads <= 1 {
         return inputs
             .iter()
-            .map(|i| load_one(i, stdin, &limits, max_size))
+            .map(|i| load_one(i, stdin, &limits, max_size, overlay))
             .collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -60,7 +63,7 @@ pub(crate) fn load_all(
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(input) = inputs.get(i) else { break };
-                        done.push((i, load_one(input, stdin, &limits, max_size)));
+                        done.push((i, load_one(input, stdin, &limits, max_size, overlay)));
                     }
                     done
                 })
@@ -164,11 +167,24 @@ fn decode_utf16(bytes: &[u8], big_endian: bool) -> Result<String, String> {
     })
 }
 
-fn load_one(input: &InputFile, stdin: Option<&[u8]>, limits: &Limits, max_size: u64) -> Loaded {
+fn load_one(
+    input: &InputFile,
+    stdin: Option<&[u8]>,
+    limits: &Limits,
+    max_size: u64,
+    overlay: Option<&HashMap<PathBuf, String>>,
+) -> Loaded {
     guarded(&input.display, || {
         let bytes = match &input.source {
             InputSource::Stdin => Ok(stdin.unwrap_or_default().to_vec()),
-            InputSource::File(path) => read_capped(path, max_size),
+            InputSource::File(path) => match overlay.and_then(|texts| {
+                // Canonical: one file linted under two names (--follow-links) reads its
+                // one new text under both.
+                texts.get(&std::fs::canonicalize(path).ok()?)
+            }) {
+                Some(text) => Ok(text.as_bytes().to_vec()),
+                None => read_capped(path, max_size),
+            },
         };
         let bytes = bytes.and_then(|b| match b.len() as u64 {
             len if len > max_size => Err(walk::too_large(len, max_size)),
@@ -408,7 +424,7 @@ mod tests {
         };
         // Walked, then deleted before the read.
         std::fs::remove_file(&path).unwrap();
-        let loaded = load_all(&[input], None, 1, u64::MAX).pop().unwrap();
+        let loaded = load_all(&[input], None, 1, u64::MAX, None).pop().unwrap();
         assert!(skipped_reason(&loaded).contains("cannot read"));
         let _ = std::fs::remove_dir(&dir);
     }
@@ -423,6 +439,7 @@ mod tests {
             Some(&b"# 0123456789\n"[..]),
             &Limits::default(),
             4,
+            None,
         );
         assert!(skipped_reason(&loaded).contains("over the size limit of 4 bytes"));
     }

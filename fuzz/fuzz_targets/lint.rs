@@ -23,14 +23,16 @@ fn profiles() -> &'static [Profile; 2] {
 }
 
 /// Every format renders; JSON and SARIF are valid JSON. Human output twice: plain and wide,
-/// coloured and narrow (snippet windows and wrapping differ).
+/// coloured and narrow (snippet windows and wrapping differ); human and compact also with
+/// --show-fixes (the fix previews slice the text by the edits' offsets).
 fn report_every_format(outcome: &CheckOutcome) {
     let narrow = ReportOptions { color: true, width: 24, ..ReportOptions::default() };
     let plain = ReportOptions::default();
+    let fixes = ReportOptions { show_fixes: true, ..ReportOptions::default() };
     for (format, options) in Format::ALL
         .into_iter()
         .map(|f| (f, &plain))
-        .chain([(Format::Human, &narrow)])
+        .chain([(Format::Human, &narrow), (Format::Human, &fixes), (Format::Compact, &fixes)])
     {
         let mut out = Vec::new();
         write_report(format, &outcome.diagnostics, &outcome.summary, &outcome.sources, options, &mut out)

@@ -4,10 +4,9 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 use crate::profile::Provider;
-use crate::walk::DEFAULT_MAX_FILE_SIZE;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -29,6 +28,7 @@ pub enum Command {
     Check(CheckArgs),
     /// List the rules.
     Rules {
+        /// How to print the list.
         #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
         format: RulesFormat,
     },
@@ -45,8 +45,15 @@ pub enum Command {
     Profile(ProfileCommand),
     /// Print the JSON Schema of a cluster profile or of the config file.
     Schema {
+        /// Which file's schema.
         #[arg(value_enum)]
         which: SchemaArg,
+    },
+    /// Print a shell completion script.
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
 }
 
@@ -63,10 +70,20 @@ pub struct ModelArgs {
     /// Files or directories; `-` reads standard input.
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
+    /// Cluster profile [default: the config file's `profile`, else none: every cluster
+    /// fact unknown].
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
+    /// How to print the model.
     #[arg(long, value_enum, default_value_t = ModelFormat::Table)]
     pub format: ModelFormat,
+    /// Use this config file (its `profile`, `include` and `exclude`) instead of looking
+    /// for lblint.yaml / .lblint.yaml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Do not look for a config file.
+    #[arg(long = "no-config")]
+    pub no_config: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -77,22 +94,31 @@ pub enum ProfileCommand {
         /// generic].
         #[arg(long, value_parser = ProviderParser)]
         provider: Option<Provider>,
+        /// The cluster's kube-proxy mode, filled in as `spec.kubeProxy.mode` [default: left
+        /// for you to state].
         #[arg(long = "proxy-mode", value_enum)]
         proxy_mode: Option<ProxyModeArg>,
     },
     /// Validate a cluster profile file.
-    Check { file: PathBuf },
+    Check {
+        /// The profile to validate.
+        file: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ModelFormat {
+    /// For people.
     Table,
+    /// For scripts.
     Json,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum RulesFormat {
+    /// One line per rule.
     Table,
+    /// For scripts: id, name, severity, providers, summary, fix, url.
     Json,
     /// The table in README.md's "Rules" section.
     Markdown,
@@ -150,10 +176,15 @@ pub enum ProxyModeArg {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
+    /// Snippets, labels, help and fixes, then a summary line.
     Human,
+    /// `path:line:col: severity[RULE] message`, one line each.
     Compact,
+    /// One JSON object (a stable contract).
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning.
     Sarif,
+    /// GitHub Actions workflow commands (annotations).
     Github,
 }
 
@@ -167,12 +198,20 @@ pub enum FailOn {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {
+    /// When the report goes to a terminal, unless NO_COLOR, FORCE_COLOR or
+    /// CLICOLOR_FORCE say otherwise.
     Auto,
     Always,
     Never,
 }
 
 #[derive(Args, Debug)]
+// --unsafe-fixes says which fixes count; it means something only beside one of these.
+#[command(group(
+    ArgGroup::new("fixing")
+        .args(["fix", "diff", "show_fixes", "statistics"])
+        .multiple(true)
+))]
 pub struct CheckArgs {
     /// Files or directories to lint; `-` reads standard input.
     #[arg(default_value = ".")]
@@ -181,6 +220,7 @@ pub struct CheckArgs {
     /// cluster fact is unknown.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
+    /// How to print the report.
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     pub format: FormatArg,
     /// Write the report to FILE instead of standard output.
@@ -232,9 +272,16 @@ pub struct CheckArgs {
     /// Follow symbolic links while walking directories.
     #[arg(long = "follow-links")]
     pub follow_links: bool,
-    /// Skip files larger than this many bytes.
-    #[arg(long = "max-file-size", value_name = "BYTES", default_value_t = DEFAULT_MAX_FILE_SIZE)]
+    /// Skip (and report) files larger than this: bytes, or a number with a unit (KB, MB,
+    /// GB are powers of 1000; KiB, MiB, GiB powers of 1024).
+    #[arg(
+        long = "max-file-size",
+        value_name = "SIZE",
+        default_value = "64MiB",
+        value_parser = super::size::parse_size
+    )]
     pub max_file_size: u64,
+    /// Colour the human report.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
     /// Worker threads (0: one per core).
@@ -243,7 +290,29 @@ pub struct CheckArgs {
     /// Apply safe fixes in place, then report what remains.
     #[arg(long)]
     pub fix: bool,
-    /// With --fix, also apply fixes that change behaviour (review them).
-    #[arg(long = "unsafe-fixes", requires = "fix")]
+    /// With --fix or --diff, also apply fixes that change behaviour (review them); with
+    /// --show-fixes or --statistics, count them as applied.
+    #[arg(long = "unsafe-fixes", requires = "fixing")]
     pub unsafe_fixes: bool,
+    /// Print what --fix would change as a unified diff and write nothing; exit 1 when there
+    /// is something to change, else 0.
+    #[arg(long, conflicts_with_all = ["show_fixes", "statistics"])]
+    pub diff: bool,
+    /// Under each finding, its fix and suggestions with their safety and the lines they
+    /// change (human and compact formats), then how many fixes --fix applies with and
+    /// without --unsafe-fixes.
+    #[arg(long = "show-fixes")]
+    pub show_fixes: bool,
+    /// Count the findings of each rule instead of listing them (human, compact, json).
+    #[arg(long)]
+    pub statistics: bool,
+    /// Print findings only, no summary lines or notices (-q); nothing but errors (-qq).
+    #[arg(short, long, action = ArgAction::Count, conflicts_with = "verbose")]
+    pub quiet: u8,
+    /// Name the config file, the profile and every file linted, on stderr.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Exit 0 even when findings remain (still 2 when the run itself fails).
+    #[arg(long = "exit-zero")]
+    pub exit_zero: bool,
 }

@@ -2,9 +2,10 @@
 //! status.
 
 use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use super::{
-    fail, internal_failure, load_profile, print_located_error, CheckArgs, ColorArg, FailOn,
+    fail, internal_failure, load_profile, notices, print_located_error, CheckArgs, FailOn,
     FormatArg, EXIT_FAILURE, EXIT_FINDINGS, EXIT_OK,
 };
 use crate::check::{check, CheckOptions};
@@ -15,9 +16,14 @@ use crate::report::{self, Format, ReportOptions};
 use crate::rules;
 use crate::walk::{RebasedGlobs, WalkOptions};
 
-/// The config file of the run: `--config`, else discovery from the working directory.
-fn load_config(args: &CheckArgs, cwd: &std::path::Path) -> Result<Option<Config>, i32> {
-    let path = match (&args.config, args.no_config) {
+/// The config file of the run (`check` and `model`): `--config`, else discovery from the
+/// working directory; none with `--no-config`.
+pub(super) fn load_config(
+    config: Option<&PathBuf>,
+    no_config: bool,
+    cwd: &Path,
+) -> Result<Option<Config>, i32> {
+    let path = match (config, no_config) {
         (_, true) => return Ok(None),
         (Some(path), _) => path.clone(),
         (None, false) => match config::discover(cwd) {
@@ -33,7 +39,7 @@ fn load_config(args: &CheckArgs, cwd: &std::path::Path) -> Result<Option<Config>
 
 pub(super) fn run_check(args: CheckArgs) -> i32 {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let config = match load_config(&args, &cwd) {
+    let config = match load_config(args.config.as_ref(), args.no_config, &cwd) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -46,6 +52,9 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
+    if args.verbose {
+        notices::settings(&args, config.as_ref(), &profile);
+    }
     let fail_on = args
         .fail_on
         .unwrap_or_else(|| match config.as_ref().and_then(|c| c.fail_on) {
@@ -61,6 +70,10 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
         FormatArg::Sarif => Format::Sarif,
         FormatArg::Github => Format::Github,
     };
+    if args.statistics && matches!(format, Format::Sarif | Format::Github) {
+        return fail("--statistics prints text or JSON: use --format human, compact or json");
+    }
+    let flags = notices::Flags::of(&args);
     let options = CheckOptions {
         paths: args.paths,
         stdin_filename: args.stdin_filename,
@@ -83,24 +96,24 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
         config_source: config.as_ref().map(|c| c.source.clone()),
         no_ignores: args.no_ignores,
         context: args.context,
+        overlay: None,
     };
-    if args.fix && options.paths.iter().any(|p| p.as_os_str() == "-") {
+    let stdin = options.paths.iter().any(|p| notices::is_stdin(p));
+    if args.diff && stdin {
+        return fail("--diff previews fixes of files, not of standard input; lint files instead");
+    }
+    if args.fix && stdin {
         return fail("--fix cannot write back to standard input; lint files instead");
+    }
+    // --diff writes nothing, even beside --fix.
+    if args.diff {
+        return notices::run_diff(&flags, &options, &profile);
     }
     // A file --fix could not write is an error (exit 2), after the report of what remains.
     let mut fix_failed = false;
     if args.fix {
-        match crate::fix::apply(&options, &profile, args.unsafe_fixes) {
-            Ok(done) => {
-                for (file, reason) in &done.failures {
-                    eprintln!("lblint: error: cannot fix {file}: {reason}; it is left as it was");
-                }
-                fix_failed = !done.failures.is_empty();
-                if done.fixed > 0 {
-                    let n = done.fixed;
-                    eprintln!("lblint: fixed {n} problem{}", if n == 1 { "" } else { "s" });
-                }
-            }
+        match crate::fix::apply(&options, &profile, args.unsafe_fixes, false) {
+            Ok(done) => fix_failed = notices::fixed(&done, &flags),
             Err(err) => return fail(err),
         }
     }
@@ -116,30 +129,29 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
             }])
         }
     };
-    let color = match args.color {
-        ColorArg::Always => true,
-        ColorArg::Never => false,
-        ColorArg::Auto => {
-            args.output.is_none()
-                && std::env::var_os("NO_COLOR").is_none()
-                && std::io::stdout().is_terminal()
-        }
-    };
+    if args.verbose {
+        notices::linted(&outcome.linted);
+    }
+    if args.quiet == 0 {
+        notices::no_input(&outcome.linted, &outcome.diagnostics, &options);
+    }
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let report_options = ReportOptions {
-        color,
+        color: super::color::use_color_here(args.color, to_terminal),
         width: terminal_width(args.output.is_none()),
         rules: crate::check::enabled_rules(&options).unwrap_or_else(|_| rules::all_meta()),
         cwd: std::env::current_dir().ok(),
+        show_fixes: args.show_fixes,
+        unsafe_fixes: args.unsafe_fixes,
+        quiet: args.quiet > 0,
     };
     let rendered = guard::render_report(format, |format, out| {
-        report::write_report(
-            format,
-            &outcome.diagnostics,
-            &outcome.summary,
-            &outcome.sources,
-            &report_options,
-            out,
-        )
+        let (diagnostics, summary) = (&outcome.diagnostics, &outcome.summary);
+        if args.statistics {
+            return report::statistics::write(format, diagnostics, summary, &report_options, out);
+        }
+        let sources = &outcome.sources;
+        report::write_report(format, diagnostics, summary, sources, &report_options, out)
     });
     let (buffer, report_crash) = match rendered {
         Ok(rendered) => (rendered.bytes, rendered.crash),
@@ -148,6 +160,8 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
     let written = match &args.output {
         Some(path) => std::fs::write(path, &buffer)
             .map_err(|e| format!("cannot write {}: {e}", path.display())),
+        // -qq: nothing on stdout (a report asked for with --output is still written).
+        None if args.quiet >= 2 => Ok(()),
         None => {
             let mut stdout = std::io::stdout().lock();
             stdout
@@ -170,6 +184,9 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
     }
     if fix_failed {
         return EXIT_FAILURE;
+    }
+    if args.exit_zero {
+        return EXIT_OK;
     }
     let threshold = match fail_on {
         FailOn::Error => Some(Severity::Error),

@@ -16,6 +16,9 @@ use check::run_check;
 
 mod args;
 mod check;
+mod color;
+mod notices;
+mod size;
 
 pub use args::{
     CheckArgs, Cli, ColorArg, Command, FailOn, FormatArg, ModelArgs, ModelFormat, ProfileCommand,
@@ -55,6 +58,20 @@ pub fn main() -> i32 {
         }) => run_profile_init(provider, proxy_mode),
         Command::Profile(ProfileCommand::Check { file }) => run_profile_check(&file),
         Command::Schema { which } => run_schema(which),
+        Command::Completions { shell } => run_completions(shell),
+    }
+}
+
+/// Completions from the parser's own Command, so they list exactly the flags it takes.
+fn run_completions(shell: clap_complete::Shell) -> i32 {
+    use clap::CommandFactory;
+    use std::io::Write as _;
+    // Into memory first: clap_complete panics when its writer fails (a closed pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "lblint", &mut script);
+    match std::io::stdout().write_all(&script) {
+        Ok(()) => EXIT_OK,
+        Err(err) => fail(format!("cannot write the completion script: {err}")),
     }
 }
 
@@ -88,7 +105,7 @@ fn internal_failure(crashes: &[InternalError]) -> i32 {
 }
 
 fn stderr_color() -> bool {
-    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+    color::use_color_here(ColorArg::Auto, std::io::stderr().is_terminal())
 }
 
 fn print_profile_error(err: &profile::ProfileError) {
@@ -132,13 +149,31 @@ fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {
     }
 }
 
+/// `lblint model`: the config file is found and read as `check` does (its `profile`,
+/// `include` and `exclude`; the rest is about findings, which the model has none of).
 fn run_model(args: ModelArgs) -> i32 {
-    let profile = match load_profile(args.profile.as_ref()) {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let config = match check::load_config(args.config.as_ref(), args.no_config, &cwd) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let profile_path = args
+        .profile
+        .or_else(|| config.as_ref().and_then(|c| c.profile.clone()));
+    let profile = match load_profile(profile_path.as_ref()) {
         Ok(p) => p,
         Err(code) => return code,
     };
     let options = CheckOptions {
         paths: args.paths,
+        walk: crate::walk::WalkOptions {
+            rebased: config.map(|c| crate::walk::RebasedGlobs {
+                base: c.dir,
+                include: c.include,
+                exclude: c.exclude,
+            }),
+            ..crate::walk::WalkOptions::default()
+        },
         ..CheckOptions::default()
     };
     let (ws, model) = match crate::check::load_model(&options, &profile) {

@@ -2,14 +2,15 @@
 //! rendered output (a Helm or kustomize origin has no source to write back to). Planning
 //! works on texts; [`write`] puts a new text on disk or leaves the file as it was.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::check::CheckOutcome;
-use crate::diagnostic::{Applicability, Diagnostic};
+use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::source::{SourceFile, SourceMap};
 
+pub mod preview;
 pub mod write;
 
 /// New file texts, each with how many diagnostics its edits fix.
@@ -89,10 +90,8 @@ impl<'a> Accepted<'a> {
 
 /// A fix's edits sorted by offset, or `None` when one is out of range or splits a
 /// character, or two of its own edits conflict (applying them would garble the text).
-fn fix_edits<'a>(d: &'a Diagnostic, text: &str) -> Option<Vec<RawEdit<'a>>> {
-    let mut edits: Vec<RawEdit<'a>> = d
-        .fix
-        .as_ref()?
+fn fix_edits<'a>(fix: &'a Fix, text: &str) -> Option<Vec<RawEdit<'a>>> {
+    let mut edits: Vec<RawEdit<'a>> = fix
         .edits
         .iter()
         .map(|e| (e.span.start.offset, e.span.end.offset, e.content.as_str()))
@@ -139,7 +138,7 @@ pub fn plan(diagnostics: &[Diagnostic], sources: &SourceMap, unsafe_fixes: bool)
         let mut accepted = Accepted::default();
         let mut fixed = 0;
         for (index, d) in found {
-            let Some(edits) = fix_edits(d, text) else {
+            let Some(edits) = d.fix.as_ref().and_then(|fix| fix_edits(fix, text)) else {
                 continue;
             };
             if edits.iter().any(|&edit| accepted.conflicts(edit)) {
@@ -163,12 +162,22 @@ pub fn plan(diagnostics: &[Diagnostic], sources: &SourceMap, unsafe_fixes: bool)
 /// Rounds of fix-then-relint before giving up (a fix may enable another).
 const MAX_FIX_ROUNDS: usize = 10;
 
-/// What `--fix` did: problems fixed in the files written, and the files it could not
-/// write (each left as it was) with why.
+/// What `--fix` did (or, with `--diff`, would do): problems fixed in the files written,
+/// and the files it could not write (each left as it was) with why.
 #[derive(Debug, Default)]
 pub struct Applied {
     pub fixed: usize,
     pub failures: Vec<(Arc<str>, String)>,
+    /// Problems fixed in each file, by rule (id, name): `--show-fixes` lists them.
+    pub by_file: BTreeMap<Arc<str>, BTreeMap<(&'static str, &'static str), usize>>,
+    /// Findings whose fix this run would apply but for the file being rendered output.
+    pub rendered: Vec<Diagnostic>,
+    /// `--diff`: each changed file (displayed path), its text before and after.
+    pub changes: Vec<(Arc<str>, String, String)>,
+    /// The fixes of the first lint, before any was applied.
+    pub available: preview::FixCounts,
+    /// The files of the first lint (`--verbose`).
+    pub linted: Vec<Arc<str>>,
 }
 
 /// One file's rewrite, planned on the text lint read from it.
@@ -180,6 +189,8 @@ pub struct FileFix {
     pub before: Arc<SourceFile>,
     pub after: String,
     pub fixed: usize,
+    /// The rule (id, name) of each fix applied.
+    pub rules: Vec<(&'static str, &'static str)>,
 }
 
 /// A fix, by what it fixed: one whose finding is still there after it was applied did not
@@ -188,6 +199,22 @@ type FixKey = (&'static str, String, String);
 
 fn key(d: &Diagnostic) -> FixKey {
     (d.rule, d.location.file.to_string(), d.message.clone())
+}
+
+/// The findings whose fix this run would apply (safe, or unsafe with `--unsafe-fixes`) but
+/// does not, because the object is rendered output: the template is the file to edit.
+pub fn rendered_refusals(
+    diagnostics: &[Diagnostic],
+    unsafe_fixes: bool,
+) -> impl Iterator<Item = &Diagnostic> {
+    diagnostics.iter().filter(move |d| {
+        d.origin.is_some()
+            && d.fix.as_ref().is_some_and(|fix| match fix.applicability {
+                Applicability::Safe => true,
+                Applicability::Unsafe => unsafe_fixes,
+                Applicability::DisplayOnly => false,
+            })
+    })
 }
 
 /// Plan one round on a lint outcome: the files to rewrite. Fixes already `tried` and files
@@ -204,6 +231,14 @@ pub fn plan_round(
     });
     let plan = plan(&outcome.diagnostics, &outcome.sources, unsafe_fixes);
     tried.extend(plan.applied.iter().map(|&i| key(&outcome.diagnostics[i])));
+    let mut rules: HashMap<&str, Vec<(&'static str, &'static str)>> = HashMap::new();
+    for &i in &plan.applied {
+        let d = &outcome.diagnostics[i];
+        rules
+            .entry(&d.location.file)
+            .or_default()
+            .push((d.rule, d.name));
+    }
     let limits = crate::yaml::Limits::default();
     let mut files = Vec::new();
     for (display, (after, fixed)) in plan.files {
@@ -221,6 +256,7 @@ pub fn plan_round(
         files.push(FileFix {
             path: path.clone(),
             before: before.clone(),
+            rules: rules.remove(&*display).unwrap_or_default(),
             display,
             after,
             fixed,
@@ -232,31 +268,62 @@ pub fn plan_round(
 /// Apply fixes until none is left, re-linting after each round. Each file is replaced
 /// whole and atomically, or left as it was (see [`write::write_back`]); a file that could
 /// not be written is not tried again, and the other files are still fixed.
+///
+/// With `dry_run` (`--diff`) nothing is written: each round lints the texts the earlier
+/// rounds made, from memory, and [`Applied::changes`] holds the result.
 pub fn apply(
     options: &crate::check::CheckOptions,
     profile: &crate::profile::Profile,
     unsafe_fixes: bool,
+    dry_run: bool,
 ) -> Result<Applied, String> {
     let roots = write::Roots::of(&options.paths);
+    let mut options = options.clone();
     let mut done = Applied::default();
     let mut tried = HashSet::new();
     let mut failed = HashSet::new();
-    for _ in 0..MAX_FIX_ROUNDS {
-        let outcome = crate::check::check(options, profile).map_err(|e| e.to_string())?;
+    // --diff: the new text and the first text (and name) of each file, by canonical path.
+    let mut overlay: HashMap<PathBuf, String> = HashMap::new();
+    let mut first: HashMap<PathBuf, (Arc<str>, String)> = HashMap::new();
+    for round in 0..MAX_FIX_ROUNDS {
+        let outcome = crate::check::check(&options, profile).map_err(|e| e.to_string())?;
+        if round == 0 {
+            done.rendered = rendered_refusals(&outcome.diagnostics, unsafe_fixes)
+                .cloned()
+                .collect();
+            done.available = preview::FixCounts::of(&outcome.diagnostics);
+            done.linted = outcome.linted.clone();
+        }
         let mut written = 0;
         // With --follow-links one file can be linted under two names: write it once a
         // round (the next round lints the result under both).
         let mut written_to = HashSet::new();
         for file in plan_round(outcome, unsafe_fixes, &mut tried, &failed) {
-            if let Ok(real) = std::fs::canonicalize(&file.path) {
-                if !written_to.insert(real) {
+            let real = std::fs::canonicalize(&file.path).ok();
+            if let Some(real) = &real {
+                if !written_to.insert(real.clone()) {
                     continue;
                 }
             }
-            match write::write_back(&file.path, &file.before.text, &file.after, &roots) {
+            let result = match (dry_run, real) {
+                (false, _) => write::write_back(&file.path, &file.before.text, &file.after, &roots),
+                (true, Some(real)) => {
+                    first
+                        .entry(real.clone())
+                        .or_insert_with(|| (file.display.clone(), file.before.text.to_string()));
+                    overlay.insert(real, file.after.clone());
+                    Ok(())
+                }
+                (true, None) => Err("it cannot be found any more".to_string()),
+            };
+            match result {
                 Ok(()) => {
                     written += 1;
                     done.fixed += file.fixed;
+                    let counts = done.by_file.entry(file.display.clone()).or_default();
+                    for rule in file.rules {
+                        *counts.entry(rule).or_default() += 1;
+                    }
                 }
                 Err(reason) => {
                     failed.insert(file.display.clone());
@@ -267,7 +334,18 @@ pub fn apply(
         if written == 0 {
             break;
         }
+        if dry_run {
+            options.overlay = Some(Arc::new(overlay.clone()));
+        }
     }
+    done.changes = first
+        .into_iter()
+        .filter_map(|(real, (display, before))| {
+            let after = overlay.remove(&real)?;
+            (after != before).then_some((display, before, after))
+        })
+        .collect();
+    done.changes.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(done)
 }
 

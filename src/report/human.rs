@@ -30,13 +30,20 @@ pub(super) fn write(
 ) -> io::Result<()> {
     let handler = handler(options);
     for diagnostic in diagnostics {
-        let text =
-            render(&handler, diagnostic, sources, options.width).map_err(io::Error::other)?;
+        let text = render(&handler, diagnostic, sources, options).map_err(io::Error::other)?;
         out.write_all(text.as_bytes())?;
         // Blank line between reports, as rustc does.
         out.write_all(b"\n")?;
     }
-    writeln!(out, "{}", summary_line(summary))
+    if options.quiet {
+        return Ok(());
+    }
+    writeln!(out, "{}", summary_line(summary))?;
+    if options.show_fixes {
+        let counts = crate::fix::preview::FixCounts::of(diagnostics);
+        writeln!(out, "{}", counts.summary_line())?;
+    }
+    Ok(())
 }
 
 fn handler(options: &ReportOptions) -> GraphicalReportHandler {
@@ -69,7 +76,7 @@ fn render(
     handler: &GraphicalReportHandler,
     diagnostic: &Diagnostic,
     sources: &SourceMap,
-    width: usize,
+    options: &ReportOptions,
 ) -> Result<String, fmt::Error> {
     let file = sources.get(&diagnostic.location.file);
     let mut notes = Vec::new();
@@ -116,7 +123,7 @@ fn render(
                 // the notes (which wrap), and the span keeps a bare underline.
                 let label_end =
                     GUTTER + related.location.span.start.column as usize + message.chars().count();
-                if label_end > width {
+                if label_end > options.width {
                     notes.push(related_note(&related.location, &related.message));
                     report.labels.push(LabeledSpan::new_with_span(None, span));
                 } else {
@@ -144,11 +151,58 @@ fn render(
     if let Some(origin) = &diagnostic.origin {
         notes.push(format!("note: template origin: {origin}"));
     }
+    // --show-fixes lists them below, with the lines they change.
+    let fixes = if options.show_fixes {
+        super::fix_lines(diagnostic, sources, options.unsafe_fixes)
+    } else {
+        notes.extend(fix_notes(diagnostic));
+        Vec::new()
+    };
+    let rule = format!("note: rule {} ({})", diagnostic.rule, diagnostic.name);
+
+    let mut text = String::new();
+    handler.render_report(&mut text, &report)?;
+    // Notes wrap like miette's help: at spaces only, so paths and URLs stay whole.
+    let wrap = textwrap::Options::new(options.width.max(40))
+        .initial_indent("  = ")
+        .subsequent_indent("    ")
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .break_words(false);
+    let note = |text: &mut String, note: &str| -> fmt::Result {
+        for line in textwrap::wrap(&escape(note, Keep::Nothing), &wrap) {
+            writeln!(text, "{line}")?;
+        }
+        Ok(())
+    };
+    for n in &notes {
+        note(&mut text, n)?;
+    }
+    for line in fixes {
+        // Headings read as notes; the changed lines sit under them, never wrapped.
+        match line.strip_prefix("  ") {
+            Some(row) => writeln!(text, "      {row}")?,
+            None => note(&mut text, &line)?,
+        }
+    }
+    note(&mut text, &rule)?;
+    Ok(text)
+}
+
+/// The fix and each suggestion as one note each: what `--fix` does with them.
+fn fix_notes(diagnostic: &Diagnostic) -> Vec<String> {
+    let mut notes = Vec::new();
     if let Some(fix) = &diagnostic.fix {
-        let how = match fix.applicability {
-            Applicability::Safe => "safe, applied by --fix",
-            Applicability::Unsafe => "unsafe, applied by --fix only with --unsafe-fixes",
-            Applicability::DisplayOnly => "shown only, never applied by --fix",
+        let how = match (fix.applicability, &diagnostic.origin) {
+            (Applicability::DisplayOnly, _) => "shown only, never applied by --fix".to_string(),
+            (_, Some(origin)) => format!(
+                "not applied by --fix: {}",
+                crate::fix::preview::rendered_reason(origin)
+            ),
+            (Applicability::Safe, None) => "safe, applied by --fix".to_string(),
+            (Applicability::Unsafe, None) => {
+                "unsafe, applied by --fix only with --unsafe-fixes".to_string()
+            }
         };
         notes.push(format!("note: fix available: {} ({how})", fix.description));
     }
@@ -161,26 +215,7 @@ fn render(
         };
         notes.push(format!("note: suggestion: {}{how}", suggestion.description));
     }
-    notes.push(format!(
-        "note: rule {} ({})",
-        diagnostic.rule, diagnostic.name
-    ));
-
-    let mut text = String::new();
-    handler.render_report(&mut text, &report)?;
-    // Notes wrap like miette's help: at spaces only, so paths and URLs stay whole.
-    let wrap = textwrap::Options::new(width.max(40))
-        .initial_indent("  = ")
-        .subsequent_indent("    ")
-        .word_separator(textwrap::WordSeparator::AsciiSpace)
-        .word_splitter(textwrap::WordSplitter::NoHyphenation)
-        .break_words(false);
-    for note in notes {
-        for line in textwrap::wrap(&escape(&note, Keep::Nothing), &wrap) {
-            writeln!(text, "{line}")?;
-        }
-    }
-    Ok(text)
+    notes
 }
 
 fn related_note(location: &Location, message: &str) -> String {
@@ -192,7 +227,7 @@ fn position(location: &Location) -> String {
     format!("{}:{}:{}", location.file, start.line, start.column)
 }
 
-fn summary_line(summary: &Summary) -> String {
+pub(super) fn summary_line(summary: &Summary) -> String {
     let files = plural(summary.files, "file", "files");
     let objects = plural(summary.objects, "object", "objects");
     let suppressed = match summary.suppressed {

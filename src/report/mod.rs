@@ -19,6 +19,7 @@ mod github;
 mod human;
 mod json;
 pub mod sarif;
+pub mod statistics;
 
 #[cfg(test)]
 mod hostile_tests;
@@ -103,6 +104,14 @@ pub struct ReportOptions {
     /// Working directory the displayed paths are relative to; SARIF gives files
     /// outside it absolute `file://` URIs. `None`: `../` paths stay relative.
     pub cwd: Option<PathBuf>,
+    /// `--show-fixes`: under each finding (human and compact), its fix and suggestions with
+    /// their safety and the lines they change, then how many fixes are available.
+    pub show_fixes: bool,
+    /// `--unsafe-fixes`: whether `--fix` applies unsafe fixes in this run (what
+    /// `--show-fixes` and `--statistics` say about them).
+    pub unsafe_fixes: bool,
+    /// `-q`: findings only, no summary lines.
+    pub quiet: bool,
 }
 
 impl Default for ReportOptions {
@@ -113,6 +122,9 @@ impl Default for ReportOptions {
             width: 100,
             rules: crate::rules::all_meta(),
             cwd: None,
+            show_fixes: false,
+            unsafe_fixes: false,
+            quiet: false,
         }
     }
 }
@@ -132,11 +144,40 @@ pub fn write_report(
 ) -> io::Result<()> {
     match format {
         Format::Human => human::write(diagnostics, summary, sources, options, out),
-        Format::Compact => compact::write(diagnostics, out),
+        Format::Compact => compact::write(diagnostics, sources, options, out),
         Format::Json => json::write(diagnostics, summary, out),
         Format::Sarif => sarif::write(diagnostics, sources, options, out),
         Format::Github => github::write(diagnostics, sources, out),
     }
+}
+
+/// `--show-fixes` lines of one finding, escaped: each fix or suggestion heading, then the
+/// lines it changes (indented two more).
+fn fix_lines(diagnostic: &Diagnostic, sources: &SourceMap, unsafe_fixes: bool) -> Vec<String> {
+    use crate::fix::preview::{edit_lines, fix_heading, suggestion_heading};
+    let file = sources.get(&diagnostic.location.file);
+    let fixes = diagnostic
+        .fix
+        .iter()
+        .map(|fix| (fix_heading(diagnostic, fix, unsafe_fixes), fix))
+        .chain(
+            diagnostic
+                .suggestions
+                .iter()
+                .map(|s| (suggestion_heading(s), s)),
+        );
+    let mut lines = Vec::new();
+    for (heading, fix) in fixes {
+        lines.push(escape::escape(&heading, escape::Keep::Nothing).into_owned());
+        if let Some(file) = file {
+            lines.extend(
+                edit_lines(fix, file)
+                    .into_iter()
+                    .map(|row| format!("  {row}")),
+            );
+        }
+    }
+    lines
 }
 
 /// First line of a message: one-line formats must not break their line protocol.
