@@ -8,6 +8,7 @@
 mod ack;
 mod cli;
 mod config;
+mod dist;
 mod docs;
 mod eks;
 mod family1;
