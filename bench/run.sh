@@ -10,6 +10,9 @@
 #   are stopped after $PEER_TIMEOUT seconds (default 600), and SKIP_PEERS=1 skips them.
 #   Then the paths that were quadratic (issue 10), on inputs from bench/hostile.py at each
 #   scale in $SCALES (default "1"; e.g. SCALES="1 4 16" for a scaling table).
+#   PROFILE names the cargo profile timed: `dist` by default (Cargo.toml: fat LTO, one codegen
+#   unit, what release binaries, wheels and the Docker image are built with); PROFILE=release
+#   times what `cargo install` and the pre-commit hook build.
 # Output: one line per (tool, input): wall seconds and peak RSS, plus the targets.
 set -uo pipefail
 export LC_ALL=C
@@ -50,9 +53,10 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "inputs:  large.yaml $LARGE_BYTES bytes ($(grep -c '^---' "$LARGE") documents); tree/ $(find "$TREE" -type f | wc -l) files, $(du -sk "$TREE" | cut -f1) KiB"
 
 # ---- lblint ----
-echo "building lblint (release)..."
-( cd "$ROOT" && cargo build --release --quiet ) || { echo "cargo build failed"; exit 1; }
-LBLINT=${CARGO_TARGET_DIR:-$ROOT/target}/release/lblint
+PROFILE=${PROFILE:-dist}
+echo "building lblint (profile $PROFILE)..."
+( cd "$ROOT" && cargo build --profile "$PROFILE" --locked --quiet ) || { echo "cargo build failed"; exit 1; }
+LBLINT=${CARGO_TARGET_DIR:-$ROOT/target}/$PROFILE/lblint
 
 # ---- peers (optional) ----
 VENV=$WORK/venv

@@ -10,6 +10,7 @@ mod cli;
 mod config;
 mod context;
 mod conventions;
+mod dist;
 mod docs;
 mod eks;
 mod family1;
