@@ -2,6 +2,7 @@
 //! and backends, the pods that call them, and where each pod can run. Rules read it.
 
 pub mod address;
+mod aliases;
 pub mod callers;
 pub mod consumed;
 pub mod controllers;
