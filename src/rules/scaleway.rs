@@ -5,6 +5,7 @@
 use crate::diagnostic::Applicability;
 use crate::diagnostic::Diagnostic;
 use crate::model::views::ServiceView;
+use crate::profile::version;
 use crate::profile::Provider;
 use crate::rules::edit;
 use crate::rules::proxy_protocol::{add_annotation, Bypass, Feature, Trap};
@@ -20,6 +21,7 @@ const PROXY_ANNOTATIONS: [&str; 3] = [
     // Deprecated spelling, still read.
     "service.beta.kubernetes.io/scw-loadbalancer-send-proxy-v2",
 ];
+const CCM: &str = "the Scaleway cloud controller manager";
 const IP_MODE: &str = "service.beta.kubernetes.io/scw-loadbalancer-ip-mode";
 const USE_HOSTNAME: &str = "service.beta.kubernetes.io/scw-loadbalancer-use-hostname";
 /// First release with ipMode support (commit e08417d, "feat: implement ipMode (#185)").
@@ -100,10 +102,15 @@ impl Rule for ProxyProtocolInCluster {
                 Some("VIP") => Gate::No(format!(
                     "the Service sets `{IP_MODE}: VIP`, so the controller keeps the IP short-circuited"
                 )),
-                Some("Proxy") => controller_at_least(cx, "the Scaleway cloud controller manager", IP_MODE_SINCE, "honours `scw-loadbalancer-ip-mode`"),
+                Some("Proxy") => controller_at_least(
+                    cx,
+                    CCM,
+                    IP_MODE_SINCE,
+                    "honours `scw-loadbalancer-ip-mode`",
+                ),
                 _ if all => controller_at_least(
                     cx,
-                    "the Scaleway cloud controller manager",
+                    CCM,
                     IP_MODE_SINCE,
                     "sets `ipMode: Proxy` when PROXY protocol is on for every port",
                 ),
@@ -118,8 +125,13 @@ impl Rule for ProxyProtocolInCluster {
             };
             let after = at.as_str().unwrap_or_default();
             // Unsafe: in-cluster calls then really cross the load balancer (latency, its limits).
-            let old_controller =
-                matches!(controller_at_least(cx, "", IP_MODE_SINCE, ""), Gate::No(_));
+            // A controller before v0.33.0 ignores the ip-mode annotation: only the hostname helps.
+            let old_controller = cx
+                .profile
+                .cloud_controller_manager()
+                .value
+                .and_then(|v| version::at_least(v, IP_MODE_SINCE))
+                == Some(false);
             let ip_mode_fix = match ws.annotation(service, IP_MODE) {
                 Some((_, value)) if value.as_str() == Some("VIP") => edit::replace_scalar(
                     ws,
