@@ -19,7 +19,7 @@ use crate::rules::{self, Context, Rule, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::ConfigIgnores;
 use crate::walk::{self, InputSource, WalkError, WalkOptions};
-use crate::yaml::Limits;
+use crate::yaml::{Limits, Split};
 
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
@@ -192,7 +192,11 @@ pub fn check_sources_with(
     let limits = Limits::default();
     let loaded = files
         .iter()
-        .map(|(path, bytes)| guarded(path, || load_bytes(path, Ok(bytes.clone()), &limits)))
+        .map(|(path, bytes)| {
+            guarded(path, || {
+                load_bytes(path, Ok(bytes.clone()), &limits, Split::new(1))
+            })
+        })
         .collect();
     let order: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
     let filter = Filter {

@@ -15,7 +15,7 @@ use crate::read::ReadError;
 use crate::rules::lbl;
 use crate::source::SourceFile;
 use crate::walk::{self, InputFile, InputSource};
-use crate::yaml::{self, Limits, LoadedFile, MemoryBudget, Pos, Span};
+use crate::yaml::{self, Limits, LoadedFile, MemoryBudget, Pos, Span, Split};
 
 /// One file, read and parsed (or not, and why).
 pub(crate) struct Loaded {
@@ -38,11 +38,13 @@ pub(crate) fn load_all(
     max_size: u64,
     overlay: Option<&HashMap<PathBuf, String>>,
 ) -> Vec<Loaded> {
-    let threads = match threads {
+    let cores = match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
-    }
-    .min(inputs.len().max(1));
+    };
+    // A large stream is split over every core, even while other workers run.
+    let split = Split::new(cores);
+    let threads = cores.min(inputs.len().max(1));
     let limits = Limits {
         budget: Some(Arc::new(MemoryBudget::new(memory_budget(max_size)))),
         ..Limits::default()
@@ -50,7 +52,7 @@ pub(crate) fn load_all(
     if threads <= 1 {
         return inputs
             .iter()
-            .map(|i| load_one(i, stdin, &limits, max_size, overlay))
+            .map(|i| load_one(i, stdin, &limits, split, max_size, overlay))
             .collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -63,7 +65,7 @@ pub(crate) fn load_all(
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(input) = inputs.get(i) else { break };
-                        done.push((i, load_one(input, stdin, &limits, max_size, overlay)));
+                        done.push((i, load_one(input, stdin, &limits, split, max_size, overlay)));
                     }
                     done
                 })
@@ -171,6 +173,7 @@ fn load_one(
     input: &InputFile,
     stdin: Option<&[u8]>,
     limits: &Limits,
+    split: Split,
     max_size: u64,
     overlay: Option<&HashMap<PathBuf, String>>,
 ) -> Loaded {
@@ -190,7 +193,7 @@ fn load_one(
             len if len > max_size => Err(walk::too_large(len, max_size)),
             _ => Ok(b),
         });
-        load_bytes(&input.display, bytes, limits)
+        load_bytes(&input.display, bytes, limits, split)
     })
 }
 
@@ -223,7 +226,12 @@ pub(crate) fn guarded(display: &str, load: impl FnOnce() -> Loaded) -> Loaded {
     }
 }
 
-pub(crate) fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: &Limits) -> Loaded {
+pub(crate) fn load_bytes(
+    display: &str,
+    bytes: Result<Vec<u8>, String>,
+    limits: &Limits,
+    split: Split,
+) -> Loaded {
     let text = match bytes.and_then(decode) {
         Ok(text) => text,
         Err(reason) => {
@@ -255,11 +263,16 @@ pub(crate) fn load_bytes(display: &str, bytes: Result<Vec<u8>, String>, limits: 
     let source = Arc::new(SourceFile::new(display, text));
     // Documents are slimmed as they are parsed; first note where their block and quoted
     // scalars hold `{{` (data, not Helm actions, see `unrendered_template`).
-    let mut braced = Vec::new();
-    let mut loaded = yaml::load_file(&source.text, Some(source.lines()), limits, &mut |doc| {
-        braced.extend(braced_scalar_spans(&doc, &source.text));
-        crate::objects::slim(doc)
-    });
+    let text = &source.text;
+    let (mut loaded, braced) =
+        yaml::load_split(text, source.lines(), limits, split, &|doc,
+                                                                braced: &mut Vec<
+            (usize, usize),
+        >| {
+            braced.extend(braced_scalar_spans(&doc, text));
+            crate::objects::slim(doc)
+        });
+    let mut braced = braced.concat();
     braced.sort_unstable();
     if let (Some(limit), Some(budget)) = (loaded.over_budget, &limits.budget) {
         budget.release(text_cost);
@@ -408,6 +421,7 @@ mod tests {
             "gone.yaml",
             Err("cannot read: gone".into()),
             &Limits::default(),
+            Split::new(1),
         );
         assert!(skipped_reason(&loaded).contains("cannot read: gone"));
     }
@@ -438,6 +452,7 @@ mod tests {
             },
             Some(&b"# 0123456789\n"[..]),
             &Limits::default(),
+            Split::new(1),
             4,
             None,
         );

@@ -20,7 +20,7 @@ use super::tree::{Comment, Document, Entry, Node, NodeId, NodeKind, Scalar, Styl
 use super::Span;
 
 /// After this many errors the file is hopeless; stop instead of reporting noise.
-const MAX_ERRORS: usize = 100;
+pub(super) const MAX_ERRORS: usize = 100;
 
 enum FrameKind {
     Seq,
@@ -73,6 +73,38 @@ pub(super) struct Builder<'s, 'l, 'f> {
     pending: u64,
     /// Estimated bytes of the document being built.
     doc_cost: u64,
+    /// The part of `source` the parser reads (all of it unless the stream is split).
+    read: Chunk,
+    /// The document start at `read.stop_at` was seen: the chunk ended where it should.
+    reached_stop: bool,
+    /// Loading stopped before the end of the text (too many errors or nodes).
+    cut_short: bool,
+}
+
+/// The text one builder parses: `start..end` of the source. A chunk of a split stream also
+/// names the offset where the next chunk's first document starts: the builder stops there,
+/// and confirms that the whole-stream parse starts a document at that very offset.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Chunk {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) stop_at: Option<usize>,
+}
+
+/// What one builder produced, before the leading comments are assigned (they may come
+/// from the previous chunk of a split stream).
+pub(super) struct Part {
+    pub(super) out: LoadedFile,
+    /// `DocState::comment_floor` of each entry of `out.documents`.
+    pub(super) comment_floors: Vec<usize>,
+    /// Documents started, kept or not (the next chunk's indexes continue from here).
+    pub(super) doc_count: usize,
+    pub(super) last_node_end: usize,
+    pub(super) total_nodes: usize,
+    pub(super) reached_stop: bool,
+    pub(super) cut_short: bool,
+    /// Bytes this part holds in the run's memory budget.
+    pub(super) charged: u64,
 }
 
 impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
@@ -81,12 +113,15 @@ impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
         index: Option<&'s crate::source::LineIndex>,
         limits: &'l Limits,
         finish_document: &'f mut dyn FnMut(Document) -> Document,
+        read: Chunk,
     ) -> Self {
+        let mut lines = LineIndex::new(source, index);
+        lines.read_from(read.start);
         Builder {
             finish_document,
             source,
             limits,
-            lines: LineIndex::new(source, index),
+            lines,
             out: LoadedFile::default(),
             doc: None,
             doc_count: 0,
@@ -97,6 +132,9 @@ impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
             charged: 0,
             pending: 0,
             doc_cost: 0,
+            read,
+            reached_stop: false,
+            cut_short: false,
         }
     }
 }
@@ -112,6 +150,34 @@ enum Abort {
     File(SyntaxError),
     /// Over the run's memory budget: drop the whole file.
     Budget,
+}
+
+/// Leading comments: after the previous document's last node (or what an earlier empty
+/// document claimed), before the root. An empty document (a Helm template that rendered to
+/// nothing) claims everything up to the next document. `comments` must be sorted.
+pub(super) fn assign_leading_comments(out: &mut LoadedFile, floors: &[usize], source_len: usize) {
+    let mut claimed = 0;
+    for (i, &floor) in floors.iter().enumerate().take(out.documents.len()) {
+        let doc = &out.documents[i];
+        let ceiling = match doc.root {
+            Some(root) => doc.nodes[root.0 as usize].span.start.offset,
+            None => out
+                .documents
+                .get(i + 1)
+                .map_or(source_len, |next| next.span.start.offset),
+        };
+        let floor = floor.max(claimed);
+        // Comments are sorted: binary search keeps many-document files linear-ish.
+        let comments = &out.comments;
+        let first = comments.partition_point(|c| c.span.start.offset < floor);
+        let leading = comments[first..]
+            .iter()
+            .take_while(|c| c.span.end.offset <= ceiling)
+            .cloned()
+            .collect();
+        out.documents[i].leading_comments = leading;
+        claimed = ceiling;
+    }
 }
 
 impl Builder<'_, '_, '_> {
@@ -130,17 +196,25 @@ impl Builder<'_, '_, '_> {
     }
 
     pub(super) fn run(&mut self) {
-        let mut parser = Parser::new_from_str_with_options(self.source, self.options());
+        let text = &self.source[self.read.start..self.read.end];
+        let mut parser = Parser::new_from_str_with_options(text, self.options());
         loop {
             if self.out.errors.len() >= MAX_ERRORS {
+                self.cut_short = true;
                 return;
             }
             let abort = match parser.next_event() {
                 None => return,
+                Some(Ok((event, span))) if self.reached_stop => {
+                    self.after_stop(&event, &span);
+                    continue;
+                }
                 Some(Ok((event, span))) => match self.event(event, span) {
                     Ok(()) => continue,
                     Err(abort) => abort,
                 },
+                // Past the stop is the next chunk's text.
+                Some(Err(_)) if self.reached_stop => return,
                 Some(Err(err)) => Abort::Document(self.scan_error(&err)),
             };
             self.doc = None;
@@ -150,6 +224,7 @@ impl Builder<'_, '_, '_> {
                 Abort::Budget => return self.drop_over_budget(),
                 Abort::File(e) => {
                     self.out.errors.push(e);
+                    self.cut_short = true;
                     return;
                 }
                 Abort::Document(e) => {
@@ -208,39 +283,46 @@ impl Builder<'_, '_, '_> {
         (self.charged, self.pending) = (0, 0);
     }
 
-    pub(super) fn finish(mut self) -> LoadedFile {
+    pub(super) fn finish(self) -> LoadedFile {
+        let source_len = self.source.len();
+        let mut part = self.finish_part();
+        assign_leading_comments(&mut part.out, &part.comment_floors, source_len);
+        part.out
+    }
+
+    pub(super) fn finish_part(mut self) -> Part {
         if self.flush_charge().is_err() {
             self.drop_over_budget();
         }
         // granit may buffer comments; keep the documented source order.
         self.out.comments.sort_by_key(|c| c.span.start.offset);
-        // Leading comments: after the previous document's last node (or what an earlier
-        // empty document claimed), before the root. An empty document (a Helm template that
-        // rendered to nothing) claims everything up to the next document.
-        let mut claimed = 0;
-        for i in 0..self.out.documents.len() {
-            let doc = &self.out.documents[i];
-            let ceiling = match doc.root {
-                Some(root) => doc.nodes[root.0 as usize].span.start.offset,
-                None => self
-                    .out
-                    .documents
-                    .get(i + 1)
-                    .map_or(self.source.len(), |next| next.span.start.offset),
-            };
-            let floor = self.comment_floors[i].max(claimed);
-            // Comments are sorted: binary search keeps many-document files linear-ish.
-            let comments = &self.out.comments;
-            let first = comments.partition_point(|c| c.span.start.offset < floor);
-            let leading = comments[first..]
-                .iter()
-                .take_while(|c| c.span.end.offset <= ceiling)
-                .cloned()
-                .collect();
-            self.out.documents[i].leading_comments = leading;
-            claimed = ceiling;
+        Part {
+            out: self.out,
+            comment_floors: self.comment_floors,
+            doc_count: self.doc_count,
+            last_node_end: self.last_node_end,
+            total_nodes: self.total_nodes,
+            reached_stop: self.reached_stop,
+            cut_short: self.cut_short,
+            charged: self.charged,
         }
-        self.out
+    }
+
+    /// Past the stop, only comments before it still belong to this chunk (granit may
+    /// hand a comment over after the event that follows it).
+    fn after_stop(&mut self, event: &Event<'_>, span: &granit_parser::Span) {
+        let (Event::Comment(text, _), Some(stop)) = (event, self.read.stop_at) else {
+            return;
+        };
+        let start = self.lines.marker_offset(&span.start);
+        if start < stop {
+            let end = self.lines.marker_offset(&span.end).clamp(start, stop);
+            let span = self.lines.span(start, end);
+            self.out.comments.push(Comment {
+                span,
+                text: text.to_string(),
+            });
+        }
     }
 
     fn scan_error(&mut self, err: &ScanError) -> SyntaxError {
@@ -295,6 +377,9 @@ impl Builder<'_, '_, '_> {
         }
         match event {
             Event::StreamStart | Event::StreamEnd => {}
+            Event::DocumentStart(..) if self.read.stop_at == Some(start) => {
+                self.reached_stop = true;
+            }
             Event::DocumentStart(..) => {
                 let index = self.doc_count;
                 self.doc_count += 1;

@@ -13,6 +13,9 @@ pub(super) struct LineIndex<'s> {
     /// The line of the last lookup: offsets come mostly in order, so the next one is on
     /// that line or a few after, found without a binary search over every line.
     last_line: usize,
+    /// Where the text the parser reads starts (a chunk of a split stream, at a line start):
+    /// granit's markers count from there.
+    base: usize,
 }
 
 impl<'s> LineIndex<'s> {
@@ -27,7 +30,13 @@ impl<'s> LineIndex<'s> {
             },
             cursor: (usize::MAX, 0, 0),
             last_line: 0,
+            base: 0,
         }
+    }
+
+    /// Markers count from `base`, the start of a line: the parser reads the text from there.
+    pub(super) fn read_from(&mut self, base: usize) {
+        self.base = base;
     }
 
     /// The 0-based line holding `offset`.
@@ -74,10 +83,12 @@ impl<'s> LineIndex<'s> {
     /// Byte offset for a granit marker: its byte offset, else from its line and char column.
     pub(super) fn marker_offset(&self, m: &granit_parser::Marker) -> usize {
         if let Some(b) = m.byte_offset() {
-            return b.min(self.source.len());
+            return b.saturating_add(self.base).min(self.source.len());
         }
         let starts = self.index.starts();
-        let line = m.line().saturating_sub(1).min(starts.len() - 1);
+        // `base` starts a line, so only the line number shifts.
+        let first = self.index.line_of(self.base);
+        let line = (first + m.line().saturating_sub(1)).min(starts.len() - 1);
         let start = starts[line];
         self.source[start..]
             .char_indices()

@@ -67,6 +67,31 @@ pub struct LoadedFile {
     pub over_budget: Option<u64>,
 }
 
+impl LoadedFile {
+    /// Everything loaded, as text that is equal exactly when two loads are (maps sorted):
+    /// what the split parse is checked against in tests and the fuzz target.
+    #[doc(hidden)]
+    pub fn canonical_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut text = String::new();
+        for doc in &self.documents {
+            let mut merged: Vec<_> = doc.merged.iter().collect();
+            merged.sort_by_key(|(id, _)| **id);
+            let _ = writeln!(
+                text,
+                "{} {:?} {:?} {:?} {:?} {:?}",
+                doc.index, doc.span, doc.root, doc.nodes, doc.leading_comments, merged
+            );
+        }
+        let _ = write!(
+            text,
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            self.errors, self.comments, self.duplicate_keys, self.too_complex, self.over_budget
+        );
+        text
+    }
+}
+
 /// Parse a YAML stream (BOM already stripped). Never panics.
 pub fn load(source: &str, limits: &Limits) -> LoadedFile {
     load_with(source, limits, &mut |doc| doc)
@@ -90,7 +115,12 @@ pub fn load_file<'s>(
     limits: &Limits,
     finish: &mut dyn FnMut(Document) -> Document,
 ) -> LoadedFile {
-    let mut builder = Builder::new(source, index, limits, finish);
+    let whole = super::builder::Chunk {
+        start: 0,
+        end: source.len(),
+        stop_at: None,
+    };
+    let mut builder = Builder::new(source, index, limits, finish, whole);
     builder.run();
     builder.finish()
 }

@@ -12,12 +12,14 @@ mod lines;
 mod load;
 mod merge;
 mod resolve;
+mod split;
 mod tree;
 
 pub use budget::MemoryBudget;
 pub use load::{load, load_file, load_with, DuplicateKey, Limits, LoadedFile, SyntaxError};
 pub use merge::TooComplex;
 pub use resolve::resolve_plain;
+pub use split::{load_split, Split};
 pub use tree::{
     Comment, Document, Entry, Node, NodeId, NodeKind, NodeRef, Resolved, Scalar, Style,
 };

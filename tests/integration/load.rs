@@ -234,3 +234,65 @@ fn lone_cr_line_ends_give_one_position_everywhere() {
         run.stdout
     );
 }
+
+/// A stream of a few megabytes is parsed in chunks on several threads (issue 16): the
+/// report must be byte for byte the one-thread report, findings and order alike.
+#[test]
+fn a_large_stream_reports_the_same_on_one_thread_and_many() {
+    let mut fixtures: Vec<std::path::PathBuf> = walk_yaml("testdata");
+    fixtures.sort();
+    let texts: Vec<String> = fixtures
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        // Unrendered templates drop the whole stream; directives stop the split.
+        .filter(|t| !t.contains("{{") && !t.starts_with(['%', '\u{FEFF}']) && !t.contains("\n%"))
+        .collect();
+    let mut stream = String::new();
+    while stream.len() < 3 << 20 {
+        for text in &texts {
+            stream.push_str("---\n");
+            stream.push_str(text);
+            stream.push('\n');
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stream.yaml");
+    std::fs::write(&path, &stream).unwrap();
+    let path = path.to_str().unwrap();
+    let run = |threads: &str| {
+        crate::lblint(&[
+            "check",
+            "--no-config",
+            "--profile",
+            "examples/profiles/tke-ipvs.yaml",
+            "--threads",
+            threads,
+            "--format",
+            "json",
+            path,
+        ])
+    };
+    let one = run("1");
+    assert_eq!(one.code, 1, "{}", one.stderr);
+    let report: serde_json::Value = serde_json::from_str(&one.stdout).unwrap();
+    let count = report["diagnostics"].as_array().unwrap().len();
+    assert!(count > 500, "{count} findings");
+    for threads in ["2", "3", "8"] {
+        let many = run(threads);
+        assert_eq!((many.code, &many.stderr), (one.code, &one.stderr));
+        assert!(many.stdout == one.stdout, "--threads {threads} differs");
+    }
+}
+
+fn walk_yaml(dir: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk_yaml(path.to_str().unwrap()));
+        } else if path.extension().is_some_and(|x| x == "yaml") {
+            out.push(path);
+        }
+    }
+    out
+}

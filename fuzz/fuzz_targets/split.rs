@@ -1,0 +1,17 @@
+//! Fuzz the split parse of one stream (issue 16): cut at every candidate document start and
+//! parsed on several threads, it must load exactly what the one-thread parse loads, or fall
+//! back to it.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use lblint::source::LineIndex;
+use lblint::yaml::{load, load_split, Limits, Split};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let limits = Limits::default();
+    let index = LineIndex::new(text);
+    let split = Split { threads: 8, min_chunk: 1 };
+    let (parsed, _) = load_split(text, &index, &limits, split, &|doc, _: &mut ()| doc);
+    assert_eq!(parsed.canonical_text(), load(text, &limits).canonical_text());
+});

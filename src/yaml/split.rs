@@ -1,0 +1,206 @@
+//! One large stream parsed on several threads (issue 16): the text is cut at document
+//! starts and each chunk is parsed by its own builder. A cut is only a candidate, `---` at
+//! the start of a line: the chunk before it must itself reach a document start at exactly
+//! that offset, so the whole-stream parse would start a document there too (a `---` line
+//! inside a block scalar or a flow collection never does). When any cut is not confirmed,
+//! or a limit that counts over the whole file is reached, the file is parsed again on one
+//! thread: the result is always what the one-thread parse gives.
+
+use super::builder::{assign_leading_comments, Builder, Chunk, Part, MAX_ERRORS};
+use super::load::{Limits, LoadedFile};
+use super::tree::Document;
+
+/// How a stream may be split.
+#[derive(Clone, Copy, Debug)]
+pub struct Split {
+    /// Threads to parse on; 1 never splits.
+    pub threads: usize,
+    /// No chunk smaller than this: below a megabyte, threads cost more than they save.
+    pub min_chunk: usize,
+}
+
+impl Split {
+    pub fn new(threads: usize) -> Split {
+        Split {
+            threads,
+            min_chunk: 1 << 20,
+        }
+    }
+}
+
+/// Parse `source` on up to `split.threads` threads. `finish` sees every complete document
+/// (as [`super::load_with`]'s callback) with the state of its chunk; the states come back
+/// in source order.
+pub fn load_split<S: Default + Send>(
+    source: &str,
+    index: &crate::source::LineIndex,
+    limits: &Limits,
+    split: Split,
+    finish: &(dyn Fn(Document, &mut S) -> Document + Sync),
+) -> (LoadedFile, Vec<S>) {
+    try_split(source, index, limits, split, finish)
+        .unwrap_or_else(|| one_thread(source, index, limits, finish))
+}
+
+/// The split parse, or `None` when it cannot be used: no cut, or a cut not confirmed, or a
+/// whole-file limit reached, or a crash (met again, and reported, on one thread).
+fn try_split<S: Default + Send>(
+    source: &str,
+    index: &crate::source::LineIndex,
+    limits: &Limits,
+    split: Split,
+    finish: &(dyn Fn(Document, &mut S) -> Document + Sync),
+) -> Option<(LoadedFile, Vec<S>)> {
+    let cuts = cuts(source, split.threads, split.min_chunk);
+    if cuts.is_empty() {
+        return None;
+    }
+    let chunks: Vec<Chunk> = (0..=cuts.len())
+        .map(|i| {
+            let start = if i == 0 { 0 } else { cuts[i - 1] };
+            match cuts.get(i) {
+                // The `---` line itself, so that the parser reaches the document start.
+                Some(&stop) => Chunk {
+                    start,
+                    end: memchr::memchr(b'\n', &source.as_bytes()[stop..])
+                        .map_or(source.len(), |n| stop + n + 1),
+                    stop_at: Some(stop),
+                },
+                None => Chunk {
+                    start,
+                    end: source.len(),
+                    stop_at: None,
+                },
+            }
+        })
+        .collect();
+    let parse = |chunk: Chunk| {
+        crate::guard::catch(|| {
+            let mut state = S::default();
+            let mut finish_one = |doc| finish(doc, &mut state);
+            let mut builder = Builder::new(source, Some(index), limits, &mut finish_one, chunk);
+            builder.run();
+            (builder.finish_part(), state)
+        })
+        .ok()
+    };
+    let parts: Vec<Option<(Part, S)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks[1..]
+            .iter()
+            .map(|&chunk| scope.spawn(move || parse(chunk)))
+            .collect();
+        let mut parts = vec![parse(chunks[0])];
+        parts.extend(handles.into_iter().map(|h| h.join().ok().flatten()));
+        parts
+    });
+    merge(parts, source.len(), limits)
+}
+
+fn one_thread<S: Default>(
+    source: &str,
+    index: &crate::source::LineIndex,
+    limits: &Limits,
+    finish: &(dyn Fn(Document, &mut S) -> Document + Sync),
+) -> (LoadedFile, Vec<S>) {
+    let mut state = S::default();
+    let loaded = super::load_file(source, Some(index), limits, &mut |doc| {
+        finish(doc, &mut state)
+    });
+    (loaded, vec![state])
+}
+
+/// Candidate cuts: the first `---` line start at or after each equal share of the text.
+/// None when the stream has directives (`%TAG` handles reach across the document start).
+fn cuts(source: &str, threads: usize, min_chunk: usize) -> Vec<usize> {
+    let bytes = source.as_bytes();
+    let parts = threads.min(bytes.len() / min_chunk.max(1));
+    if parts < 2 || bytes.first() == Some(&b'%') || memchr::memmem::find(bytes, b"\n%").is_some() {
+        return Vec::new();
+    }
+    let finder = memchr::memmem::Finder::new(b"\n---");
+    let mut cuts: Vec<usize> = Vec::new();
+    for share in 1..parts {
+        let from = (bytes.len() / parts * share).max(cuts.last().map_or(0, |&c| c));
+        let found = finder
+            .find_iter(&bytes[from..])
+            .map(|at| from + at + 1)
+            .find(|&at| matches!(bytes.get(at + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n')));
+        match found {
+            Some(at) if at < bytes.len() && cuts.last() != Some(&at) => cuts.push(at),
+            _ => {}
+        }
+    }
+    cuts
+}
+
+/// The chunks' results as one file's, or `None` when the one-thread parse could differ.
+fn merge<S>(
+    parts: Vec<Option<(Part, S)>>,
+    source_len: usize,
+    limits: &Limits,
+) -> Option<(LoadedFile, Vec<S>)> {
+    let release = |parts: &[Option<(Part, S)>]| {
+        if let Some(budget) = &limits.budget {
+            for (part, _) in parts.iter().flatten() {
+                budget.release(part.charged);
+            }
+        }
+    };
+    // Over budget on one thread too: the file is dropped whole either way.
+    if let Some(limit) = parts.iter().flatten().find_map(|(p, _)| p.out.over_budget) {
+        release(&parts);
+        return Some((
+            LoadedFile {
+                over_budget: Some(limit),
+                ..LoadedFile::default()
+            },
+            Vec::new(),
+        ));
+    }
+    let last = parts.len() - 1;
+    let confirmed = parts.iter().enumerate().all(|(i, part)| {
+        part.as_ref()
+            .is_some_and(|(p, _)| !p.cut_short && (i == last || p.reached_stop))
+    });
+    let total_nodes: usize = parts.iter().flatten().map(|(p, _)| p.total_nodes).sum();
+    let errors: usize = parts
+        .iter()
+        .flatten()
+        .map(|(p, _)| p.out.errors.len())
+        .sum();
+    if !confirmed || total_nodes > limits.max_nodes || errors >= MAX_ERRORS {
+        release(&parts);
+        return None;
+    }
+    let mut out = LoadedFile::default();
+    let mut floors = Vec::new();
+    let mut states = Vec::new();
+    let (mut started, mut last_node_end) = (0, 0);
+    for (part, state) in parts.into_iter().flatten() {
+        let kept = out.documents.len();
+        // A chunk's first document follows the previous chunk's last node.
+        floors.extend(part.comment_floors.iter().map(|&f| f.max(last_node_end)));
+        out.documents
+            .extend(part.out.documents.into_iter().map(|mut doc| {
+                doc.index += started;
+                doc
+            }));
+        out.duplicate_keys
+            .extend(part.out.duplicate_keys.into_iter().map(|mut dup| {
+                dup.document += kept;
+                dup
+            }));
+        out.errors.extend(part.out.errors);
+        out.comments.extend(part.out.comments);
+        out.too_complex.extend(part.out.too_complex);
+        started += part.doc_count;
+        last_node_end = last_node_end.max(part.last_node_end);
+        states.push(state);
+    }
+    assign_leading_comments(&mut out, &floors, source_len);
+    Some((out, states))
+}
+
+#[cfg(test)]
+#[path = "split_tests.rs"]
+mod tests;
