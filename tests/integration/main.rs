@@ -127,6 +127,14 @@ fn with_watchdog<T>(pid: u32, wait: impl FnOnce() -> T) -> T {
     result
 }
 
+/// The messages of the located errors (profile, config) miette drew on stderr, in order.
+pub fn error_messages(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("× "))
+        .collect()
+}
+
 /// `lblint check --format json ARGS`: exit status and parsed report.
 pub fn check_json(args: &[&str]) -> (i32, serde_json::Value) {
     check_json_in(".", args)
