@@ -30,7 +30,15 @@ const MAX_CONFIG_BYTES: usize = crate::profile::MAX_PROFILE_BYTES;
 pub(crate) const ERROR_TAG: &str = "lblint-config:";
 const FAIL_ON: &[&str] = &["error", "warning", "note", "never"];
 const LEVELS: &[&str] = &["off", "error", "warning", "note"];
-const TOP_KEYS: &[&str] = &["profile", "include", "exclude", "failOn", "rules", "ignore"];
+const TOP_KEYS: &[&str] = &[
+    "profile",
+    "include",
+    "exclude",
+    "failOn",
+    "rules",
+    "ignore",
+    "chartRoots",
+];
 
 /// What `rules: {RULE: LEVEL}` does to a rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +76,9 @@ pub struct Config {
     pub fail_on: Option<FailOnLevel>,
     pub rules: Vec<(&'static RuleMeta, RuleLevel)>,
     pub ignore: Vec<ConfigIgnore>,
+    /// `chartRoots`, resolved against [`Config::dir`]: where SARIF looks first for the
+    /// template of a Helm `# Source:` origin.
+    pub chart_roots: Vec<PathBuf>,
 }
 
 impl Config {
@@ -214,6 +225,11 @@ pub fn json_schema() -> Value {
                 "propertyNames": {"enum": keys},
                 // `false`: YAML 1.1 readers see an unquoted `off` as a boolean.
                 "additionalProperties": {"enum": ["off", "error", "warning", "note", false]}
+            },
+            "chartRoots": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Helm chart directories, or directories holding charts, where SARIF looks first for the template of a `# Source: <chart>/templates/...` origin (--chart-root adds to this list, tried first)."
             },
             "ignore": {
                 "type": "array",

@@ -32,6 +32,8 @@ struct Raw {
     rules: Option<RuleLevels>,
     #[serde(default)]
     ignore: Option<Vec<Spanned<RawIgnore>>>,
+    #[serde(default)]
+    chart_roots: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -243,6 +245,7 @@ pub(super) fn parse_recovering(text: &str, shown: &str, dir: &Path) -> (Config, 
         fail_on: None,
         rules: Vec::new(),
         ignore: Vec::new(),
+        chart_roots: Vec::new(),
     };
     if text.len() > MAX_CONFIG_BYTES {
         let at = Place::at_offset(text, 0, 0);
@@ -279,6 +282,12 @@ pub(super) fn parse_recovering(text: &str, shown: &str, dir: &Path) -> (Config, 
     config.exclude = globs(raw.exclude);
     config.fail_on = raw.fail_on.map(|f| f.0);
     config.rules = raw.rules.map(|r| r.0).unwrap_or_default();
+    config.chart_roots = raw
+        .chart_roots
+        .into_iter()
+        .flatten()
+        .map(|root| crate::walk::absolute(Path::new(&root), &dir))
+        .collect();
     for entry in raw.ignore.unwrap_or_default() {
         let place = place_of(&entry.referenced, text);
         let line_end = text[place.offset..]
@@ -366,6 +375,10 @@ fn shape_error(text: &str, at: &Place) -> Option<(String, Option<String>)> {
             "a list of globs",
             format!("write `{key}: [\"charts/**\"]` or `{key}:` followed by `- ` items"),
         ),
+        "chartRoots" => (
+            "a list of directories",
+            "write `chartRoots: [deploy/chart]` or `chartRoots:` followed by `- ` items".into(),
+        ),
         "ignore" => (
             "a list of entries",
             "write `ignore:` followed by `- rule: ...` items with `path` and `reason`".into(),
@@ -448,7 +461,7 @@ fn describe(err: &YamlError) -> Option<(String, Option<String>)> {
 /// What each key takes, for values of the wrong shape.
 fn keys_help() -> String {
     format!(
-        "the config keys are {}: `profile` a path, `include`/`exclude` lists of globs, `failOn` one of {}, `rules` a mapping of rule to level, `ignore` a list of entries (`rule`, `path`, `object`, `reason`)",
+        "the config keys are {}: `profile` a path, `include`/`exclude` lists of globs, `failOn` one of {}, `rules` a mapping of rule to level, `ignore` a list of entries (`rule`, `path`, `object`, `reason`), `chartRoots` a list of directories",
         list(TOP_KEYS),
         list(FAIL_ON)
     )

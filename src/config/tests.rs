@@ -30,6 +30,9 @@ fn full_config() {
     assert_eq!(c.ignore[0].location.span.start.line, 10);
     assert_eq!(c.ignore[0].location.span.start.column, 5);
     assert!(c.ignore[0].matcher.is_match("charts/x/svc.yaml"));
+    let c = parse("chartRoots: [deploy/chart, ../charts, /opt/charts]\n").unwrap();
+    let roots = ["/repo/deploy/chart", "/charts", "/opt/charts"].map(PathBuf::from);
+    assert_eq!(c.chart_roots, roots);
 }
 
 #[test]
@@ -68,7 +71,7 @@ fn every_error_in_one_run() {
     // is read.
     let text = "failOn: warn\nrules:\n  TKE01: off\n  TKE001: note\nexclude: vendor\n\
                 include: [\"*.yaml\", \"[x\"]\nignore:\n  - rule: TKE001\n    path: a/**\n\
-                profile: cluster.yaml\nfailon: error\n";
+                chartRoots: [deploy/chart]\nfailon: error\n";
     let e = parse(text).unwrap_err();
     let all: Vec<(usize, usize, &str)> = e
         .each()
@@ -94,7 +97,7 @@ fn every_error_in_one_run() {
     assert_eq!(errors.len(), 6);
     let levels: Vec<&str> = config.rules.iter().map(|(r, _)| r.id).collect();
     assert_eq!(levels, ["TKE001"]);
-    assert_eq!(config.profile, Some(PathBuf::from("/repo/cluster.yaml")));
+    assert_eq!(config.chart_roots, [PathBuf::from("/repo/deploy/chart")]);
     assert!(config.ignore.is_empty() && config.fail_on.is_none());
     // A syntax error anywhere is reported alone, even after a bad value.
     let e = parse("failOn: warn\nexclude: \"x\n").unwrap_err();

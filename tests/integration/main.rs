@@ -22,6 +22,7 @@ mod k8s;
 mod limits;
 mod load;
 mod model;
+mod origins;
 mod output;
 mod paths;
 mod precommit;
