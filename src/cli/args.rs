@@ -266,6 +266,12 @@ pub struct CheckArgs {
         default_missing_value = "."
     )]
     pub context: Option<PathBuf>,
+    /// A Helm chart directory, or a directory holding charts, where SARIF looks first for
+    /// the template of a `# Source: CHART/templates/...` origin (repeatable; tried before
+    /// the config file's `chartRoots`, then charts are searched for under the working
+    /// directory).
+    #[arg(long = "chart-root", value_name = "DIR")]
+    pub chart_root: Vec<PathBuf>,
     /// Path to show for standard input.
     #[arg(long = "stdin-filename", value_name = "NAME")]
     pub stdin_filename: Option<String>,

@@ -52,8 +52,12 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let chart_roots = match chart_roots(&args.chart_root, config.as_ref(), &cwd) {
+        Ok(roots) => roots,
+        Err(message) => return fail(message),
+    };
     if args.verbose {
-        notices::settings(&args, config.as_ref(), &profile);
+        notices::settings(&args, config.as_ref(), &profile, &chart_roots);
     }
     let fail_on = args
         .fail_on
@@ -144,6 +148,7 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
         show_fixes: args.show_fixes,
         unsafe_fixes: args.unsafe_fixes,
         quiet: args.quiet > 0,
+        chart_roots,
     };
     let rendered = guard::render_report(format, |format, out| {
         let (diagnostics, summary) = (&outcome.diagnostics, &outcome.summary);
@@ -198,6 +203,30 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
         (Some(threshold), Some(max)) if max >= threshold => EXIT_FINDINGS,
         _ => EXIT_OK,
     }
+}
+
+/// `--chart-root` (each must be a directory: a typo would quietly link nothing), then the
+/// config file's `chartRoots`; absolute.
+fn chart_roots(
+    flags: &[PathBuf],
+    config: Option<&Config>,
+    cwd: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let mut roots = Vec::new();
+    for root in flags {
+        let abs = crate::walk::absolute(root, cwd);
+        if !abs.is_dir() {
+            let shown = crate::walk::os_text(root.as_os_str());
+            return Err(format!("--chart-root {shown}: no such directory"));
+        }
+        roots.push(abs);
+    }
+    for root in config.iter().flat_map(|c| &c.chart_roots) {
+        if !roots.contains(root) {
+            roots.push(root.clone());
+        }
+    }
+    Ok(roots)
 }
 
 /// The width the human report wraps at: $COLUMNS when set and valid, else the width of

@@ -2,7 +2,7 @@
 //! (`-v`), no input found, fixes not applied to rendered output, what `--fix` fixed.
 //! `-q` silences all of these but errors.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{fail, CheckArgs, EXIT_FAILURE, EXIT_FINDINGS, EXIT_OK};
@@ -47,7 +47,12 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 /// `-v`: the config file and the profile the run uses.
-pub(super) fn settings(args: &CheckArgs, config: Option<&Config>, profile: &Profile) {
+pub(super) fn settings(
+    args: &CheckArgs,
+    config: Option<&Config>,
+    profile: &Profile,
+    chart_roots: &[PathBuf],
+) {
     match (config, args.no_config) {
         (Some(config), _) => say(&format!("config: {}", config.source.path)),
         (None, true) => say("config: none (--no-config)"),
@@ -64,6 +69,24 @@ pub(super) fn settings(args: &CheckArgs, config: Option<&Config>, profile: &Prof
             profile.provider().as_str()
         )),
         None => say("profile: none (generic: every cluster fact unknown)"),
+    }
+    if !chart_roots.is_empty() {
+        let roots: Vec<String> = chart_roots
+            .iter()
+            .map(|root| {
+                let shown = match cwd.as_deref() {
+                    Some(cwd) => crate::config::display_relative(root, cwd),
+                    None => crate::walk::display_path(root, None),
+                };
+                let shown = if shown.is_empty() { ".".into() } else { shown };
+                if root.is_dir() {
+                    shown
+                } else {
+                    format!("{shown} (not found)")
+                }
+            })
+            .collect();
+        say(&format!("chart roots: {}", roots.join(", ")));
     }
 }
 

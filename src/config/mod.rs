@@ -1,7 +1,8 @@
 //! The config file, `lblint.yaml` or `.lblint.yaml`: found from the working directory
 //! upwards, never above the repository root (the first directory holding `.git`) and, outside
-//! a repository, only in the working directory; or named with `--config`. Parsed like the profile (serde-saphyr, `deny_unknown_fields`), so every
-//! mistake is an error with the file's line and column and a "did you mean".
+//! a repository, only in the working directory; or named with `--config`. Parsed like the
+//! profile (serde-saphyr, `deny_unknown_fields`), so every mistake is an error with the
+//! file's line and column and a "did you mean", and every error is reported in one run.
 //!
 //! Paths and globs in the file are relative to the file's own directory.
 
@@ -26,10 +27,18 @@ mod parse;
 pub use parse::parse_config;
 
 const MAX_CONFIG_BYTES: usize = crate::profile::MAX_PROFILE_BYTES;
-const ERROR_TAG: &str = "lblint-config:";
+pub(crate) const ERROR_TAG: &str = "lblint-config:";
 const FAIL_ON: &[&str] = &["error", "warning", "note", "never"];
 const LEVELS: &[&str] = &["off", "error", "warning", "note"];
-const TOP_KEYS: &[&str] = &["profile", "include", "exclude", "failOn", "rules", "ignore"];
+const TOP_KEYS: &[&str] = &[
+    "profile",
+    "include",
+    "exclude",
+    "failOn",
+    "rules",
+    "ignore",
+    "chartRoots",
+];
 
 /// What `rules: {RULE: LEVEL}` does to a rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,6 +76,9 @@ pub struct Config {
     pub fail_on: Option<FailOnLevel>,
     pub rules: Vec<(&'static RuleMeta, RuleLevel)>,
     pub ignore: Vec<ConfigIgnore>,
+    /// `chartRoots`, resolved against [`Config::dir`]: where SARIF looks first for the
+    /// template of a Helm `# Source:` origin.
+    pub chart_roots: Vec<PathBuf>,
 }
 
 impl Config {
@@ -180,10 +192,12 @@ pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
     let dir = abs
         .parent()
         .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
-    let mut config = parse_config(&text, &shown, &dir)?;
+    // Every error in one run: the profile's place is checked even when another entry is
+    // in error.
+    let (mut config, mut errors) = parse::parse_recovering(&text, &shown, &dir);
     config.path = abs;
-    check_profile_is_inside(&config, cwd)?;
-    Ok(config)
+    errors.extend(check_profile_is_inside(&config, cwd).err());
+    ConfigError::all(errors).map_or(Ok(config), Err)
 }
 
 /// The config file's JSON Schema (draft-07), for yaml-language-server and editors.
@@ -211,6 +225,11 @@ pub fn json_schema() -> Value {
                 "propertyNames": {"enum": keys},
                 // `false`: YAML 1.1 readers see an unquoted `off` as a boolean.
                 "additionalProperties": {"enum": ["off", "error", "warning", "note", false]}
+            },
+            "chartRoots": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Helm chart directories, or directories holding charts, where SARIF looks first for the template of a `# Source: <chart>/templates/...` origin (--chart-root adds to this list, tried first)."
             },
             "ignore": {
                 "type": "array",

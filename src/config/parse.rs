@@ -10,6 +10,7 @@ use serde_saphyr::{Error as YamlError, MessageFormatter, Spanned};
 
 use super::*;
 use crate::diagnostic::Location;
+use crate::profile::recover::{item_start, parse_all, Blank};
 use crate::profile::suggest::{did_you_mean, list};
 use crate::profile::{is_empty_yaml, place_of, yaml_options};
 use crate::source::SourceFile;
@@ -31,6 +32,8 @@ struct Raw {
     rules: Option<RuleLevels>,
     #[serde(default)]
     ignore: Option<Vec<Spanned<RawIgnore>>>,
+    #[serde(default)]
+    chart_roots: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -213,30 +216,22 @@ impl<'de> Deserialize<'de> for RuleLevels {
     }
 }
 
-/// Parse a config file's text; `shown` is its displayed path, `dir` its directory.
+/// Parse a config file's text; `shown` is its displayed path, `dir` its directory. The
+/// error carries every error found in the file ([`ConfigError::each`]).
 pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, ConfigError> {
+    let (config, errors) = parse_recovering(text, shown, dir);
+    ConfigError::all(errors).map_or(Ok(config), Err)
+}
+
+/// The config as far as it could be read (an entry with an error is left out), and every
+/// error in the file: like the profile, each entry in error is blanked out and the file
+/// parsed again ([`crate::profile::recover`]).
+pub(super) fn parse_recovering(text: &str, shown: &str, dir: &Path) -> (Config, Vec<ConfigError>) {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let source_text: Arc<str> = Arc::from(text);
     let source = Arc::new(SourceFile::new(Arc::from(shown), text.to_string()));
     let fail = |at: Place, message: String, help: Option<String>| {
         ConfigError::new(shown, source_text.clone(), at, message, help).with_code("lblint::config")
-    };
-    if text.len() > MAX_CONFIG_BYTES {
-        return Err(fail(
-            Place::at_offset(text, 0, 0),
-            format!("config file is too large ({} bytes)", text.len()),
-            None,
-        ));
-    }
-    let raw = if is_empty_yaml(text) {
-        None
-    } else {
-        Some(
-            serde_saphyr::from_str_with_options::<Raw>(text, yaml_options()).map_err(|e| {
-                let (at, message, help) = convert(&e, text);
-                fail(at, message, help)
-            })?,
-        )
     };
     let dir = crate::walk::absolute(dir, Path::new("/"));
     let mut config = Config {
@@ -250,8 +245,29 @@ pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, Confi
         fail_on: None,
         rules: Vec::new(),
         ignore: Vec::new(),
+        chart_roots: Vec::new(),
     };
-    let Some(raw) = raw else { return Ok(config) };
+    if text.len() > MAX_CONFIG_BYTES {
+        let at = Place::at_offset(text, 0, 0);
+        let message = format!("config file is too large ({} bytes)", text.len());
+        return (config, vec![fail(at, message, None)]);
+    }
+    if is_empty_yaml(text) {
+        return (config, Vec::new());
+    }
+    let error = |e: &YamlError| {
+        let (at, message, help) = convert(e, text);
+        fail(at, message, help)
+    };
+    // YAML syntax first, over the whole file: the typed pass stops at the first error of
+    // its own, and a broken line after it would never be reached.
+    if let Err(e) = serde_saphyr::from_str_with_options::<de::IgnoredAny>(text, yaml_options()) {
+        return (config, vec![error(&e)]);
+    }
+    let (raw, mut errors) = parse_all::<Raw>(text, Blank::Item, error);
+    let Some(raw) = raw else {
+        return (config, errors);
+    };
     if let Some(profile) = raw.profile {
         let at = place_of(&profile.referenced, text);
         let end = at.offset + profile.value.len().max(1);
@@ -261,20 +277,17 @@ pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, Confi
         });
         config.profile = Some(dir.join(profile.value));
     }
-    config.include = raw
-        .include
-        .unwrap_or_default()
-        .into_iter()
-        .map(|g| g.0)
-        .collect();
-    config.exclude = raw
-        .exclude
-        .unwrap_or_default()
-        .into_iter()
-        .map(|g| g.0)
-        .collect();
+    let globs = |list: Option<Vec<GlobText>>| list.into_iter().flatten().map(|g| g.0).collect();
+    config.include = globs(raw.include);
+    config.exclude = globs(raw.exclude);
     config.fail_on = raw.fail_on.map(|f| f.0);
     config.rules = raw.rules.map(|r| r.0).unwrap_or_default();
+    config.chart_roots = raw
+        .chart_roots
+        .into_iter()
+        .flatten()
+        .map(|root| crate::walk::absolute(Path::new(&root), &dir))
+        .collect();
     for entry in raw.ignore.unwrap_or_default() {
         let place = place_of(&entry.referenced, text);
         let line_end = text[place.offset..]
@@ -294,9 +307,13 @@ pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, Confi
             },
         };
         let raw = entry.value;
-        let matcher = globset::Glob::new(&raw.path.0)
-            .map(|g| g.compile_matcher())
-            .map_err(|e| fail(place, format!("invalid glob: {e}"), None))?;
+        let matcher = match globset::Glob::new(&raw.path.0) {
+            Ok(glob) => glob.compile_matcher(),
+            Err(e) => {
+                errors.push(fail(place, format!("invalid glob: {e}"), None));
+                continue;
+            }
+        };
         config.ignore.push(ConfigIgnore {
             rule: raw.rule.0,
             path: raw.path.0,
@@ -309,7 +326,7 @@ pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, Confi
             },
         });
     }
-    Ok(config)
+    (config, errors)
 }
 
 fn convert(err: &YamlError, text: &str) -> (Place, String, Option<String>) {
@@ -323,29 +340,27 @@ fn convert(err: &YamlError, text: &str) -> (Place, String, Option<String>) {
     let mut at = at;
     if let YamlError::SerdeMissingField { .. } = err {
         // serde-saphyr puts a missing field at the mapping's last key: point at the entry.
-        at = entry_start(text, at.offset).map_or(at, |o| Place::at_offset(text, o, 1));
+        at = item_start(text, at.offset).map_or(at, |o| Place::at_offset(text, o, 1));
     }
     let (message, help) = describe(err)
         .or_else(|| shape_error(text, &at))
+        .or_else(|| match err {
+            // A list where a mapping belongs, or the reverse, under no key of its own.
+            YamlError::Unexpected { expected, .. } => Some((
+                format!(
+                    "expected a {} here",
+                    match *expected {
+                        "sequence start" => "list",
+                        "mapping start" => "mapping",
+                        other => other,
+                    }
+                ),
+                Some(keys_help()),
+            )),
+            _ => None,
+        })
         .unwrap_or((fallback, None));
     (at, message, help)
-}
-
-/// The `-` of the list item holding `offset` (block style), if any.
-fn entry_start(text: &str, offset: usize) -> Option<usize> {
-    let mut end = offset.min(text.len());
-    loop {
-        let start = crate::source::line_start(text, end);
-        let line = &text[start..];
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("- ") {
-            return Some(start + (line.len() - trimmed.len()));
-        }
-        if start == 0 {
-            return None;
-        }
-        end = start - 1;
-    }
 }
 
 /// A value of the wrong shape, named by the key in front of it.
@@ -359,6 +374,10 @@ fn shape_error(text: &str, at: &Place) -> Option<(String, Option<String>)> {
         "include" | "exclude" => (
             "a list of globs",
             format!("write `{key}: [\"charts/**\"]` or `{key}:` followed by `- ` items"),
+        ),
+        "chartRoots" => (
+            "a list of directories",
+            "write `chartRoots: [deploy/chart]` or `chartRoots:` followed by `- ` items".into(),
         ),
         "ignore" => (
             "a list of entries",
@@ -434,15 +453,16 @@ fn describe(err: &YamlError) -> Option<(String, Option<String>)> {
         let text = serde_saphyr::UserMessageFormatter
             .format_message(err)
             .into_owned();
-        text.contains("invalid type").then(|| {
-            (
-                text.trim_end_matches('.').to_string(),
-                Some(format!(
-                    "the config keys are {}: `profile` a path, `include`/`exclude` lists of globs, `failOn` one of {}, `rules` a mapping of rule to level, `ignore` a list of entries",
-                    list(TOP_KEYS),
-                    list(FAIL_ON)
-                )),
-            )
-        })
+        text.contains("invalid type")
+            .then(|| (text.trim_end_matches('.').to_string(), Some(keys_help())))
     })
+}
+
+/// What each key takes, for values of the wrong shape.
+fn keys_help() -> String {
+    format!(
+        "the config keys are {}: `profile` a path, `include`/`exclude` lists of globs, `failOn` one of {}, `rules` a mapping of rule to level, `ignore` a list of entries (`rule`, `path`, `object`, `reason`), `chartRoots` a list of directories",
+        list(TOP_KEYS),
+        list(FAIL_ON)
+    )
 }

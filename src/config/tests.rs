@@ -30,6 +30,9 @@ fn full_config() {
     assert_eq!(c.ignore[0].location.span.start.line, 10);
     assert_eq!(c.ignore[0].location.span.start.column, 5);
     assert!(c.ignore[0].matcher.is_match("charts/x/svc.yaml"));
+    let c = parse("chartRoots: [deploy/chart, ../charts, /opt/charts]\n").unwrap();
+    let roots = ["/repo/deploy/chart", "/charts", "/opt/charts"].map(PathBuf::from);
+    assert_eq!(c.chart_roots, roots);
 }
 
 #[test]
@@ -52,6 +55,55 @@ fn errors_are_located() {
     let e = parse("rules:\n  TKE001: warn\n").unwrap_err();
     assert_eq!((e.line, e.column), (2, 11));
     assert!(e.help.unwrap().starts_with("did you mean `warning`?"));
+    // A list where an entry belongs, under no key that could name it.
+    let e = parse("ignore:\n  - - a\n").unwrap_err();
+    assert_eq!(
+        (e.line, e.column, &*e.message),
+        (2, 5, "expected a mapping here")
+    );
+    assert!(e.help.unwrap().starts_with("the config keys are"));
+}
+
+#[test]
+fn every_error_in_one_run() {
+    // A bad value, an unknown rule, a wrong type, a bad glob in a flow list, an entry
+    // without its reason and an unknown key: the entries in error are left out, the rest
+    // is read.
+    let text = "failOn: warn\nrules:\n  TKE01: off\n  TKE001: note\nexclude: vendor\n\
+                include: [\"*.yaml\", \"[x\"]\nignore:\n  - rule: TKE001\n    path: a/**\n\
+                chartRoots: [deploy/chart]\nfailon: error\n";
+    let e = parse(text).unwrap_err();
+    let all: Vec<(usize, usize, &str)> = e
+        .each()
+        .map(|e| (e.line, e.column, e.message.as_str()))
+        .collect();
+    assert_eq!(
+        all,
+        vec![
+            (1, 9, "unknown value `warn` for `failOn`"),
+            (3, 3, "unknown rule `TKE01`"),
+            (5, 10, "`exclude` must be a list of globs"),
+            (
+                6,
+                21,
+                "invalid glob `[x`: unclosed character class; missing ']'"
+            ),
+            (8, 3, "missing field `reason` in an `ignore` entry"),
+            (11, 1, "unknown field `failon` at the top level"),
+        ]
+    );
+    assert!(e.each().all(|e| e.help.is_some()));
+    let (config, errors) = parse::parse_recovering(text, "lblint.yaml", Path::new("/repo"));
+    assert_eq!(errors.len(), 6);
+    let levels: Vec<&str> = config.rules.iter().map(|(r, _)| r.id).collect();
+    assert_eq!(levels, ["TKE001"]);
+    assert_eq!(config.chart_roots, [PathBuf::from("/repo/deploy/chart")]);
+    assert!(config.ignore.is_empty() && config.fail_on.is_none());
+    // A syntax error anywhere is reported alone, even after a bad value.
+    let e = parse("failOn: warn\nexclude: \"x\n").unwrap_err();
+    assert_eq!(e.each().count(), 1);
+    assert_eq!((e.line, e.column), (2, 10));
+    assert!(e.message.starts_with("YAML syntax error"), "{e}");
 }
 
 #[test]

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_saphyr::{Error as YamlError, MessageFormatter};
 
 use super::header::{check_header, Header};
+use super::recover::Blank;
 
 use super::error::{Place, ProfileError};
 use super::model::{CceFlavour, Profile, Provider, Spec, OBJECT_KEY_ERROR_TAG};
@@ -107,7 +108,8 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
 
     let spec_at = header.spec.as_ref().map(|s| place_of(&s.referenced, text));
     // Every error in one run: blank out each offending entry and parse again.
-    let (doc, mut errors) = super::recover::parse_all::<Document>(text, |e| {
+    // Items keep their place: unusable values are found again by index, below.
+    let (doc, mut errors) = super::recover::parse_all::<Document>(text, Blank::Entry, |e| {
         let mut err = convert(e, text, path, &source, Pass::Typed);
         if let (
             YamlError::SerdeMissingField {

@@ -7,7 +7,7 @@ mod header;
 pub use facts::Fact;
 mod load;
 mod model;
-mod recover;
+pub(crate) mod recover;
 mod schema;
 pub mod suggest;
 pub mod template;

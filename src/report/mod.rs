@@ -112,10 +112,14 @@ pub struct ReportOptions {
     pub unsafe_fixes: bool,
     /// `-q`: findings only, no summary lines.
     pub quiet: bool,
+    /// Where SARIF looks first for the template of a Helm `# Source:` origin: chart
+    /// directories, or directories holding charts (`--chart-root`, then the config's
+    /// `chartRoots`; absolute).
+    pub chart_roots: Vec<PathBuf>,
 }
 
 impl Default for ReportOptions {
-    /// Every rule, no colour, width 100, no working directory.
+    /// Every rule, no colour, width 100, no working directory, no chart roots.
     fn default() -> Self {
         ReportOptions {
             color: false,
@@ -125,6 +129,7 @@ impl Default for ReportOptions {
             show_fixes: false,
             unsafe_fixes: false,
             quiet: false,
+            chart_roots: Vec::new(),
         }
     }
 }

@@ -414,13 +414,8 @@ fn profile_check_reports_every_error_in_one_run() {
         "{}",
         run.stderr
     );
-    let found: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix("× "))
-        .collect();
     assert_eq!(
-        found,
+        crate::error_messages(&run.stderr),
         [
             "`one-thirty` is not a version lblint can compare, for `spec.kubernetesVersion`",
             "unknown value `ipvss` for `spec.kubeProxy.mode`",

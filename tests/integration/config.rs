@@ -262,6 +262,69 @@ fn config_errors_are_located_with_did_you_mean() {
     }
 }
 
+/// Issue 15 item 6: every error of a config file in one run (a bad value, a bad level, a
+/// wrong type, an unknown key in an entry, a missing field, an unknown top-level key), in
+/// file order, each with its place and help, under the path relative to the working
+/// directory.
+#[test]
+fn config_errors_are_all_reported_in_one_run() {
+    let run = lblint(&[
+        "check",
+        "--config",
+        "testdata/config/errors/many.yaml",
+        "testdata/tke",
+    ]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert!(
+        run.stderr
+            .starts_with("lblint: error: invalid config file (6 errors)\n"),
+        "{}",
+        run.stderr
+    );
+    snapshot!("config_err_many", run.stderr);
+    assert_eq!(
+        crate::error_messages(&run.stderr),
+        [
+            "unknown value `warn` for `failOn`",
+            "unknown level `loud` for a rule",
+            "`include` must be a list of globs",
+            "unknown field `objects` in an `ignore` entry",
+            "missing field `reason` in an `ignore` entry",
+            "unknown field `failon` at the top level",
+        ]
+    );
+    let run = lblint_in(
+        "testdata/tke",
+        &["check", "--config", "../config/errors/many.yaml", "."],
+    );
+    assert_eq!(run.code, 2);
+    let places: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.split_once("╭─[")?.1.strip_suffix(']'))
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "../config/errors/many.yaml:3:9",
+            "../config/errors/many.yaml:6:11",
+            "../config/errors/many.yaml:7:10",
+            "../config/errors/many.yaml:11:5",
+            "../config/errors/many.yaml:13:3",
+            "../config/errors/many.yaml:15:1",
+        ]
+    );
+    // `lblint model` reads the config the same way.
+    let run = lblint(&[
+        "model",
+        "--config",
+        "testdata/config/errors/many.yaml",
+        "testdata/tke",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("(6 errors)"), "{}", run.stderr);
+}
+
 #[test]
 fn the_example_config_suppresses_the_reports_warning() {
     let (code, report) = check_json_in("examples", &[]);
@@ -340,6 +403,7 @@ fn examples_validate_against_the_schemas() {
         "unknown-ignore-key",
         "missing-reason",
         "include-not-list",
+        "many",
     ] {
         let path = format!("testdata/config/errors/{name}.yaml");
         assert!(

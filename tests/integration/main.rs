@@ -22,6 +22,7 @@ mod k8s;
 mod limits;
 mod load;
 mod model;
+mod origins;
 mod output;
 mod paths;
 mod precommit;
@@ -125,6 +126,14 @@ fn with_watchdog<T>(pid: u32, wait: impl FnOnce() -> T) -> T {
     done.store(true, Ordering::Relaxed);
     let _ = watchdog.join();
     result
+}
+
+/// The messages of the located errors (profile, config) miette drew on stderr, in order.
+pub fn error_messages(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("× "))
+        .collect()
 }
 
 /// `lblint check --format json ARGS`: exit status and parsed report.

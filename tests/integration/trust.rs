@@ -78,6 +78,24 @@ fn a_config_cannot_name_a_profile_outside_its_repository() {
     assert!(!run.stderr.contains("outside the repository"));
 }
 
+/// Issue 15 item 6: a profile outside the repository is reported with the file's other
+/// errors, in one run, still without reading it.
+#[test]
+fn a_profile_outside_is_reported_with_the_other_errors() {
+    let dir = repo(
+        "trust-profile-and-more",
+        "failOn: warn\nprofile: /etc/passwd\nrules:\n  TKE001: loud\n",
+    );
+    let run = run_in(&dir, &["check", "service.yaml"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("(3 errors)"), "{}", run.stderr);
+    for at in ["lblint.yaml:1:9", "lblint.yaml:2:10", "lblint.yaml:4:11"] {
+        assert!(run.stderr.contains(at), "{at}: {}", run.stderr);
+    }
+    assert!(run.stderr.contains("outside the repository"));
+    assert!(!run.stderr.contains("root:"), "{}", run.stderr);
+}
+
 #[test]
 fn a_profile_inside_the_repository_is_read() {
     let dir = repo("trust-profile-inside", "profile: profiles/tke.yaml\n");

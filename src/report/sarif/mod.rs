@@ -52,7 +52,7 @@ pub(super) fn write(
     let cwd = options.cwd.as_deref();
     let mut rules = RuleTable::new(&options.rules);
     let mut fingerprints = Fingerprinter::default();
-    let mut origins = origins::Origins::new(cwd);
+    let mut origins = origins::Origins::new(cwd, &options.chart_roots);
     let results = diagnostics
         .iter()
         .map(|d| {

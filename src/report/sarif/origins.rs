@@ -1,11 +1,14 @@
 //! Where a rendered object's template really is, for SARIF (issue 15 item 3). The origin is
 //! written relative to something the log does not know: a kustomize origin is relative to
 //! the overlay that rendered it, a Helm `# Source:` starts with the chart's name. Resolved
-//! to a file under the working directory, or left out: a link to a file that does not exist
-//! is worse than none.
+//! to a file in a chart root the user named (`--chart-root`, `chartRoots`) or under the
+//! working directory, or left out: a link to a file that does not exist is worse than none.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::ffi::OsStr;
+use std::path::{Component, Path, PathBuf};
+
+use serde::Deserialize;
 
 /// How deep the search for charts and kustomizations goes below the working directory.
 const MAX_DEPTH: usize = 6;
@@ -15,15 +18,18 @@ const SKIPPED: &[&str] = &["target", "node_modules", "vendor"];
 /// Resolves origins once each; the directory search runs on the first one that needs it.
 pub(super) struct Origins<'a> {
     cwd: Option<&'a Path>,
+    /// Chart roots named by the user, tried first for Helm origins (absolute).
+    chart_roots: &'a [PathBuf],
     /// Chart directories (holding `Chart.yaml`) and kustomization directories.
     roots: Option<(Vec<PathBuf>, Vec<PathBuf>)>,
     resolved: HashMap<String, Option<String>>,
 }
 
 impl<'a> Origins<'a> {
-    pub(super) fn new(cwd: Option<&'a Path>) -> Origins<'a> {
+    pub(super) fn new(cwd: Option<&'a Path>, chart_roots: &'a [PathBuf]) -> Origins<'a> {
         Origins {
             cwd,
+            chart_roots,
             roots: None,
             resolved: HashMap::new(),
         }
@@ -45,18 +51,19 @@ impl<'a> Origins<'a> {
         if written.is_absolute() {
             return written.is_file().then(|| origin.to_string());
         }
+        let helm = helm_parts(written);
+        // Helm, in the chart roots the user named: they win over any search.
+        if let Some(found) = helm.and_then(|(chart, rest)| in_roots(self.chart_roots, chart, rest))
+        {
+            return Some(relative(&found, cwd));
+        }
         if !origin.starts_with("..") && cwd.join(written).is_file() {
             return Some(relative(&cwd.join(written), cwd));
         }
         let (charts, kustomizations) = self.roots.get_or_insert_with(|| search(cwd));
         // Helm: `<chart>/templates/x.yaml`, under a directory named for the chart.
-        let mut parts = written.components();
-        if let Some(chart) = parts.next() {
-            let rest = parts.as_path();
-            for dir in charts
-                .iter()
-                .filter(|d| d.file_name() == Some(chart.as_os_str()))
-            {
+        if let Some((chart, rest)) = helm {
+            for dir in charts.iter().filter(|d| d.file_name() == Some(chart)) {
                 if dir.join(rest).is_file() {
                     return Some(relative(&dir.join(rest), cwd));
                 }
@@ -69,6 +76,49 @@ impl<'a> Origins<'a> {
             .find(|path| path.starts_with(cwd) && path.is_file())
             .map(|path| relative(&path, cwd))
     }
+}
+
+/// A Helm origin's chart name and the path in the chart: `shop` and `templates/x.yaml` for
+/// `shop/templates/x.yaml`. `None` when the path could lead out of the chart (`..`).
+fn helm_parts(written: &Path) -> Option<(&OsStr, &Path)> {
+    let mut parts = written.components();
+    let Some(Component::Normal(chart)) = parts.next() else {
+        return None;
+    };
+    let rest = parts.as_path();
+    let inside = rest.components().all(|c| matches!(c, Component::Normal(_)));
+    (inside && !rest.as_os_str().is_empty()).then_some((chart, rest))
+}
+
+/// `rest` of chart `chart` in the first of `roots` that has it: the root itself when it is
+/// that chart (its `Chart.yaml` names it, or it has none and the file is there), else the
+/// chart's directory in the root (`<root>/<chart>/...`).
+fn in_roots(roots: &[PathBuf], chart: &OsStr, rest: &Path) -> Option<PathBuf> {
+    roots.iter().find_map(|root| {
+        let own = chart_name(root).is_none_or(|name| OsStr::new(&name) == chart);
+        [
+            own.then(|| root.join(rest)),
+            Some(root.join(chart).join(rest)),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|path| path.is_file())
+    })
+}
+
+/// The `name:` in `dir/Chart.yaml`, when there is one to read.
+fn chart_name(dir: &Path) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Chart {
+        name: Option<String>,
+    }
+    let limit = crate::profile::MAX_PROFILE_BYTES as u64;
+    let bytes = crate::read::read_regular(&dir.join("Chart.yaml"), limit).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let options = crate::profile::yaml_options();
+    serde_saphyr::from_str_with_options::<Chart>(&text, options)
+        .ok()?
+        .name
 }
 
 /// Chart and kustomization directories under `cwd`, in name order.
@@ -144,7 +194,7 @@ mod tests {
         make("k8s/overlays/prod/kustomization.yaml");
         make("charts/shop/Chart.yaml");
         make("charts/shop/templates/svc.yaml");
-        let mut origins = Origins::new(Some(cwd));
+        let mut origins = Origins::new(Some(cwd), &[]);
         assert_eq!(
             origins.resolve("../../base/orders.yaml").as_deref(),
             Some("k8s/base/orders.yaml")
@@ -159,6 +209,55 @@ mod tests {
         );
         assert_eq!(origins.resolve("other/templates/svc.yaml"), None);
         assert_eq!(origins.resolve("../../../../etc/passwd"), None);
-        assert_eq!(Origins::new(None).resolve("k8s/base/orders.yaml"), None);
+        assert_eq!(origins.resolve("shop/../../k8s/base/orders.yaml"), None);
+        assert_eq!(
+            Origins::new(None, &[]).resolve("k8s/base/orders.yaml"),
+            None
+        );
+    }
+
+    #[test]
+    fn chart_roots_are_tried_first_as_the_chart_or_as_its_parent() {
+        let root = tempfile::tempdir().unwrap();
+        let cwd = root.path();
+        let make = |p: &str, text: &str| {
+            let path = cwd.join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        // A chart in a directory named for something else: the search cannot tell.
+        make(
+            "deploy/chart/Chart.yaml",
+            "apiVersion: v2\nname: shop\nversion: 0.1.0\n",
+        );
+        make("deploy/chart/templates/svc.yaml", "x: 1\n");
+        // Another chart, whose own templates must not pass for shop's.
+        make("web/Chart.yaml", "name: web\n");
+        make("web/templates/svc.yaml", "x: 1\n");
+        // A folder of charts, and a root that is no chart (no Chart.yaml).
+        make("far/shop/templates/svc.yaml", "x: 1\n");
+        make("plain/templates/cm.yaml", "x: 1\n");
+        let origin = "shop/templates/svc.yaml";
+        assert_eq!(Origins::new(Some(cwd), &[]).resolve(origin), None);
+        let resolve = |roots: &[&str], origin: &str| {
+            let roots: Vec<PathBuf> = roots.iter().map(|r| cwd.join(r)).collect();
+            Origins::new(Some(cwd), &roots).resolve(origin)
+        };
+        let chart = Some("deploy/chart/templates/svc.yaml".to_string());
+        assert_eq!(resolve(&["deploy/chart"], origin), chart);
+        assert_eq!(resolve(&["web", "deploy/chart"], origin), chart);
+        assert_eq!(resolve(&["web"], origin), None);
+        assert_eq!(
+            resolve(&["web", "far"], origin).as_deref(),
+            Some("far/shop/templates/svc.yaml")
+        );
+        assert_eq!(
+            resolve(&["plain"], "shop/templates/cm.yaml").as_deref(),
+            Some("plain/templates/cm.yaml")
+        );
+        assert_eq!(
+            resolve(&["deploy/chart"], "shop/../../web/Chart.yaml"),
+            None
+        );
     }
 }
