@@ -61,8 +61,5 @@ pub(super) fn node_cost(kind: &NodeKind, tag: Option<&str>) -> u64 {
 
 /// [`node_cost`] of every node of a finished document.
 pub(super) fn document_cost(nodes: &[Node]) -> u64 {
-    nodes
-        .iter()
-        .map(|n| node_cost(&n.kind, n.tag.as_deref()))
-        .sum()
+    nodes.iter().map(|n| node_cost(&n.kind, n.tag())).sum()
 }

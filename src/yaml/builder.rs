@@ -447,7 +447,7 @@ impl Builder<'_, '_, '_> {
             Event::Anchor(id, name) => {
                 if let Some(state) = &mut self.doc {
                     if let Some(&node) = state.anchors.get(&id) {
-                        state.doc.nodes[node.0 as usize].anchor = Some(name.into());
+                        state.doc.nodes[node.0 as usize].set_anchor(&name);
                     }
                 }
             }
@@ -471,9 +471,9 @@ impl Builder<'_, '_, '_> {
                 let plain_empty = style == ScalarStyle::Plain && start == end;
                 let value = if plain_empty && tag.is_none() && value == "~" {
                     // granit spells an omitted value `~`; the source has nothing there.
-                    String::new()
+                    compact_str::CompactString::default()
                 } else {
-                    value.into_owned()
+                    compact_str::CompactString::from(value)
                 };
                 let style = map_style(style);
                 if style == Style::Plain && value == "<<" {
@@ -605,12 +605,7 @@ impl Builder<'_, '_, '_> {
             return Ok(NodeId(u32::MAX));
         };
         let id = NodeId(raw);
-        state.doc.nodes.push(Node {
-            span,
-            kind,
-            tag,
-            anchor: None,
-        });
+        state.doc.nodes.push(Node::new(span, kind, tag));
         if anchor != 0 {
             state.anchors.insert(anchor, id);
         }

@@ -195,7 +195,7 @@ fn quoted_and_plain_resolve_differently() {
     assert_eq!(res("c"), Resolved::Str);
     assert_eq!(res("d"), Resolved::Bool(true));
     assert_eq!(res("e"), Resolved::Str);
-    assert_eq!(r.get("e").unwrap().node().tag.as_deref(), Some("!!str"));
+    assert_eq!(r.get("e").unwrap().node().tag(), Some("!!str"));
     assert_eq!(res("f"), Resolved::Int(12));
     assert_eq!(res("g"), Resolved::Int(420));
     assert_eq!(res("h"), Resolved::Str);
@@ -210,7 +210,7 @@ fn quoted_and_plain_resolve_differently() {
     assert_eq!(res("k"), Resolved::Float(1.0));
     assert_eq!(res("l"), Resolved::Str);
     assert_eq!(res("m"), Resolved::Str);
-    assert_eq!(r.get("m").unwrap().node().tag.as_deref(), Some("!custom"));
+    assert_eq!(r.get("m").unwrap().node().tag(), Some("!custom"));
 }
 
 #[test]
@@ -241,7 +241,7 @@ fn block_scalars() {
     let item = r.get("seq").unwrap().items().next().unwrap();
     assert_eq!(item.as_str(), Some(" indented\n"));
     assert_eq!(item.span().slice(src), "|2\n   indented");
-    assert_eq!(item.node().anchor.as_deref(), Some("s"));
+    assert_eq!(item.node().anchor(), Some("s"));
     assert_eq!(r.get("next").unwrap().as_str(), Some("x"));
 }
 
@@ -252,7 +252,7 @@ fn anchors_aliases_and_merge_keys() {
     let doc = &file.documents[0];
     let r = root(doc);
     let base = r.get("base").unwrap();
-    assert_eq!(base.node().anchor.as_deref(), Some("base"));
+    assert_eq!(base.node().anchor(), Some("base"));
     let svc = r.get("svc").unwrap();
     assert_eq!(svc.get("port").and_then(|n| n.as_i64()), Some(80));
     assert_eq!(svc.get("name").and_then(|n| n.as_str()), Some("y"));
@@ -480,11 +480,11 @@ fn tags_anchors_on_keys_and_collections_and_root_block_scalar() {
     let file = ok(src);
     let r = root(&file.documents[0]);
     let (k, v) = r.entries().next().unwrap();
-    assert_eq!(k.node().anchor.as_deref(), Some("k"));
-    assert_eq!(k.node().tag.as_deref(), Some("!!str"));
+    assert_eq!(k.node().anchor(), Some("k"));
+    assert_eq!(k.node().tag(), Some("!!str"));
     assert_eq!(lco(k.span().start), (1, 12, 11));
-    assert_eq!(v.node().tag.as_deref(), Some("!!map"));
-    assert_eq!(v.node().anchor.as_deref(), Some("m"));
+    assert_eq!(v.node().tag(), Some("!!map"));
+    assert_eq!(v.node().anchor(), Some("m"));
     assert_eq!(v.span().slice(src), "{a: 1}");
     assert!(r.get("other").unwrap().is_sequence());
     // An alias key is found through `get` by its target's text.

@@ -33,7 +33,7 @@ pub enum Resolved {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scalar {
     /// The value after YAML escape processing and folding.
-    pub value: String,
+    pub value: compact_str::CompactString,
     pub style: Style,
     pub resolved: Resolved,
 }
@@ -57,9 +57,51 @@ pub enum NodeKind {
 pub struct Node {
     pub span: Span,
     pub kind: NodeKind,
+    /// Tag and anchor, boxed: few nodes have either, and every node of a big stream counts.
+    names: Option<Box<Names>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Names {
+    tag: Option<Box<str>>,
+    anchor: Option<Box<str>>,
+}
+
+impl Node {
+    pub fn new(span: Span, kind: NodeKind, tag: Option<Box<str>>) -> Node {
+        Node {
+            span,
+            kind,
+            names: tag.map(|tag| {
+                Box::new(Names {
+                    tag: Some(tag),
+                    anchor: None,
+                })
+            }),
+        }
+    }
+
     /// Explicit tag as written (`!!str`, `!custom`), if any.
-    pub tag: Option<Box<str>>,
-    pub anchor: Option<Box<str>>,
+    pub fn tag(&self) -> Option<&str> {
+        self.names.as_ref()?.tag.as_deref()
+    }
+
+    pub fn anchor(&self) -> Option<&str> {
+        self.names.as_ref()?.anchor.as_deref()
+    }
+
+    pub fn set_anchor(&mut self, name: &str) {
+        self.names.get_or_insert_with(Box::default).anchor = Some(name.into());
+    }
+
+    /// A node of another kind with this one's span, tag and anchor.
+    fn with_kind(&self, kind: NodeKind) -> Node {
+        Node {
+            span: self.span,
+            kind,
+            names: self.names.clone(),
+        }
+    }
 }
 
 /// A `# ...` comment; `text` excludes the `#`.
@@ -119,12 +161,9 @@ impl Document {
             nodes: Vec::new(),
         };
         // The root first, so it keeps id 0 semantics simple; its entries are filled after.
-        copier.nodes.push(Node {
-            span: self.node(root).span,
-            kind: NodeKind::Mapping(Vec::new()),
-            tag: self.node(root).tag.clone(),
-            anchor: self.node(root).anchor.clone(),
-        });
+        copier
+            .nodes
+            .push(self.node(root).with_kind(NodeKind::Mapping(Vec::new())));
         copier.map[root.0 as usize] = Some(NodeId(0));
         let new_entries: Vec<Entry> = kept
             .iter()
@@ -169,12 +208,7 @@ impl Copier<'_> {
         let new_id = NodeId(self.nodes.len() as u32);
         self.map[id.0 as usize] = Some(new_id);
         let old = self.from.node(id);
-        self.nodes.push(Node {
-            span: old.span,
-            kind: NodeKind::Alias(None),
-            tag: old.tag.clone(),
-            anchor: old.anchor.clone(),
-        });
+        self.nodes.push(old.with_kind(NodeKind::Alias(None)));
         let kind = match &old.kind {
             NodeKind::Scalar(s) => NodeKind::Scalar(s.clone()),
             NodeKind::Sequence(items) => {

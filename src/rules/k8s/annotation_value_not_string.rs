@@ -45,14 +45,14 @@ fn check_value(
 ) -> Option<Diagnostic> {
     let scalar = value.scalar()?;
     let target = value.resolved();
-    if target.node().tag.is_some() || scalar.style != Style::Plain {
+    if target.node().tag().is_some() || scalar.style != Style::Plain {
         return None;
     }
     let source = ws.source(object);
     let written = value.span().slice(&source.text);
     let raw = target.span().slice(&source.text);
     // An alias stands for its anchor's text: say what that is.
-    let alias = (target.id != value.id).then(|| target.node().anchor.as_deref().unwrap_or("?"));
+    let alias = (target.id != value.id).then(|| target.node().anchor().unwrap_or("?"));
     let shown = match alias {
         Some(anchor) => format!("`{written}` (the anchor `&{anchor}`: `{raw}`)"),
         None => format!("`{raw}`"),
