@@ -53,11 +53,6 @@ impl SourceFile {
         self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
-    /// Byte offset of each line start.
-    pub fn line_starts(&self) -> &[usize] {
-        self.lines().starts()
-    }
-
     /// Line and column (1-based, column in chars) of a byte offset. O(log lines + line
     /// length): rules call it once per finding, and a stream can hold hundreds of thousands
     /// of findings.
@@ -72,15 +67,20 @@ impl SourceFile {
 /// `\r`, as in YAML and SARIF.
 #[derive(Clone, Debug, Default)]
 pub struct LineIndex {
-    starts: Vec<usize>,
+    /// Byte offset of each line start, as u32: a 50 MB stream has a million lines, and
+    /// files over 4 GiB are refused (`--max-file-size`).
+    starts: Vec<u32>,
     ascii: Vec<bool>,
 }
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         let bytes = text.as_bytes();
-        let mut starts = vec![0];
-        let mut ascii = Vec::new();
+        // Sized once: a second pass of memchr costs less than growing a million entries.
+        let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes).count();
+        let mut starts = Vec::with_capacity(breaks + 1);
+        starts.push(0);
+        let mut ascii = Vec::with_capacity(breaks + 1);
         let mut line_start = 0;
         // memchr finds the breaks a word at a time: this runs over every byte of a 50 MB
         // stream once per file.
@@ -94,22 +94,27 @@ impl LineIndex {
                 i + 1
             };
             ascii.push(bytes[line_start..i].is_ascii());
-            starts.push(next);
+            starts.push(u32::try_from(next).unwrap_or(u32::MAX));
             line_start = next;
         }
         ascii.push(bytes[line_start..].is_ascii());
         LineIndex { starts, ascii }
     }
 
-    /// Byte offset of each line start: 0, then one past every line break.
-    pub fn starts(&self) -> &[usize] {
-        &self.starts
+    /// Byte offset of the start of 0-based `line`: 0, then one past every line break.
+    pub fn start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line).map(|&s| s as usize)
+    }
+
+    /// How many lines (one more than line breaks).
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
     }
 
     /// The 0-based line holding byte `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
         self.starts
-            .partition_point(|&s| s <= offset)
+            .partition_point(|&s| s as usize <= offset)
             .saturating_sub(1)
     }
 
@@ -123,7 +128,7 @@ impl LineIndex {
     pub fn pos(&self, text: &str, offset: usize) -> crate::yaml::Pos {
         let offset = char_floor(text, offset);
         let line = self.line_of(offset);
-        let start = self.starts.get(line).copied().unwrap_or(0);
+        let start = self.start(line).unwrap_or(0);
         let column = if self.is_ascii(line) {
             offset - start
         } else {
@@ -180,7 +185,10 @@ mod tests {
     fn lone_cr_crlf_and_lf_all_end_lines() {
         let text = "a\rb\r\nc\nd\u{e9}\re";
         let index = LineIndex::new(text);
-        assert_eq!(index.starts(), [0, 2, 5, 7, 11]);
+        let starts: Vec<_> = (0..index.line_count())
+            .filter_map(|l| index.start(l))
+            .collect();
+        assert_eq!(starts, [0, 2, 5, 7, 11]);
         let at = |offset| {
             let p = index.pos(text, offset);
             (p.line, p.column)
@@ -203,7 +211,7 @@ mod tests {
                 let line = index.line_of(offset);
                 assert_eq!(
                     line_start(text, offset),
-                    index.starts()[line],
+                    index.start(line).unwrap(),
                     "offset {offset}"
                 );
             }

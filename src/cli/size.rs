@@ -15,6 +15,10 @@ const UNITS: [(&str, u64); 9] = [
     ("tib", 1 << 40),
 ];
 
+/// The largest file lblint reads: positions are kept as 32-bit offsets (a line index of a
+/// million lines is then 4 MB, not 8), and a file this size would need 64 GiB of trees.
+pub const MAX_FILE_SIZE_LIMIT: u64 = u32::MAX as u64;
+
 /// `1048576`, `512KiB`, `1MB`, `64 MiB` (units in any case) to bytes.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
@@ -39,7 +43,10 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(factor))
-        .ok_or_else(|| format!("`{text}` is too large (at most {} bytes)", u64::MAX))
+        .filter(|&n| n <= MAX_FILE_SIZE_LIMIT)
+        .ok_or_else(|| {
+            format!("`{text}` is too large: lblint reads files up to 4 GiB ({MAX_FILE_SIZE_LIMIT} bytes)")
+        })
 }
 
 #[cfg(test)]
@@ -55,6 +62,8 @@ mod tests {
         assert_eq!(parse_size("64 MiB"), Ok(crate::walk::DEFAULT_MAX_FILE_SIZE));
         assert_eq!(parse_size("2GB"), Ok(2_000_000_000));
         assert_eq!(parse_size("7B"), Ok(7));
+        assert_eq!(parse_size("4294967295"), Ok(u64::from(u32::MAX)));
+        assert!(parse_size("4GiB").unwrap_err().contains("up to 4 GiB"));
     }
 
     #[test]

@@ -145,15 +145,15 @@ pub fn edit_lines(fix: &Fix, file: &SourceFile) -> Vec<String> {
         return Vec::new();
     };
     let index = file.lines();
-    let starts = index.starts();
+    let start_of = |line: usize| index.start(line).unwrap_or(text.len());
     // Whole lines around each run of edits: (first line, end offset, edits).
     let mut blocks: Vec<(usize, usize, Vec<RawEdit<'_>>)> = Vec::new();
     for edit in edits {
         let first = index.line_of(edit.0);
         let last = index.line_of(edit.1.saturating_sub(1).max(edit.0));
-        let end = starts.get(last + 1).copied().unwrap_or(text.len());
+        let end = start_of(last + 1);
         match blocks.last_mut() {
-            Some((_, block_end, block)) if starts[first] <= *block_end => {
+            Some((_, block_end, block)) if start_of(first) <= *block_end => {
                 *block_end = (*block_end).max(end);
                 block.push(edit);
             }
@@ -164,7 +164,7 @@ pub fn edit_lines(fix: &Fix, file: &SourceFile) -> Vec<String> {
     let mut shift: isize = 0;
     let width = (index.line_of(text.len()) + 2).to_string().len();
     for (first, end, block) in blocks {
-        let start = starts[first];
+        let start = start_of(first);
         let old = &text[start..end];
         let mut new = String::with_capacity(old.len());
         let mut cursor = start;

@@ -95,7 +95,7 @@ impl ProfileError {
             let text = &*self.named.text;
             let lines = crate::source::LineIndex::new(text);
             let range = (self.offset, self.offset + self.len);
-            let (excerpt, spans) = Excerpt::new(text, lines.starts(), &[range]);
+            let (excerpt, spans) = Excerpt::new(text, &lines, &[range]);
             Snippet {
                 name: escape(&self.path, Keep::Nothing).into_owned(),
                 excerpt,

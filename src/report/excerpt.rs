@@ -46,16 +46,16 @@ struct Block {
 }
 
 impl Excerpt {
-    /// The excerpt of `text` (with `line_starts` from [`crate::source::line_starts`]) for labels
+    /// The excerpt of `text` (with its line `index`) for labels
     /// at the byte ranges `spans`, and each span mapped into it, in the same order. Spans are
     /// clamped to the text and to char boundaries. Work is proportional to the excerpt, not the
     /// file: lines are found by binary search and long lines are only walked near labels.
     pub(crate) fn new(
         text: &str,
-        line_starts: &[usize],
+        index: &crate::source::LineIndex,
         spans: &[(usize, usize)],
     ) -> (Excerpt, Vec<SourceSpan>) {
-        let lines = Lines { text, line_starts };
+        let lines = Lines { text, index };
         let spans: Vec<(usize, usize)> = spans
             .iter()
             .map(|&(start, end)| {
@@ -63,8 +63,8 @@ impl Excerpt {
                 let end = ceil_char(text, end.clamp(start, text.len()));
                 // A label over a whole object is drawn over its first lines only.
                 let last_shown = lines.line_of(start) + LABEL_LINES - 1;
-                let end = match lines.line_starts.get(last_shown + 1) {
-                    Some(&next) if end > next => lines.bounds(last_shown).1,
+                let end = match lines.index.start(last_shown + 1) {
+                    Some(next) if end > next => lines.bounds(last_shown).1,
                     _ => end,
                 };
                 (start, end)
@@ -192,28 +192,22 @@ impl SourceCode for Excerpt {
 
 struct Lines<'a> {
     text: &'a str,
-    line_starts: &'a [usize],
+    index: &'a crate::source::LineIndex,
 }
 
 impl Lines<'_> {
     fn count(&self) -> usize {
-        self.line_starts.len().max(1)
+        self.index.line_count().max(1)
     }
 
     fn line_of(&self, offset: usize) -> usize {
-        self.line_starts
-            .partition_point(|&start| start <= offset)
-            .saturating_sub(1)
+        self.index.line_of(offset)
     }
 
     /// Start, end of content (before `\r\n`, `\n` or `\r`), and end with the line break.
     fn bounds(&self, line: usize) -> (usize, usize, usize) {
-        let start = self.line_starts.get(line).copied().unwrap_or(0);
-        let end = self
-            .line_starts
-            .get(line + 1)
-            .copied()
-            .unwrap_or(self.text.len());
+        let start = self.index.start(line).unwrap_or(0);
+        let end = self.index.start(line + 1).unwrap_or(self.text.len());
         let bytes = self.text.as_bytes();
         let mut content = end;
         if content > start && bytes[content - 1] == b'\n' {

@@ -3,8 +3,8 @@ use miette::{SourceCode, SourceSpan};
 use super::*;
 use crate::source::LineIndex;
 
-fn line_starts(text: &str) -> Vec<usize> {
-    LineIndex::new(text).starts().to_vec()
+fn line_starts(text: &str) -> LineIndex {
+    LineIndex::new(text)
 }
 
 /// The excerpt of `text` for `spans`, with each mapped span's text in it.

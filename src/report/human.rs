@@ -313,7 +313,7 @@ impl<'a> NamedText<'a> {
             .iter()
             .map(|l| (l.span.start.offset, l.span.end.offset))
             .collect();
-        let (excerpt, spans) = Excerpt::new(&file.text, file.line_starts(), &ranges);
+        let (excerpt, spans) = Excerpt::new(&file.text, file.lines(), &ranges);
         let positions = locations
             .iter()
             .zip(&spans)

@@ -77,7 +77,7 @@ pub fn insert_entry_after(
     let lines = source.lines();
     let value_end = value.span().end.offset.max(key_start + 1);
     let line = lines.line_of(value_end - 1);
-    let next = *lines.starts().get(line + 1)?;
+    let next = lines.start(line + 1)?;
     let break_len = if text[..next].ends_with("\r\n") { 2 } else { 1 };
     let eol = &text[next - break_len..next];
     let at = source.pos_at(next);

@@ -41,11 +41,13 @@ impl<'s> LineIndex<'s> {
 
     /// The 0-based line holding `offset`.
     fn line_of(&mut self, offset: usize) -> usize {
-        let starts = self.index.starts();
+        let index = &self.index;
         let holds = |line: usize| {
-            starts[line] <= offset && starts.get(line + 1).is_none_or(|&next| offset < next)
+            index.start(line).is_some_and(|start| start <= offset)
+                && index.start(line + 1).is_none_or(|next| offset < next)
         };
-        let near = (self.last_line..starts.len().min(self.last_line + 4)).find(|&l| holds(l));
+        let lines = index.line_count();
+        let near = (self.last_line..lines.min(self.last_line + 4)).find(|&l| holds(l));
         let line = near.unwrap_or_else(|| self.index.line_of(offset));
         self.last_line = line;
         line
@@ -54,7 +56,7 @@ impl<'s> LineIndex<'s> {
     pub(super) fn pos(&mut self, offset: usize) -> Pos {
         let offset = crate::source::char_floor(self.source, offset);
         let line = self.line_of(offset);
-        let start = self.index.starts()[line];
+        let start = self.index.start(line).unwrap_or(0);
         let (cl, cb, cc) = self.cursor;
         let col = if self.index.is_ascii(line) {
             offset - start
@@ -85,11 +87,10 @@ impl<'s> LineIndex<'s> {
         if let Some(b) = m.byte_offset() {
             return b.saturating_add(self.base).min(self.source.len());
         }
-        let starts = self.index.starts();
         // `base` starts a line, so only the line number shifts.
         let first = self.index.line_of(self.base);
-        let line = (first + m.line().saturating_sub(1)).min(starts.len() - 1);
-        let start = starts[line];
+        let line = (first + m.line().saturating_sub(1)).min(self.index.line_count() - 1);
+        let start = self.index.start(line).unwrap_or(0);
         self.source[start..]
             .char_indices()
             .nth(m.col())
