@@ -9,6 +9,9 @@ writes into WORKDIR:
   selectors.yaml  2,000 Services sharing one selector with 2,000 Deployments
   findings.yaml   4,000 documents with a finding each (human report vs compact)
   fixes.yaml      20,000 safe K8S002 fixes in one ~20 MB file (--fix planning)
+  ingresses.yaml  200 ingress-nginx controllers (each published by its own LoadBalancer
+                  Service) serving class nginx, and 2,000 Ingresses of that class
+                  (400,000 controller hosts; Services indexed by name and backend)
 SCALE (default 1) multiplies every count, for the scaling table.
 """
 import os
@@ -105,4 +108,50 @@ metadata:
     example.com/enabled: true
 data:
   payload: "{'x' * 880}"
+""")
+
+controllers, ingresses = n(200), n(2000)
+with open(os.path.join(work, "ingresses.yaml"), "w") as f:
+    for c in range(controllers):
+        f.write(service(c, "ingress-nginx"))
+        f.write(f"""---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: controller-{c}
+  namespace: shop
+spec:
+  selector:
+    matchLabels:
+      app: ingress-nginx-{c}
+  template:
+    metadata:
+      labels:
+        app: ingress-nginx-{c}
+    spec:
+      containers:
+        - name: controller
+          image: registry.k8s.io/ingress-nginx/controller:v1.11.2
+          args:
+            - /nginx-ingress-controller
+            - --ingress-class=nginx
+            - --publish-service=shop/ingress-nginx-{c}
+""")
+    for i in range(ingresses):
+        f.write(f"""---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: site-{i}
+  namespace: shop
+spec:
+  ingressClassName: nginx
+  rules:
+    - host: site-{i}.example.com
+      http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend:
+              service: {{name: web, port: {{number: 80}}}}
 """)

@@ -6,7 +6,7 @@
 //! `https://api.corp.example.com` through ingress-nginx calls the controller's load
 //! balancer.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::objects::{pod_template, ObjectId, Workspace};
 use crate::profile::{Profile, Provider};
@@ -183,7 +183,26 @@ pub fn link_ingress_hosts(
         }
     }
     let default_class = classes.iter().find(|(_, (_, d))| *d).map(|(name, _)| *name);
-    let mut served: Vec<(usize, Vec<Address>)> = Vec::new();
+    // Services by namespace and name, and by the workloads they select (in entry order):
+    // ingresses x controllers x Services would be cubic in a big repository.
+    let mut service_by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    let mut services_by_backend: HashMap<ObjectId, Vec<usize>> = HashMap::new();
+    for (target, service) in entry_points.iter().enumerate() {
+        if service.kind == EntryKind::Service {
+            let object = &ws.objects[service.object];
+            service_by_name
+                .entry((object.namespace(), object.name()))
+                .or_default()
+                .push(target);
+            for &workload in service.backends.iter() {
+                services_by_backend
+                    .entry(workload)
+                    .or_default()
+                    .push(target);
+            }
+        }
+    }
+    let mut served: Vec<(usize, Address)> = Vec::new();
     for entry in entry_points.iter() {
         if entry.kind != EntryKind::Ingress {
             continue;
@@ -220,7 +239,7 @@ pub fn link_ingress_hosts(
                         "{ingress}, {class_text}, served behind this Service as the profile's \
                          spec.ingressControllers states"
                     );
-                    served.push((target, hosts_of(entry, &how)));
+                    served.extend(hosts_of(entry, &how).into_iter().map(|h| (target, h)));
                 }
             }
         }
@@ -237,35 +256,40 @@ pub fn link_ingress_hosts(
             continue;
         }
         for controller in serving {
-            for (target, service) in entry_points.iter().enumerate() {
-                if service.kind != EntryKind::Service {
-                    continue;
+            let fronting = match &controller.publish {
+                Some((ns, name)) => service_by_name.get(&(ns.as_str(), name.as_str())),
+                None => services_by_backend.get(&controller.workload),
+            };
+            let how = format!(
+                "{ingress}, {class_text}, served by controller pods {}{}",
+                ws.objects[controller.workload].id,
+                match &controller.publish {
+                    Some((ns, name)) => format!(" (--publish-service={ns}/{name})"),
+                    None => String::new(),
                 }
-                let object = &ws.objects[service.object];
-                let fronts = match &controller.publish {
-                    Some((ns, name)) => object.namespace() == ns && object.name() == name,
-                    None => service.backends.contains(&controller.workload),
-                };
-                if fronts {
-                    let how = format!(
-                        "{ingress}, {class_text}, served by controller pods {}{}",
-                        ws.objects[controller.workload].id,
-                        match &controller.publish {
-                            Some((ns, name)) => format!(" (--publish-service={ns}/{name})"),
-                            None => String::new(),
-                        }
-                    );
-                    served.push((target, hosts_of(entry, &how)));
-                }
+            );
+            for &target in fronting.into_iter().flatten() {
+                served.extend(hosts_of(entry, &how).into_iter().map(|h| (target, h)));
             }
         }
     }
-    for (target, hosts) in served {
-        let addresses = &mut entry_points[target].addresses;
-        for host in hosts {
-            if !addresses.iter().any(|a| a.value == host.value) {
-                addresses.push(host);
-            }
+    add_new_addresses(entry_points, served);
+}
+
+/// Add each address to its entry point unless one with the same value is there already
+/// (a set per entry point: a controller can serve thousands of hosts).
+fn add_new_addresses(entry_points: &mut [EntryPoint], served: Vec<(usize, Address)>) {
+    let mut seen: HashMap<usize, HashSet<String>> = HashMap::new();
+    for (target, address) in served {
+        let values = seen.entry(target).or_insert_with(|| {
+            entry_points[target]
+                .addresses
+                .iter()
+                .map(|a| a.value.clone())
+                .collect()
+        });
+        if values.insert(address.value.clone()) {
+            entry_points[target].addresses.push(address);
         }
     }
 }
@@ -288,6 +312,17 @@ pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
                 link: Some(link),
             })
         };
+    // Gateway API Gateways by namespace and name.
+    let mut gateways: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for (target, entry) in entry_points.iter().enumerate() {
+        if entry.kind == EntryKind::Gateway {
+            let gateway = &ws.objects[entry.object];
+            gateways
+                .entry((gateway.namespace(), gateway.name()))
+                .or_default()
+                .push(target);
+        }
+    }
     for object in &ws.objects {
         let Some(route) = super::views::RouteView::of(ws, object) else {
             continue;
@@ -297,19 +332,39 @@ pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
                 continue;
             };
             let namespace = namespace.unwrap_or(object.namespace());
-            for (target, entry) in entry_points.iter().enumerate() {
-                let gateway = &ws.objects[entry.object];
-                if entry.kind == EntryKind::Gateway
-                    && gateway.name() == name
-                    && gateway.namespace() == namespace
-                {
-                    served.extend(route.hostnames.iter().filter_map(|&h| {
-                        let link = format!("{}, parentRef to this Gateway", object.id);
-                        host_address(h, object, AddressSource::RouteHostname, link)
-                            .map(|a| (target, a))
-                    }));
-                }
+            for &target in gateways.get(&(namespace, name)).into_iter().flatten() {
+                served.extend(route.hostnames.iter().filter_map(|&h| {
+                    let link = format!("{}, parentRef to this Gateway", object.id);
+                    host_address(h, object, AddressSource::RouteHostname, link).map(|a| (target, a))
+                }));
             }
+        }
+    }
+    // Istio VirtualServices by the gateways they bind to: `namespace/name`, or `name` in
+    // their own namespace.
+    let mut bound_to: HashMap<(&str, &str), Vec<&crate::objects::Object>> = HashMap::new();
+    for virtual_service in &ws.objects {
+        if virtual_service.kind() != "VirtualService"
+            || virtual_service.group() != "networking.istio.io"
+        {
+            continue;
+        }
+        let mut refs: Vec<(&str, &str)> = ws
+            .spec(virtual_service)
+            .and_then(|s| s.get("gateways"))
+            .into_iter()
+            .flat_map(NodeRef::items)
+            .filter_map(|g| g.as_str())
+            .map(|g| {
+                g.split_once('/')
+                    .unwrap_or((virtual_service.namespace(), g))
+            })
+            .collect();
+        // Bound once however often it names the gateway.
+        refs.sort_unstable();
+        refs.dedup();
+        for gateway in refs {
+            bound_to.entry(gateway).or_default().push(virtual_service);
         }
     }
     // Istio Gateways: selector -> gateway pods -> the LoadBalancer Services selecting them.
@@ -326,32 +381,16 @@ pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
             .flat_map(|server| server.get("hosts").into_iter().flat_map(NodeRef::items))
             .collect();
         let mut host_objects = vec![object; hosts.len()];
-        // VirtualServices bound to it by `namespace/name` or (same namespace) `name`.
-        for virtual_service in &ws.objects {
-            if virtual_service.kind() != "VirtualService"
-                || virtual_service.group() != "networking.istio.io"
-            {
-                continue;
-            }
-            let vs_spec = ws.spec(virtual_service);
-            let bound = vs_spec
-                .and_then(|s| s.get("gateways"))
+        let bound = bound_to.get(&(object.namespace(), object.name()));
+        for &virtual_service in bound.into_iter().flatten() {
+            for host in ws
+                .spec(virtual_service)
+                .and_then(|s| s.get("hosts"))
                 .into_iter()
                 .flat_map(NodeRef::items)
-                .filter_map(|g| g.as_str())
-                .any(|g| match g.split_once('/') {
-                    Some((ns, name)) => ns == object.namespace() && name == object.name(),
-                    None => g == object.name() && virtual_service.namespace() == object.namespace(),
-                });
-            if bound {
-                for host in vs_spec
-                    .and_then(|s| s.get("hosts"))
-                    .into_iter()
-                    .flat_map(NodeRef::items)
-                {
-                    hosts.push(host);
-                    host_objects.push(virtual_service);
-                }
+            {
+                hosts.push(host);
+                host_objects.push(virtual_service);
             }
         }
         for (target, entry) in entry_points.iter().enumerate() {
@@ -381,12 +420,7 @@ pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
             }
         }
     }
-    for (target, address) in served {
-        let addresses = &mut entry_points[target].addresses;
-        if !addresses.iter().any(|a| a.value == address.value) {
-            addresses.push(address);
-        }
-    }
+    add_new_addresses(entry_points, served);
 }
 
 #[cfg(test)]

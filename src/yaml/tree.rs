@@ -351,10 +351,16 @@ impl<'d> NodeRef<'d> {
     /// in with `<<` count when the mapping does not set them itself.
     pub fn get_entry(self, key: &str) -> Option<(NodeRef<'d>, NodeRef<'d>)> {
         let doc = self.doc;
-        let own = self
-            .written_entries()
-            .filter(|(k, _)| k.as_str() == Some(key) && !is_merge_key(doc, k.id))
-            .last();
+        let entries: &'d [Entry] = match &self.resolved().node().kind {
+            NodeKind::Mapping(entries) => entries,
+            _ => &[],
+        };
+        // From the end: the last duplicate wins, and a lookup stops at it.
+        let own = entries
+            .iter()
+            .rev()
+            .map(|e| (doc.at(e.key), doc.at(e.value)))
+            .find(|(k, _)| k.as_str() == Some(key) && !is_merge_key(doc, k.id));
         own.or_else(|| {
             let merged = doc.merged.get(&self.resolved().id)?;
             merged
