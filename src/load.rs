@@ -119,7 +119,7 @@ pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, String> {
         Some(rest) => rest.to_vec(),
         None => bytes,
     };
-    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+    if let Some(nul) = memchr::memchr(0, &bytes) {
         // ASCII text saved as UTF-16 without a BOM: every other byte is NUL.
         let sample = &bytes[..bytes.len().min(512)];
         let half = |skip: usize| sample.iter().skip(skip).step_by(2);
@@ -372,20 +372,30 @@ pub(crate) fn load_bytes(
 /// ConfigMap holds whole Go templates in `|` blocks).
 fn unrendered_template(text: &str, parsed: bool, braced: &[(usize, usize)]) -> Option<usize> {
     let first = text.find("{{")?;
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("{{") {
-            let at = offset + (line.len() - trimmed.len());
-            if !parsed {
-                return Some(at);
-            }
-            let i = braced.partition_point(|&(start, _)| start <= at);
-            if !(i > 0 && at < braced[i - 1].1) {
-                return Some(at);
-            }
+    // Only the lines holding `{{` are looked at (a 50 MB stream has a million lines), and
+    // only their first `{{`; each byte is scanned back over at most once.
+    let bytes = text.as_bytes();
+    let (mut previous, mut line_start) = (0, None);
+    for at in memchr::memmem::find_iter(bytes, b"{{") {
+        let new_line = memchr::memrchr(b'\n', &bytes[previous..at]).map(|n| previous + n + 1);
+        previous = at;
+        line_start = match (new_line, line_start) {
+            (Some(start), _) => Some(start),
+            (None, None) => Some(0),
+            // Not the first `{{` of its line.
+            (None, Some(_)) => continue,
+        };
+        let start = line_start.unwrap_or(0);
+        if !text[start..at].trim_start().is_empty() {
+            continue;
         }
-        offset += line.len();
+        if !parsed {
+            return Some(at);
+        }
+        let i = braced.partition_point(|&(start, _)| start <= at);
+        if !(i > 0 && at < braced[i - 1].1) {
+            return Some(at);
+        }
     }
     (!parsed).then_some(first)
 }
@@ -494,5 +504,42 @@ mod tests {
         assert!(decode(vec![1, 2, 0, 0, 0, 5, 6, 7, 8, 9])
             .unwrap_err()
             .contains("binary"));
+    }
+
+    /// The line-by-line reading `unrendered_template` replaced: the first line whose first
+    /// non-blank text is `{{`.
+    fn first_action_line(text: &str) -> Option<usize> {
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("{{") {
+                return Some(offset + line.len() - trimmed.len());
+            }
+            offset += line.len();
+        }
+        None
+    }
+
+    #[test]
+    fn template_actions_are_found_at_line_starts_only() {
+        let texts = [
+            "a: 1\n{{ if x }}\nb: 2\n",
+            "{{- include \"x\" . }}\n",
+            "a: \"{{ x }}\" {{ y }}\n  \t{{ end }}\n",
+            "a: {{ x }} {{ y }} {{ z }}\nb: 1\n",
+            "x: 1\r\n  {{{ y }}}\r\n",
+            "\u{a0}{{ nbsp }}\n",
+            "a: 1\n",
+            "{{",
+        ];
+        for text in texts {
+            let expected = first_action_line(text);
+            let found = unrendered_template(text, true, &[]);
+            assert_eq!(found, expected, "{text:?}");
+        }
+        // Inside a block scalar of a file that parses: data.
+        let text = "a: |\n  {{ x }}\n";
+        assert_eq!(unrendered_template(text, true, &[(3, 15)]), None);
+        assert_eq!(unrendered_template(text, false, &[]), Some(7));
     }
 }

@@ -384,13 +384,19 @@ pub fn find(
                 if is_mail_domain(text, at) || embedded && in_comment_line(text, at) {
                     continue;
                 }
-                let host = token.to_ascii_lowercase();
-                if rewritten.contains(&host) || aliased.contains(&host) {
+                // Lower-cased only when it has capitals: most tokens are not hosts at all.
+                let host: Cow<'_, str> = if token.bytes().any(|b| b.is_ascii_uppercase()) {
+                    Cow::Owned(token.to_ascii_lowercase())
+                } else {
+                    Cow::Borrowed(token)
+                };
+                let host = host.as_ref();
+                if rewritten.contains(host) || aliased.contains(host) {
                     continue;
                 }
-                let mut targets = targets_of(&host, &exact, &wildcard);
+                let mut targets = targets_of(host, &exact, &wildcard);
                 // A mesh host whose ServiceEntry sends it to a load-balancer address.
-                let mesh = match mesh_hosts.get(host.as_str()) {
+                let mesh = match mesh_hosts.get(host) {
                     Some((entry, mesh_targets)) if targets.is_empty() => {
                         targets.extend(mesh_targets);
                         Some(*entry)
@@ -402,16 +408,12 @@ pub fn find(
                     text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
                 let service = if targets.is_empty() {
                     in_cluster
-                        .get(host.as_str())
+                        .get(host)
                         .copied()
-                        .or_else(|| unplaced_service(&unplaced, &host, url_host))
+                        .or_else(|| unplaced_service(&unplaced, host, url_host))
                         .or_else(|| {
                             url_host
-                                .then(|| {
-                                    short_names
-                                        .get(&(object.namespace(), host.as_str()))
-                                        .copied()
-                                })
+                                .then(|| short_names.get(&(object.namespace(), host)).copied())
                                 .flatten()
                         })
                 } else {
@@ -432,7 +434,7 @@ pub fn find(
                     from_node,
                     workload,
                     target,
-                    address: host.clone(),
+                    address: host.to_string(),
                     location: location.clone(),
                     address_span,
                     via: value.via.clone(),
@@ -469,7 +471,7 @@ pub fn find(
                     safe.push(SafeCall {
                         workload,
                         service,
-                        host: host.clone(),
+                        host: host.to_string(),
                         location: location.clone(),
                         via: value.via.clone(),
                     });

@@ -37,17 +37,19 @@ struct Controller {
 fn flags(items: &[&str]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        // One string may hold a whole shell command line.
-        for (j, word) in item.split_whitespace().enumerate() {
+        // One string may hold a whole shell command line (split once: a script of
+        // thousands of words is read in one pass).
+        let words: Vec<&str> = item.split_whitespace().collect();
+        for (j, word) in words.iter().enumerate() {
             let Some(flag) = word.strip_prefix("--") else {
                 continue;
             };
             match flag.split_once('=') {
                 Some((k, v)) => out.push((k.to_ascii_lowercase(), v.trim_matches('"').to_string())),
                 None => {
-                    let next = item
-                        .split_whitespace()
-                        .nth(j + 1)
+                    let next = words
+                        .get(j + 1)
+                        .copied()
                         .or_else(|| items.get(i + 1).copied())
                         .filter(|n| !n.starts_with('-'));
                     if let Some(value) = next {
