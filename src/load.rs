@@ -42,8 +42,10 @@ pub(crate) fn load_all(
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
-    // A large stream is split over every core, even while other workers run.
-    let split = Split::new(cores);
+    // A large stream is split over the cores its file has to itself: all of them for one
+    // file, none for a tree (which keeps every core busy already). Threads never exceed
+    // about one per core, however many large files there are.
+    let split = Split::new((cores / inputs.len().max(1)).max(1));
     let threads = cores.min(inputs.len().max(1));
     let limits = Limits {
         budget: Some(Arc::new(MemoryBudget::new(memory_budget(max_size)))),
