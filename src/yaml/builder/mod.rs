@@ -16,8 +16,13 @@ use super::events::{
 use super::lines::LineIndex;
 use super::load::{DuplicateKey, Limits, LoadedFile, SyntaxError};
 use super::merge;
+
+mod charge;
+mod comments;
+
 use super::tree::{Comment, Document, Entry, Node, NodeId, NodeKind, Scalar, Style};
 use super::Span;
+pub(in crate::yaml) use comments::assign_leading_comments;
 
 /// After this many errors the file is hopeless; stop instead of reporting noise.
 pub(super) const MAX_ERRORS: usize = 100;
@@ -139,9 +144,6 @@ impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
     }
 }
 
-/// Charge the memory budget once this much is pending.
-const CHARGE_CHUNK: u64 = 1 << 20;
-
 /// Why the tree builder stopped a document early.
 enum Abort {
     /// Skip to the next document.
@@ -150,34 +152,6 @@ enum Abort {
     File(SyntaxError),
     /// Over the run's memory budget: drop the whole file.
     Budget,
-}
-
-/// Leading comments: after the previous document's last node (or what an earlier empty
-/// document claimed), before the root. An empty document (a Helm template that rendered to
-/// nothing) claims everything up to the next document. `comments` must be sorted.
-pub(super) fn assign_leading_comments(out: &mut LoadedFile, floors: &[usize], source_len: usize) {
-    let mut claimed = 0;
-    for (i, &floor) in floors.iter().enumerate().take(out.documents.len()) {
-        let doc = &out.documents[i];
-        let ceiling = match doc.root {
-            Some(root) => doc.nodes[root.0 as usize].span.start.offset,
-            None => out
-                .documents
-                .get(i + 1)
-                .map_or(source_len, |next| next.span.start.offset),
-        };
-        let floor = floor.max(claimed);
-        // Comments are sorted: binary search keeps many-document files linear-ish.
-        let comments = &out.comments;
-        let first = comments.partition_point(|c| c.span.start.offset < floor);
-        let leading = comments[first..]
-            .iter()
-            .take_while(|c| c.span.end.offset <= ceiling)
-            .cloned()
-            .collect();
-        out.documents[i].leading_comments = leading;
-        claimed = ceiling;
-    }
 }
 
 impl Builder<'_, '_, '_> {
@@ -238,49 +212,6 @@ impl Builder<'_, '_, '_> {
                 }
             }
         }
-    }
-
-    /// Take `cost` more bytes from the budget (in chunks).
-    fn charge(&mut self, cost: u64) -> Result<(), Abort> {
-        self.doc_cost += cost;
-        self.pending += cost;
-        if self.pending >= CHARGE_CHUNK {
-            self.flush_charge()?;
-        }
-        Ok(())
-    }
-
-    fn flush_charge(&mut self) -> Result<(), Abort> {
-        if let Some(budget) = &self.limits.budget {
-            if !budget.charge(self.pending) {
-                return Err(Abort::Budget);
-            }
-        }
-        self.charged += std::mem::take(&mut self.pending);
-        Ok(())
-    }
-
-    /// Give back `bytes` no longer held (a dropped or slimmed document).
-    fn uncharge(&mut self, bytes: u64) {
-        let from_pending = bytes.min(self.pending);
-        self.pending -= from_pending;
-        let rest = (bytes - from_pending).min(self.charged);
-        self.charged -= rest;
-        if let Some(budget) = &self.limits.budget {
-            budget.release(rest);
-        }
-    }
-
-    fn drop_over_budget(&mut self) {
-        if let Some(budget) = &self.limits.budget {
-            budget.release(self.charged);
-            self.out = LoadedFile {
-                over_budget: Some(budget.limit()),
-                ..LoadedFile::default()
-            };
-            self.comment_floors.clear();
-        }
-        (self.charged, self.pending) = (0, 0);
     }
 
     pub(super) fn finish(self) -> LoadedFile {
