@@ -185,7 +185,7 @@ fn quoted_and_plain_resolve_differently() {
     let src = "a: true\nb: \"true\"\nc: 'on'\nd: on\ne: !!str true\nf: !!int \"12\"\ng: 0644\nh: \"0644\"\ni:\nj: ~\nk: !!float 1\nl: !!bool maybe\nm: !custom 5\n";
     let file = ok(src);
     let r = root(&file.documents[0]);
-    let res = |k: &str| r.get(k).unwrap().scalar().unwrap().resolved.clone();
+    let res = |k: &str| r.get(k).unwrap().scalar().unwrap().resolved();
     assert_eq!(res("a"), Resolved::Bool(true));
     assert_eq!(res("b"), Resolved::Str);
     assert_eq!(
@@ -221,8 +221,8 @@ fn block_scalars() {
     let lit = r.get("lit").unwrap();
     let s = lit.scalar().unwrap();
     assert_eq!(
-        (s.value.as_str(), s.style, &s.resolved),
-        ("hello\nworld\n", Style::Literal, &Resolved::Str)
+        (s.value.as_str(), s.style, s.resolved()),
+        ("hello\nworld\n", Style::Literal, Resolved::Str)
     );
     // From the `|` indicator to the last content char.
     assert_eq!(lco(lit.span().start), (1, 6, 5));
@@ -569,4 +569,10 @@ fn keep_top_level_copies_kept_subtrees_once_and_keeps_spans() {
     );
     // root, 3 kept keys, apiVersion and kind values, metadata map, 2 keys, mapping, a, b, alias
     assert_eq!(slim.nodes.len(), 13);
+}
+
+/// Every node of a 50 MB stream's kept trees is held at once (issue 16): keep them small.
+#[test]
+fn nodes_stay_small() {
+    assert_eq!(std::mem::size_of::<crate::yaml::Node>(), 72);
 }

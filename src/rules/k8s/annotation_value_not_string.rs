@@ -58,7 +58,7 @@ fn check_value(
         None => format!("`{raw}`"),
     };
     let key_text = key.as_str().unwrap_or_default();
-    let (severity, reading) = match scalar.resolved {
+    let (severity, reading) = match scalar.resolved() {
         Resolved::Str => return None,
         Resolved::Bool(b) => (Severity::Error, format!("the boolean {b}")),
         Resolved::Int(i) => (Severity::Error, format!("the number {i}")),
@@ -76,7 +76,7 @@ fn check_value(
     };
     // `yes`, `on`, `y` quoted become the strings "yes", "on", "y": not the "true" that
     // Kubernetes reads today, and not what a controller parsing a boolean accepts.
-    let meant = match scalar.resolved {
+    let meant = match scalar.resolved() {
         Resolved::Bool(b) if !raw.eq_ignore_ascii_case(&b.to_string()) => Some(b),
         _ => None,
     };

@@ -415,11 +415,7 @@ impl Builder<'_, '_, '_> {
                 let resolved = resolve_scalar(&value, style, tag.as_deref());
                 let tag = tag.map(|t| t.original().into_boxed_str());
                 let span = self.lines.span(start, end);
-                let kind = NodeKind::Scalar(Scalar {
-                    value,
-                    style,
-                    resolved,
-                });
+                let kind = NodeKind::Scalar(Scalar::new(value, style, &resolved));
                 self.add_node(span, kind, tag, anchor)?;
                 self.finish_node(end);
             }
