@@ -70,7 +70,8 @@ pub struct LineIndex {
     /// Byte offset of each line start, as u32: a 50 MB stream has a million lines, and
     /// files over 4 GiB are refused (`--max-file-size`).
     starts: Vec<u32>,
-    ascii: Vec<bool>,
+    /// One bit a line: all ASCII (its columns are byte counts).
+    ascii: Vec<u64>,
 }
 
 impl LineIndex {
@@ -80,7 +81,13 @@ impl LineIndex {
         let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes).count();
         let mut starts = Vec::with_capacity(breaks + 1);
         starts.push(0);
-        let mut ascii = Vec::with_capacity(breaks + 1);
+        let mut ascii = vec![0u64; (breaks + 1).div_ceil(64)];
+        let mut line = 0;
+        let mut mark = |line: usize, is_ascii: bool| {
+            if is_ascii {
+                ascii[line / 64] |= 1 << (line % 64);
+            }
+        };
         let mut line_start = 0;
         // memchr finds the breaks a word at a time: this runs over every byte of a 50 MB
         // stream once per file.
@@ -93,11 +100,12 @@ impl LineIndex {
             } else {
                 i + 1
             };
-            ascii.push(bytes[line_start..i].is_ascii());
+            mark(line, bytes[line_start..i].is_ascii());
+            line += 1;
             starts.push(u32::try_from(next).unwrap_or(u32::MAX));
             line_start = next;
         }
-        ascii.push(bytes[line_start..].is_ascii());
+        mark(line, bytes[line_start..].is_ascii());
         LineIndex { starts, ascii }
     }
 
@@ -120,7 +128,11 @@ impl LineIndex {
 
     /// Whether the 0-based `line` is all ASCII (its columns are byte counts).
     pub fn is_ascii(&self, line: usize) -> bool {
-        self.ascii.get(line).copied().unwrap_or(false)
+        line < self.starts.len()
+            && self
+                .ascii
+                .get(line / 64)
+                .is_some_and(|word| word >> (line % 64) & 1 == 1)
     }
 
     /// Line and column (1-based, column in chars) of byte `offset` in `text` (the text this
@@ -228,5 +240,22 @@ mod tests {
         let span = namespace.span();
         assert_eq!((span.start.line, span.start.column), (4, 14));
         assert_eq!(file.pos_at(span.start.offset), span.start);
+    }
+
+    #[test]
+    fn ascii_lines_are_told_apart_across_many_lines() {
+        // 200 lines, every seventh with a two-byte char before `x`: the bits of the ascii
+        // set span four words.
+        let text: String = (0..200)
+            .map(|i| if i % 7 == 0 { "éx\n" } else { "ax\n" })
+            .collect();
+        let index = LineIndex::new(&text);
+        for line in 0..200 {
+            assert_eq!(index.is_ascii(line), line % 7 != 0, "line {line}");
+            let x = index.start(line).unwrap() + if line % 7 == 0 { 2 } else { 1 };
+            assert_eq!(index.pos(&text, x).column, 2, "line {line}");
+        }
+        assert!(index.is_ascii(200), "the empty last line");
+        assert!(!index.is_ascii(201));
     }
 }

@@ -227,6 +227,7 @@ impl Builder<'_, '_, '_> {
         }
         // granit may buffer comments; keep the documented source order.
         self.out.comments.sort_by_key(|c| c.span.start.offset);
+        self.out.documents.shrink_to_fit();
         Part {
             out: self.out,
             comment_floors: self.comment_floors,
@@ -404,7 +405,14 @@ impl Builder<'_, '_, '_> {
                     // granit spells an omitted value `~`; the source has nothing there.
                     compact_str::CompactString::default()
                 } else {
-                    compact_str::CompactString::from(value)
+                    match value {
+                        // granit's buffer for a long (block) scalar has room to spare; a
+                        // big stream keeps thousands of them.
+                        std::borrow::Cow::Owned(text) if text.capacity() > text.len() => {
+                            compact_str::CompactString::new(&text)
+                        }
+                        value => compact_str::CompactString::from(value),
+                    }
                 };
                 let style = map_style(style);
                 if style == Style::Plain && value == "<<" {
