@@ -70,16 +70,16 @@ impl Scalar {
     /// integer is that integer as a float.
     pub fn resolved(&self) -> Resolved {
         let by_text = || super::resolve::resolve_plain(&self.value);
-        match (self.kind, by_text()) {
-            (ResolvedKind::Null, _) => Resolved::Null,
-            (ResolvedKind::Timestamp, _) => Resolved::Timestamp,
-            (ResolvedKind::Str, _) => Resolved::Str,
-            (ResolvedKind::Bool, Resolved::Bool(b)) => Resolved::Bool(b),
-            (ResolvedKind::Int, Resolved::Int(i)) => Resolved::Int(i),
-            (ResolvedKind::Float, Resolved::Float(f)) => Resolved::Float(f),
-            (ResolvedKind::Float, Resolved::Int(i)) => Resolved::Float(i as f64),
-            // Cannot happen: the kind was resolved from this very text.
-            _ => Resolved::Str,
+        match self.kind {
+            ResolvedKind::Null => Resolved::Null,
+            ResolvedKind::Timestamp => Resolved::Timestamp,
+            ResolvedKind::Str => Resolved::Str,
+            // Only these read the text again.
+            ResolvedKind::Bool | ResolvedKind::Int => by_text(),
+            ResolvedKind::Float => match by_text() {
+                Resolved::Int(i) => Resolved::Float(i as f64),
+                float => float,
+            },
         }
     }
 
@@ -333,22 +333,14 @@ impl<'d> NodeRef<'d> {
     }
 
     pub fn as_bool(&self) -> Option<bool> {
-        let scalar = self.scalar()?;
-        if scalar.kind != ResolvedKind::Bool {
-            return None;
-        }
-        match scalar.resolved() {
+        match self.scalar()?.resolved() {
             Resolved::Bool(b) => Some(b),
             _ => None,
         }
     }
 
     pub fn as_i64(&self) -> Option<i64> {
-        let scalar = self.scalar()?;
-        if scalar.kind != ResolvedKind::Int {
-            return None;
-        }
-        match scalar.resolved() {
+        match self.scalar()?.resolved() {
             Resolved::Int(i) => Some(i),
             _ => None,
         }
@@ -383,7 +375,9 @@ impl<'d> NodeRef<'d> {
     }
 
     /// Mapping entries as written, including `<<` merge keys (empty for anything else).
-    pub fn written_entries(self) -> impl Iterator<Item = (NodeRef<'d>, NodeRef<'d>)> + 'd {
+    pub fn written_entries(
+        self,
+    ) -> impl DoubleEndedIterator<Item = (NodeRef<'d>, NodeRef<'d>)> + 'd {
         let doc = self.doc;
         let entries: &'d [Entry] = match &self.resolved().node().kind {
             NodeKind::Mapping(entries) => entries,
@@ -414,15 +408,10 @@ impl<'d> NodeRef<'d> {
     /// in with `<<` count when the mapping does not set them itself.
     pub fn get_entry(self, key: &str) -> Option<(NodeRef<'d>, NodeRef<'d>)> {
         let doc = self.doc;
-        let entries: &'d [Entry] = match &self.resolved().node().kind {
-            NodeKind::Mapping(entries) => entries,
-            _ => &[],
-        };
         // From the end: the last duplicate wins, and a lookup stops at it.
-        let own = entries
-            .iter()
+        let own = self
+            .written_entries()
             .rev()
-            .map(|e| (doc.at(e.key), doc.at(e.value)))
             .find(|(k, _)| k.as_str() == Some(key) && !is_merge_key(doc, k.id));
         own.or_else(|| {
             let merged = doc.merged.get(&self.resolved().id)?;
