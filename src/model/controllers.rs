@@ -187,15 +187,10 @@ pub fn link_ingress_hosts(
     let default_class = classes.iter().find(|(_, (_, d))| *d).map(|(name, _)| *name);
     // Services by namespace and name, and by the workloads they select (in entry order):
     // ingresses x controllers x Services would be cubic in a big repository.
-    let mut service_by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    let service_by_name = by_name(ws, entry_points, EntryKind::Service);
     let mut services_by_backend: HashMap<ObjectId, Vec<usize>> = HashMap::new();
     for (target, service) in entry_points.iter().enumerate() {
         if service.kind == EntryKind::Service {
-            let object = &ws.objects[service.object];
-            service_by_name
-                .entry((object.namespace(), object.name()))
-                .or_default()
-                .push(target);
             for &workload in service.backends.iter() {
                 services_by_backend
                     .entry(workload)
@@ -278,6 +273,25 @@ pub fn link_ingress_hosts(
     add_new_addresses(entry_points, served);
 }
 
+/// The entry points of `kind`, by their object's namespace and name, in entry order.
+fn by_name<'w>(
+    ws: &'w Workspace,
+    entry_points: &[EntryPoint],
+    kind: EntryKind,
+) -> HashMap<(&'w str, &'w str), Vec<usize>> {
+    let mut found: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for (target, entry) in entry_points.iter().enumerate() {
+        if entry.kind == kind {
+            let object = &ws.objects[entry.object];
+            found
+                .entry((object.namespace(), object.name()))
+                .or_default()
+                .push(target);
+        }
+    }
+    found
+}
+
 /// Add each address to its entry point unless one with the same value is there already
 /// (a set per entry point: a controller can serve thousands of hosts).
 fn add_new_addresses(entry_points: &mut [EntryPoint], served: Vec<(usize, Address)>) {
@@ -314,17 +328,7 @@ pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
                 link: Some(link),
             })
         };
-    // Gateway API Gateways by namespace and name.
-    let mut gateways: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
-    for (target, entry) in entry_points.iter().enumerate() {
-        if entry.kind == EntryKind::Gateway {
-            let gateway = &ws.objects[entry.object];
-            gateways
-                .entry((gateway.namespace(), gateway.name()))
-                .or_default()
-                .push(target);
-        }
-    }
+    let gateways = by_name(ws, entry_points, EntryKind::Gateway);
     for object in &ws.objects {
         let Some(route) = super::views::RouteView::of(ws, object) else {
             continue;
