@@ -266,14 +266,11 @@ pub(crate) fn load_bytes(
     // Documents are slimmed as they are parsed; first note where their block and quoted
     // scalars hold `{{` (data, not Helm actions, see `unrendered_template`).
     let text = &source.text;
-    let (mut loaded, braced) =
-        yaml::load_split(text, source.lines(), limits, split, &|doc,
-                                                                braced: &mut Vec<
-            (usize, usize),
-        >| {
-            braced.extend(braced_scalar_spans(&doc, text));
-            crate::objects::slim(doc)
-        });
+    let finish = |doc: yaml::Document, braced: &mut Vec<(usize, usize)>| {
+        braced.extend(braced_scalar_spans(&doc, text));
+        crate::objects::slim(doc)
+    };
+    let (mut loaded, braced) = yaml::load_split(text, source.lines(), limits, split, &finish);
     let mut braced = braced.concat();
     braced.sort_unstable();
     if let (Some(limit), Some(budget)) = (loaded.over_budget, &limits.budget) {
@@ -377,18 +374,18 @@ fn unrendered_template(text: &str, parsed: bool, braced: &[(usize, usize)]) -> O
     // Only the lines holding `{{` are looked at (a 50 MB stream has a million lines), and
     // only their first `{{`; each byte is scanned back over at most once.
     let bytes = text.as_bytes();
-    let (mut previous, mut line_start) = (0, None);
+    let (mut scanned, mut seen_one) = (0, false);
     for at in memchr::memmem::find_iter(bytes, b"{{") {
-        let new_line = memchr::memrchr(b'\n', &bytes[previous..at]).map(|n| previous + n + 1);
-        previous = at;
-        line_start = match (new_line, line_start) {
-            (Some(start), _) => Some(start),
-            (None, None) => Some(0),
+        let new_line = memchr::memrchr(b'\n', &bytes[scanned..at]).map(|n| scanned + n + 1);
+        scanned = at;
+        let line_start = match new_line {
+            Some(start) => start,
+            None if !seen_one => 0,
             // Not the first `{{` of its line.
-            (None, Some(_)) => continue,
+            None => continue,
         };
-        let start = line_start.unwrap_or(0);
-        if !text[start..at].trim_start().is_empty() {
+        seen_one = true;
+        if !text[line_start..at].trim_start().is_empty() {
             continue;
         }
         if !parsed {
