@@ -270,7 +270,7 @@ pub(crate) fn load_bytes(
         braced.extend(braced_scalar_spans(&doc, text));
         crate::objects::slim(doc)
     };
-    let (mut loaded, braced) = yaml::load_split(text, source.lines(), limits, split, &finish);
+    let (mut loaded, braced) = yaml::load_split(&source, limits, split, &finish);
     let mut braced = braced.concat();
     braced.sort_unstable();
     if let (Some(limit), Some(budget)) = (loaded.over_budget, &limits.budget) {
@@ -405,7 +405,7 @@ fn braced_scalar_spans(doc: &yaml::Document, text: &str) -> Vec<(usize, usize)> 
         .iter()
         .filter_map(|n| match &n.kind {
             yaml::NodeKind::Scalar(s) if s.style != yaml::Style::Plain => {
-                let (start, end) = (n.span.start.offset, n.span.end.offset);
+                let (start, end) = (n.extent.start(), n.extent.end());
                 text.get(start..end)?.contains("{{").then_some((start, end))
             }
             _ => None,

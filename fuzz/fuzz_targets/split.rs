@@ -4,14 +4,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lblint::source::LineIndex;
+use lblint::source::SourceFile;
 use lblint::yaml::{load, load_split, Limits, Split};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let limits = Limits::default();
-    let index = LineIndex::new(text);
+    let file = std::sync::Arc::new(SourceFile::new("fuzz.yaml", text));
     let split = Split { threads: 8, min_chunk: 1 };
-    let (parsed, _) = load_split(text, &index, &limits, split, &|doc, _: &mut ()| doc);
+    let (parsed, _) = load_split(&file, &limits, split, &|doc, _: &mut ()| doc);
     assert_eq!(parsed.canonical_text(), load(text, &limits).canonical_text());
 });

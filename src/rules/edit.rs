@@ -202,8 +202,8 @@ fn shared_nodes(file: &LintFile) -> Vec<Shared> {
             if let NodeKind::Alias(target) = node.kind {
                 let name = target.and_then(|t| doc.node(t).anchor()).unwrap_or("?");
                 out.push(Shared {
-                    start: node.span.start.offset,
-                    end: node.span.end.offset,
+                    start: node.extent.start(),
+                    end: node.extent.end(),
                     what: format!("the alias `*{name}` (change its anchor `&{name}` instead)"),
                 });
                 if let Some(t) = target {
@@ -218,12 +218,12 @@ fn shared_nodes(file: &LintFile) -> Vec<Shared> {
             if !aliased[index] && !aliases_in_text.contains(anchor) {
                 continue;
             }
-            let mut end = node.span.end.offset;
+            let mut end = node.extent.end();
             if matches!(node.kind, NodeKind::Mapping(_) | NodeKind::Sequence(_)) {
                 end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
             }
             out.push(Shared {
-                start: node.span.start.offset,
+                start: node.extent.start(),
                 end,
                 what: format!("the anchored node `&{anchor}`, which an alias shares"),
             });

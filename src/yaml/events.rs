@@ -7,8 +7,7 @@ use granit_parser::{ScalarStyle, Tag};
 
 use super::load::DuplicateKey;
 use super::resolve::resolve_plain;
-use super::tree::{Document, Entry, NodeId, NodeKind, Resolved, Style};
-use super::Span;
+use super::tree::{Document, Entry, Extent, NodeId, NodeKind, Resolved, Style};
 
 /// Record the scalar keys of mapping `id` that repeat an earlier key (`<<` merge keys
 /// excepted). Keys compare by value, so `name`, `"name"` and `'name'` are one key.
@@ -19,21 +18,21 @@ pub(super) fn find_duplicates(doc: &Document, id: NodeId, out: &mut Vec<Duplicat
     if entries.len() < 2 {
         return;
     }
-    let key_text = |e: &Entry| -> Option<(&str, Span)> {
+    let key_text = |e: &Entry| -> Option<(&str, Extent)> {
         let node = &doc.nodes[e.key.0 as usize];
         match &node.kind {
             NodeKind::Scalar(s) if !(s.style == Style::Plain && s.value == "<<") => {
-                Some((s.value.as_str(), node.span))
+                Some((s.value.as_str(), node.extent))
             }
             _ => None,
         }
     };
-    let mut push = |text: &str, first: Span, second: Span| {
+    let mut push = |text: &str, first: Extent, second: Extent| {
         out.push(DuplicateKey {
             document: 0,
             key: text.to_string(),
-            first,
-            second,
+            first: doc.span_of(first),
+            second: doc.span_of(second),
         });
     };
     if entries.len() <= 16 {
@@ -54,7 +53,7 @@ pub(super) fn find_duplicates(doc: &Document, id: NodeId, out: &mut Vec<Duplicat
         }
         return;
     }
-    let mut seen: HashMap<&str, Span> = HashMap::with_capacity(entries.len());
+    let mut seen: HashMap<&str, Extent> = HashMap::with_capacity(entries.len());
     for entry in entries {
         let Some((text, span)) = key_text(entry) else {
             continue;
@@ -69,7 +68,7 @@ pub(super) fn find_duplicates(doc: &Document, id: NodeId, out: &mut Vec<Duplicat
 pub(super) fn drop_implicit_empty_root(doc: &mut Document) {
     let Some(root) = doc.root else { return };
     let node = &doc.nodes[root.0 as usize];
-    let implicit = node.span.is_empty()
+    let implicit = node.extent.is_empty()
         && node.tag().is_none()
         && node.anchor().is_none()
         && matches!(&node.kind, NodeKind::Scalar(s) if s.style == Style::Plain);

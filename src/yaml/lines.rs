@@ -1,5 +1,6 @@
 //! Byte offsets to lines and columns, and small scans of the source text.
 
+use super::tree::Extent;
 use super::{Pos, Span};
 
 /// Converts byte offsets to line/column with the crate's one [`crate::source::LineIndex`];
@@ -7,7 +8,7 @@ use super::{Pos, Span};
 /// linear.
 pub(super) struct LineIndex<'s> {
     source: &'s str,
-    index: std::borrow::Cow<'s, crate::source::LineIndex>,
+    index: &'s crate::source::LineIndex,
     /// (line, byte offset, 0-based column) of the last non-ASCII lookup.
     cursor: (usize, usize, usize),
     /// The line of the last lookup: offsets come mostly in order, so the next one is on
@@ -19,15 +20,11 @@ pub(super) struct LineIndex<'s> {
 }
 
 impl<'s> LineIndex<'s> {
-    /// With the index of `source` when the caller has one (a [`crate::source::SourceFile`]
-    /// keeps its own), else built here.
-    pub(super) fn new(source: &'s str, index: Option<&'s crate::source::LineIndex>) -> Self {
+    /// With the line index of `source` (a [`crate::source::SourceFile`] keeps it).
+    pub(super) fn new(source: &'s str, index: &'s crate::source::LineIndex) -> Self {
         LineIndex {
             source,
-            index: match index {
-                Some(index) => std::borrow::Cow::Borrowed(index),
-                None => std::borrow::Cow::Owned(crate::source::LineIndex::new(source)),
-            },
+            index,
             cursor: (usize::MAX, 0, 0),
             last_line: 0,
             base: 0,
@@ -41,7 +38,7 @@ impl<'s> LineIndex<'s> {
 
     /// The 0-based line holding `offset`.
     fn line_of(&mut self, offset: usize) -> usize {
-        let index = &self.index;
+        let index = self.index;
         let holds = |line: usize| {
             index.start(line).is_some_and(|start| start <= offset)
                 && index.start(line + 1).is_none_or(|next| offset < next)
@@ -73,6 +70,15 @@ impl<'s> LineIndex<'s> {
             column: u32::try_from(col + 1).unwrap_or(u32::MAX),
             offset,
         }
+    }
+
+    /// Byte offsets of a node, snapped to char boundaries as [`LineIndex::pos`] does.
+    pub(super) fn extent(&self, start: usize, end: usize) -> Extent {
+        let start = crate::source::char_floor(self.source, start);
+        Extent::new(
+            start,
+            crate::source::char_floor(self.source, end.max(start)),
+        )
     }
 
     pub(super) fn span(&mut self, start: usize, end: usize) -> Span {

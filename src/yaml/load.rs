@@ -92,7 +92,9 @@ impl LoadedFile {
     }
 }
 
-/// Parse a YAML stream (BOM already stripped). Never panics.
+/// Parse a YAML stream (BOM already stripped). Never panics. The documents keep a copy of
+/// the text (their nodes' positions are offsets into it): for small texts, such as the
+/// profile; a loader of files uses [`load_file`].
 pub fn load(source: &str, limits: &Limits) -> LoadedFile {
     load_with(source, limits, &mut |doc| doc)
 }
@@ -105,22 +107,22 @@ pub fn load_with(
     limits: &Limits,
     finish: &mut dyn FnMut(Document) -> Document,
 ) -> LoadedFile {
-    load_file(source, None, limits, finish)
+    let file = std::sync::Arc::new(crate::source::SourceFile::new("", source));
+    load_file(&file, limits, finish)
 }
 
-/// Like [`load_with`], with the text's line index when the caller already has it.
-pub fn load_file<'s>(
-    source: &'s str,
-    index: Option<&'s crate::source::LineIndex>,
+/// Like [`load_with`], for the text of `file`, which the documents share.
+pub fn load_file(
+    file: &std::sync::Arc<crate::source::SourceFile>,
     limits: &Limits,
     finish: &mut dyn FnMut(Document) -> Document,
 ) -> LoadedFile {
     let whole = super::builder::Chunk {
         start: 0,
-        end: source.len(),
+        end: file.text.len(),
         stop_at: None,
     };
-    let mut builder = Builder::new(source, index, limits, finish, whole);
+    let mut builder = Builder::new(file, limits, finish, whole);
     builder.run();
     builder.finish()
 }

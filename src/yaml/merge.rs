@@ -103,7 +103,7 @@ pub fn check_aliasing(doc: &Document) -> Option<TooComplex> {
         if let Some(child) = pending {
             if open[child.0 as usize] {
                 return Some(TooComplex {
-                    span: doc.node(id).span,
+                    span: doc.node_span(id),
                     message: "an alias refers to the anchored node that contains it; \
                               Kubernetes (go-yaml) rejects the document (\"anchor value contains itself\")"
                         .into(),
@@ -153,7 +153,7 @@ pub fn check_aliasing(doc: &Document) -> Option<TooComplex> {
         && total.aliased as f64 / total.decoded as f64 > allowed_alias_ratio(total.decoded);
     let (_, at) = worst?;
     excessive.then(|| TooComplex {
-        span: doc.node(at).span,
+        span: doc.node_span(at),
         message: format!(
             "its aliases expand to {} nodes, {} of them copies; Kubernetes (go-yaml) rejects \
              the document (\"document contains excessive aliasing\")",
@@ -284,7 +284,7 @@ fn build_table(
             *work += 1;
             if *work > budget {
                 return Err(TooComplex {
-                    span: doc.node(merge_key).span,
+                    span: doc.node_span(merge_key),
                     message: format!(
                         "its merge keys (`<<`) expand to more than {budget} entries, over lblint's budget"
                     ),

@@ -21,7 +21,8 @@ pub use merge::TooComplex;
 pub use resolve::resolve_plain;
 pub use split::{load_split, Split};
 pub use tree::{
-    Comment, Document, Entry, Node, NodeId, NodeKind, NodeRef, Resolved, Scalar, Style,
+    Comment, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, NodeRef, Resolved,
+    Scalar, Style,
 };
 
 /// A position in a source file.

@@ -6,9 +6,12 @@
 //! or a limit that counts over the whole file is reached, the file is parsed again on one
 //! thread: the result is always what the one-thread parse gives.
 
+use std::sync::Arc;
+
 use super::builder::{assign_leading_comments, Builder, Chunk, Part, MAX_ERRORS};
 use super::load::{Limits, LoadedFile};
 use super::tree::Document;
+use crate::source::SourceFile;
 
 /// How a stream may be split.
 #[derive(Clone, Copy, Debug)]
@@ -32,25 +35,23 @@ impl Split {
 /// (as [`super::load_with`]'s callback) with the state of its chunk; the states come back
 /// in source order.
 pub fn load_split<S: Default + Send>(
-    source: &str,
-    index: &crate::source::LineIndex,
+    file: &Arc<SourceFile>,
     limits: &Limits,
     split: Split,
     finish: &(dyn Fn(Document, &mut S) -> Document + Sync),
 ) -> (LoadedFile, Vec<S>) {
-    try_split(source, index, limits, split, finish)
-        .unwrap_or_else(|| one_thread(source, index, limits, finish))
+    try_split(file, limits, split, finish).unwrap_or_else(|| one_thread(file, limits, finish))
 }
 
 /// The split parse, or `None` when it cannot be used: no cut, or a cut not confirmed, or a
 /// whole-file limit reached, or a crash (met again, and reported, on one thread).
 fn try_split<S: Default + Send>(
-    source: &str,
-    index: &crate::source::LineIndex,
+    file: &Arc<SourceFile>,
     limits: &Limits,
     split: Split,
     finish: &(dyn Fn(Document, &mut S) -> Document + Sync),
 ) -> Option<(LoadedFile, Vec<S>)> {
+    let source = file.text.as_str();
     let cuts = cuts(source, split.threads, split.min_chunk);
     if cuts.is_empty() {
         return None;
@@ -78,7 +79,7 @@ fn try_split<S: Default + Send>(
         crate::guard::catch(|| {
             let mut state = S::default();
             let mut finish_one = |doc| finish(doc, &mut state);
-            let mut builder = Builder::new(source, Some(index), limits, &mut finish_one, chunk);
+            let mut builder = Builder::new(file, limits, &mut finish_one, chunk);
             builder.run();
             (builder.finish_part(), state)
         })
@@ -97,15 +98,12 @@ fn try_split<S: Default + Send>(
 }
 
 fn one_thread<S: Default>(
-    source: &str,
-    index: &crate::source::LineIndex,
+    file: &Arc<SourceFile>,
     limits: &Limits,
     finish: &(dyn Fn(Document, &mut S) -> Document + Sync),
 ) -> (LoadedFile, Vec<S>) {
     let mut state = S::default();
-    let loaded = super::load_file(source, Some(index), limits, &mut |doc| {
-        finish(doc, &mut state)
-    });
+    let loaded = super::load_file(file, limits, &mut |doc| finish(doc, &mut state));
     (loaded, vec![state])
 }
 

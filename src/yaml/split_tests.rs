@@ -1,8 +1,12 @@
 //! The split parse must give exactly what the one-thread parse gives.
 
 use super::*;
-use crate::source::LineIndex;
+use crate::source::SourceFile;
 use crate::yaml::{load, Limits};
+
+fn file(source: &str) -> Arc<SourceFile> {
+    Arc::new(SourceFile::new("stream.yaml", source))
+}
 
 /// Every chunk as small as it may be: a cut at nearly every document start.
 fn everywhere() -> Split {
@@ -13,10 +17,8 @@ fn everywhere() -> Split {
 }
 
 fn split_parse(source: &str, split: Split) -> Option<LoadedFile> {
-    let index = LineIndex::new(source);
     try_split(
-        source,
-        &index,
+        &file(source),
         &Limits::default(),
         split,
         &|doc, _: &mut ()| doc,
@@ -120,10 +122,8 @@ fn tricky_streams_parse_the_same() {
 #[test]
 fn load_split_falls_back_to_one_thread() {
     let stream = "a: [1,\n---\n]\n---\nb: 2\n";
-    let index = LineIndex::new(stream);
     let (parsed, states) = load_split(
-        stream,
-        &index,
+        &file(stream),
         &Limits::default(),
         everywhere(),
         &|doc, seen: &mut usize| {
@@ -138,19 +138,15 @@ fn load_split_falls_back_to_one_thread() {
 #[test]
 fn whole_file_limits_count_over_every_chunk() {
     let stream = "a: 1\n---\nb: 1\n---\nc: 1\n";
-    let index = LineIndex::new(stream);
+    let stream_file = file(stream);
     // 6 nodes in all, 2 per chunk: the one-thread parse stops at the fifth.
     let limits = Limits {
         max_nodes: 4,
         ..Limits::default()
     };
-    let split = try_split(stream, &index, &limits, everywhere(), &|doc, _: &mut ()| {
-        doc
-    });
+    let split = try_split(&stream_file, &limits, everywhere(), &|doc, _: &mut ()| doc);
     assert!(split.is_none());
-    let (parsed, _) = load_split(stream, &index, &limits, everywhere(), &|doc, _: &mut ()| {
-        doc
-    });
+    let (parsed, _) = load_split(&stream_file, &limits, everywhere(), &|doc, _: &mut ()| doc);
     assert_eq!(
         parsed.canonical_text(),
         load(stream, &limits).canonical_text()

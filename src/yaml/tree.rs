@@ -1,9 +1,11 @@
 //! Arena tree of one YAML document.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::merge::is_merge_key;
 use super::Span;
+use crate::source::SourceFile;
 
 /// Index of a node in its document's arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -108,9 +110,47 @@ pub enum NodeKind {
     Alias(Option<NodeId>),
 }
 
+/// Where a node is written: byte offsets `[start, end)` into its file. Lines and columns are
+/// worked out only when asked ([`NodeRef::span`]): a node is 24 bytes smaller than with two
+/// [`super::Pos`], and a big stream keeps hundreds of thousands of nodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Extent {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Extent {
+    /// Offsets past 4 GiB saturate: larger files are refused before they are parsed
+    /// (`--max-file-size`).
+    pub fn new(start: usize, end: usize) -> Extent {
+        let at = |offset: usize| u32::try_from(offset).unwrap_or(u32::MAX);
+        Extent {
+            start: at(start),
+            end: at(end.max(start)),
+        }
+    }
+
+    pub fn start(self) -> usize {
+        self.start as usize
+    }
+
+    pub fn end(self) -> usize {
+        self.end as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.end <= self.start
+    }
+
+    /// The source text the extent covers.
+    pub fn slice(self, source: &str) -> &str {
+        source.get(self.start()..self.end()).unwrap_or("")
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
-    pub span: Span,
+    pub extent: Extent,
     pub kind: NodeKind,
     /// Tag and anchor, boxed: few nodes have either, and every node of a big stream counts.
     names: Option<Box<Names>>,
@@ -123,9 +163,9 @@ struct Names {
 }
 
 impl Node {
-    pub fn new(span: Span, kind: NodeKind, tag: Option<Box<str>>) -> Node {
+    pub fn new(extent: Extent, kind: NodeKind, tag: Option<Box<str>>) -> Node {
         Node {
-            span,
+            extent,
             kind,
             names: tag.map(|tag| {
                 Box::new(Names {
@@ -152,7 +192,7 @@ impl Node {
     /// A node of another kind with this one's span, tag and anchor.
     fn with_kind(&self, kind: NodeKind) -> Node {
         Node {
-            span: self.span,
+            extent: self.extent,
             kind,
             names: self.names.clone(),
         }
@@ -166,9 +206,21 @@ pub struct Comment {
     pub text: String,
 }
 
+/// The file a document was read from, which its nodes' offsets are resolved against.
+#[derive(Clone, Default)]
+pub struct DocumentFile(pub Arc<SourceFile>);
+
+impl std::fmt::Debug for DocumentFile {
+    /// The path only: the text may be 50 MB.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.0.path)
+    }
+}
+
 /// One document of a stream.
 #[derive(Clone, Debug, Default)]
 pub struct Document {
+    pub file: DocumentFile,
     pub nodes: Vec<Node>,
     /// `None` for an empty document (`---` alone, comments only).
     pub root: Option<NodeId>,
@@ -187,6 +239,20 @@ pub struct Document {
 impl Document {
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
+    }
+
+    /// Lines and columns of an extent of this document's file.
+    pub fn span_of(&self, extent: Extent) -> Span {
+        let file = &self.file.0;
+        Span {
+            start: file.pos_at(extent.start()),
+            end: file.pos_at(extent.end()),
+        }
+    }
+
+    /// Line and column of a node as written (for an alias: the `*name` token).
+    pub fn node_span(&self, id: NodeId) -> Span {
+        self.span_of(self.node(id).extent)
     }
 
     pub fn root(&self) -> Option<NodeRef<'_>> {
@@ -231,6 +297,7 @@ impl Document {
         let mut nodes = copier.nodes;
         nodes.shrink_to_fit();
         Document {
+            file: self.file,
             nodes,
             root: Some(NodeId(0)),
             span: self.span,
@@ -308,9 +375,16 @@ impl<'d> NodeRef<'d> {
         }
     }
 
-    /// Span of this node as written (for an alias: the `*name` token).
+    /// Span of this node as written (for an alias: the `*name` token), with its lines and
+    /// columns.
     pub fn span(&self) -> Span {
-        self.node().span
+        self.doc.node_span(self.id)
+    }
+
+    /// Byte offsets of this node as written: cheaper than [`NodeRef::span`] when no line
+    /// or column is needed.
+    pub fn extent(&self) -> Extent {
+        self.node().extent
     }
 
     pub fn scalar(&self) -> Option<&'d Scalar> {

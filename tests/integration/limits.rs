@@ -135,11 +135,11 @@ fn a_special_or_oversized_profile_or_config_fails_the_run_at_once() {
 
 #[test]
 fn files_over_the_runs_memory_budget_are_reported_and_skipped() {
-    // The budget is 16 x --max-file-size: 32 MB here. Each 400 KB file of one-character
-    // list items builds a tree of ~15 MB, so two fit and the others are skipped, each
+    // The budget is 16 x --max-file-size: 32 MB here. Each 600 KB file of one-character
+    // list items builds a tree of over 12 MB, so two fit and the others are skipped, each
     // reported; nothing aborts. One thread makes the order (and so the verdicts) fixed.
     let dir = scratch("limits-memory");
-    let tiny = format!("items:\n{}", "- a\n".repeat(100_000));
+    let tiny = format!("items:\n{}", "- a\n".repeat(150_000));
     for i in 1..=5 {
         fs::write(dir.join(format!("tiny-{i}.yaml")), &tiny).unwrap();
     }

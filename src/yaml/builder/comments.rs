@@ -15,7 +15,7 @@ pub(in crate::yaml) fn assign_leading_comments(
     for (i, &floor) in floors.iter().enumerate().take(out.documents.len()) {
         let doc = &out.documents[i];
         let ceiling = match doc.root {
-            Some(root) => doc.nodes[root.0 as usize].span.start.offset,
+            Some(root) => doc.nodes[root.0 as usize].extent.start(),
             None => out
                 .documents
                 .get(i + 1)

@@ -20,8 +20,10 @@ use super::merge;
 mod charge;
 mod comments;
 
-use super::tree::{Comment, Document, Entry, Node, NodeId, NodeKind, Scalar, Style};
-use super::Span;
+use super::tree::{
+    Comment, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, Scalar, Style,
+};
+use crate::source::SourceFile;
 pub(in crate::yaml) use comments::assign_leading_comments;
 
 /// After this many errors the file is hopeless; stop instead of reporting noise.
@@ -59,6 +61,8 @@ struct DocState {
 pub(super) struct Builder<'s, 'l, 'f> {
     /// Receives each completed document (see [`load_with`]).
     finish_document: &'f mut dyn FnMut(Document) -> Document,
+    /// The file the documents keep, to resolve their nodes' offsets.
+    file: &'s std::sync::Arc<SourceFile>,
     source: &'s str,
     limits: &'l Limits,
     lines: LineIndex<'s>,
@@ -114,16 +118,17 @@ pub(super) struct Part {
 
 impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
     pub(super) fn new(
-        source: &'s str,
-        index: Option<&'s crate::source::LineIndex>,
+        file: &'s std::sync::Arc<SourceFile>,
         limits: &'l Limits,
         finish_document: &'f mut dyn FnMut(Document) -> Document,
         read: Chunk,
     ) -> Self {
-        let mut lines = LineIndex::new(source, index);
+        let source = file.text.as_str();
+        let mut lines = LineIndex::new(source, file.lines());
         lines.read_from(read.start);
         Builder {
             finish_document,
+            file,
             source,
             limits,
             lines,
@@ -316,6 +321,7 @@ impl Builder<'_, '_, '_> {
                 let index = self.doc_count;
                 self.doc_count += 1;
                 let doc = Document {
+                    file: DocumentFile(self.file.clone()),
                     span: self.lines.span(start, end),
                     index,
                     ..Document::default()
@@ -388,14 +394,14 @@ impl Builder<'_, '_, '_> {
                     state.has_alias = true;
                 }
                 let target = self.doc.as_ref().and_then(|s| s.anchors.get(&id).copied());
-                let span = self.lines.span(start, end);
-                self.add_node(span, NodeKind::Alias(target), None, 0)?;
+                let extent = self.lines.extent(start, end);
+                self.add_node(extent, NodeKind::Alias(target), None, 0)?;
                 self.finish_node(end);
             }
             Event::UnresolvedAlias(_) => {
                 // Not enabled in our options; treat like an alias to nothing if it ever comes.
-                let span = self.lines.span(start, end);
-                self.add_node(span, NodeKind::Alias(None), None, 0)?;
+                let extent = self.lines.extent(start, end);
+                self.add_node(extent, NodeKind::Alias(None), None, 0)?;
                 self.finish_node(end);
             }
             Event::Scalar(value, style, anchor, tag) => {
@@ -422,9 +428,9 @@ impl Builder<'_, '_, '_> {
                 }
                 let resolved = resolve_scalar(&value, style, tag.as_deref());
                 let tag = tag.map(|t| t.original().into_boxed_str());
-                let span = self.lines.span(start, end);
+                let extent = self.lines.extent(start, end);
                 let kind = NodeKind::Scalar(Scalar::new(value, style, &resolved));
-                self.add_node(span, kind, tag, anchor)?;
+                self.add_node(extent, kind, tag, anchor)?;
                 self.finish_node(end);
             }
             Event::SequenceStart(style, anchor, tag) => {
@@ -457,8 +463,8 @@ impl Builder<'_, '_, '_> {
         }
         let flow = style == granit_parser::StructureStyle::Flow;
         let is_seq = matches!(kind, NodeKind::Sequence(_));
-        let span = self.lines.span(start, start);
-        let id = self.add_node(span, kind, tag.map(|t| t.original().into()), anchor)?;
+        let extent = self.lines.extent(start, start);
+        let id = self.add_node(extent, kind, tag.map(|t| t.original().into()), anchor)?;
         if let Some(state) = &mut self.doc {
             state.stack.push(Frame {
                 id,
@@ -491,8 +497,7 @@ impl Builder<'_, '_, '_> {
             NodeKind::Mapping(entries) => entries.shrink_to_fit(),
             _ => {}
         }
-        let start = node.span.start.offset;
-        node.span.end = self.lines.pos(end.max(start));
+        node.extent = self.lines.extent(node.extent.start(), end);
         self.finish_node(end);
     }
 
@@ -509,7 +514,7 @@ impl Builder<'_, '_, '_> {
     /// Allocate a node and link it into its parent (or as the root).
     fn add_node(
         &mut self,
-        span: Span,
+        extent: Extent,
         kind: NodeKind,
         tag: Option<Box<str>>,
         anchor: usize,
@@ -519,8 +524,8 @@ impl Builder<'_, '_, '_> {
                 "too many YAML nodes (more than {}); stopped loading this file",
                 self.limits.max_nodes
             );
-            let end = next_char_end(self.source, span.start.offset);
-            return Err(Abort::File(self.error_at(span.start.offset, end, msg)));
+            let end = next_char_end(self.source, extent.start());
+            return Err(Abort::File(self.error_at(extent.start(), end, msg)));
         }
         let Some(state) = &mut self.doc else {
             // Content outside a document cannot happen with granit; ignore it.
@@ -528,11 +533,8 @@ impl Builder<'_, '_, '_> {
         };
         let Ok(raw) = u32::try_from(state.doc.nodes.len()) else {
             let msg = "document too large".to_string();
-            return Err(Abort::File(self.error_at(
-                span.start.offset,
-                span.start.offset,
-                msg,
-            )));
+            let at = extent.start();
+            return Err(Abort::File(self.error_at(at, at, msg)));
         };
         self.total_nodes += 1;
         self.charge(budget::node_cost(&kind, tag.as_deref()))?;
@@ -540,7 +542,7 @@ impl Builder<'_, '_, '_> {
             return Ok(NodeId(u32::MAX));
         };
         let id = NodeId(raw);
-        state.doc.nodes.push(Node::new(span, kind, tag));
+        state.doc.nodes.push(Node::new(extent, kind, tag));
         if anchor != 0 {
             state.anchors.insert(anchor, id);
         }
