@@ -72,6 +72,35 @@ pub struct LineIndex {
     starts: Vec<u32>,
     /// One bit a line: all ASCII (its columns are byte counts).
     ascii: Vec<u64>,
+    /// On long non-ASCII lines, (byte offset, 0-based column) every [`CHECKPOINT_STRIDE`]
+    /// bytes or so, in offset order: a column is counted from the nearest one, so a
+    /// position on a 50 MB minified JSON line costs a KB of counting at most, not the line.
+    checkpoints: Vec<(u32, u32)>,
+}
+
+/// Bytes between column checkpoints on a long non-ASCII line.
+const CHECKPOINT_STRIDE: usize = 1024;
+
+/// Chars in UTF-8 `bytes` (that start and end on char boundaries).
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+}
+
+/// Checkpoints of the non-ASCII line `start..end` of `text`, appended to `out`.
+fn add_checkpoints(text: &str, start: usize, end: usize, out: &mut Vec<(u32, u32)>) {
+    let (mut at, mut column) = (start, 0);
+    while at + CHECKPOINT_STRIDE < end {
+        let next = char_floor(text, at + CHECKPOINT_STRIDE);
+        if next <= at {
+            break;
+        }
+        column += count_chars(&text.as_bytes()[at..next]);
+        at = next;
+        out.push((
+            u32::try_from(at).unwrap_or(u32::MAX),
+            u32::try_from(column).unwrap_or(u32::MAX),
+        ));
+    }
 }
 
 impl LineIndex {
@@ -106,7 +135,20 @@ impl LineIndex {
             line_start = next;
         }
         mark(line, bytes[line_start..].is_ascii());
-        LineIndex { starts, ascii }
+        let mut checkpoints = Vec::new();
+        for line in 0..starts.len() {
+            let start = starts[line] as usize;
+            let end = starts.get(line + 1).map_or(bytes.len(), |&s| s as usize);
+            let is_ascii = ascii[line / 64] >> (line % 64) & 1 == 1;
+            if end - start > CHECKPOINT_STRIDE && !is_ascii {
+                add_checkpoints(text, start, end, &mut checkpoints);
+            }
+        }
+        LineIndex {
+            starts,
+            ascii,
+            checkpoints,
+        }
     }
 
     /// Byte offset of the start of 0-based `line`: 0, then one past every line break.
@@ -135,6 +177,20 @@ impl LineIndex {
                 .is_some_and(|word| word >> (line % 64) & 1 == 1)
     }
 
+    /// Where to count a column from: the last checkpoint at or before `offset` on the line
+    /// starting at `line_start`, else the line start (byte offset, 0-based column).
+    fn counted_before(&self, line_start: usize, offset: usize) -> (usize, usize) {
+        let nearest = self
+            .checkpoints
+            .partition_point(|&(at, _)| at as usize <= offset)
+            .checked_sub(1)
+            .map(|i| self.checkpoints[i])
+            .filter(|&(at, _)| at as usize >= line_start);
+        nearest.map_or((line_start, 0), |(at, column)| {
+            (at as usize, column as usize)
+        })
+    }
+
     /// Line and column (1-based, column in chars) of byte `offset` in `text` (the text this
     /// index was built from), clamped to the text and snapped to a char boundary.
     pub fn pos(&self, text: &str, offset: usize) -> crate::yaml::Pos {
@@ -144,7 +200,8 @@ impl LineIndex {
         let column = if self.is_ascii(line) {
             offset - start
         } else {
-            text[start..offset].chars().count()
+            let (from, column) = self.counted_before(start, offset);
+            column + count_chars(&text.as_bytes()[from..offset])
         };
         crate::yaml::Pos {
             line: u32::try_from(line + 1).unwrap_or(u32::MAX),
@@ -192,6 +249,41 @@ pub fn line_breaks(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A position on a long non-ASCII line (minified JSON) counts its column from a
+    /// checkpoint at most one stride back, and gets the same column as counting the line.
+    #[test]
+    fn columns_on_long_non_ascii_lines_count_from_a_near_checkpoint() {
+        // Multi-byte chars of every width straddle the strides; a second long line and a
+        // short one follow, so no checkpoint is used across lines.
+        let long: String = "ab\u{e9}c\u{4e2d}d\u{1f600}".repeat(3000);
+        let text = format!("{long}\n{long}\nshort \u{e9}\nend");
+        let index = LineIndex::new(&text);
+        assert!(index.checkpoints.len() > 2 * long.len() / CHECKPOINT_STRIDE - 4);
+        let second = long.len() + 1;
+        let mut checked = 0;
+        for offset in (0..text.len())
+            .step_by(37)
+            .chain([second, second + 1, text.len()])
+        {
+            let offset = char_floor(&text, offset);
+            let line = index.line_of(offset);
+            let start = index.start(line).unwrap();
+            let naive = text[start..offset].chars().count() + 1;
+            assert_eq!(
+                index.pos(&text, offset).column as usize,
+                naive,
+                "at {offset}"
+            );
+            let (from, _) = index.counted_before(start, offset);
+            assert!(
+                from >= start && offset - from <= CHECKPOINT_STRIDE + 4,
+                "at {offset}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 1000);
+    }
 
     #[test]
     fn lone_cr_crlf_and_lf_all_end_lines() {
