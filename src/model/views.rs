@@ -341,71 +341,86 @@ impl<'w> DataView<'w> {
     }
 }
 
-/// The views of a run, by object index.
+/// The views of a run, by object.
 #[derive(Debug, Default)]
 pub struct Views<'w> {
-    services: Vec<Option<ServiceView<'w>>>,
-    ingresses: Vec<Option<IngressView<'w>>>,
-    istio_gateways: Vec<Option<IstioGatewayView<'w>>>,
-    ingress_classes: Vec<Option<IngressClassView<'w>>>,
-    gateways: Vec<Option<GatewayView<'w>>>,
-    routes: Vec<Option<RouteView<'w>>>,
-    data: Vec<Option<DataView<'w>>>,
+    services: ByObject<ServiceView<'w>>,
+    ingresses: ByObject<IngressView<'w>>,
+    istio_gateways: ByObject<IstioGatewayView<'w>>,
+    ingress_classes: ByObject<IngressClassView<'w>>,
+    gateways: ByObject<GatewayView<'w>>,
+    routes: ByObject<RouteView<'w>>,
+    data: ByObject<DataView<'w>>,
 }
 
 impl<'w> Views<'w> {
     pub fn build(ws: &'w Workspace) -> Views<'w> {
         Views {
-            services: ws.objects.iter().map(|o| ServiceView::of(ws, o)).collect(),
-            ingresses: ws.objects.iter().map(|o| IngressView::of(ws, o)).collect(),
-            istio_gateways: ws
-                .objects
-                .iter()
-                .map(|o| IstioGatewayView::of(ws, o))
-                .collect(),
-            ingress_classes: ws
-                .objects
-                .iter()
-                .map(|o| IngressClassView::of(ws, o))
-                .collect(),
-            gateways: ws.objects.iter().map(|o| GatewayView::of(ws, o)).collect(),
-            routes: ws.objects.iter().map(|o| RouteView::of(ws, o)).collect(),
-            data: ws.objects.iter().map(|o| DataView::of(ws, o)).collect(),
+            services: ByObject::build(ws, ServiceView::of),
+            ingresses: ByObject::build(ws, IngressView::of),
+            istio_gateways: ByObject::build(ws, IstioGatewayView::of),
+            ingress_classes: ByObject::build(ws, IngressClassView::of),
+            gateways: ByObject::build(ws, GatewayView::of),
+            routes: ByObject::build(ws, RouteView::of),
+            data: ByObject::build(ws, DataView::of),
         }
     }
 
     /// The Service view of an object.
     pub fn service(&self, id: ObjectId) -> Option<&ServiceView<'w>> {
-        at(&self.services, id)
+        self.services.get(id)
     }
 
     pub fn ingress(&self, id: ObjectId) -> Option<&IngressView<'w>> {
-        at(&self.ingresses, id)
+        self.ingresses.get(id)
     }
 
     pub fn istio_gateway(&self, id: ObjectId) -> Option<&IstioGatewayView<'w>> {
-        at(&self.istio_gateways, id)
+        self.istio_gateways.get(id)
     }
 
     pub fn ingress_class(&self, id: ObjectId) -> Option<&IngressClassView<'w>> {
-        at(&self.ingress_classes, id)
+        self.ingress_classes.get(id)
     }
 
     pub fn gateway(&self, id: ObjectId) -> Option<&GatewayView<'w>> {
-        at(&self.gateways, id)
+        self.gateways.get(id)
     }
 
     pub fn route(&self, id: ObjectId) -> Option<&RouteView<'w>> {
-        at(&self.routes, id)
+        self.routes.get(id)
     }
 
     /// The data of a ConfigMap or Secret.
     pub fn data(&self, id: ObjectId) -> Option<&DataView<'w>> {
-        at(&self.data, id)
+        self.data.get(id)
     }
 }
 
-/// The view of object `id` in a list built by [`Views::build`].
-fn at<T>(views: &[Option<T>], id: ObjectId) -> Option<&T> {
-    views.get(id.0)?.as_ref()
+/// The views of one kind, for the objects that have one, in object order: most objects
+/// have none, and one slot per object and kind was 4 MB on a 50 MB stream.
+#[derive(Debug)]
+struct ByObject<T>(Vec<(ObjectId, T)>);
+
+impl<T> Default for ByObject<T> {
+    fn default() -> Self {
+        ByObject(Vec::new())
+    }
+}
+
+impl<'w, T> ByObject<T> {
+    fn build(ws: &'w Workspace, of: impl Fn(&'w Workspace, &'w Object) -> Option<T>) -> Self {
+        ByObject(
+            ws.objects
+                .iter()
+                .enumerate()
+                .filter_map(|(i, object)| Some((ObjectId(i), of(ws, object)?)))
+                .collect(),
+        )
+    }
+
+    fn get(&self, id: ObjectId) -> Option<&T> {
+        let at = self.0.binary_search_by_key(&id, |(of, _)| *of).ok()?;
+        Some(&self.0[at].1)
+    }
 }
