@@ -12,9 +12,7 @@ use super::tree::{Document, Entry, Extent, NodeId, NodeKind, Resolved, Style};
 /// Record the scalar keys of mapping `id` that repeat an earlier key (`<<` merge keys
 /// excepted). Keys compare by value, so `name`, `"name"` and `'name'` are one key.
 pub(super) fn find_duplicates(doc: &Document, id: NodeId, out: &mut Vec<DuplicateKey>) {
-    let NodeKind::Mapping(entries) = &doc.nodes[id.0 as usize].kind else {
-        return;
-    };
+    let entries = doc.mapping_entries(id);
     if entries.len() < 2 {
         return;
     }

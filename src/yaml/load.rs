@@ -79,8 +79,15 @@ impl LoadedFile {
             merged.sort_by_key(|(id, _)| **id);
             let _ = writeln!(
                 text,
-                "{} {:?} {:?} {:?} {:?} {:?}",
-                doc.index, doc.span, doc.root, doc.nodes, doc.leading_comments, merged
+                "{} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                doc.index,
+                doc.span,
+                doc.root,
+                doc.nodes,
+                doc.items,
+                doc.entries,
+                doc.leading_comments,
+                merged
             );
         }
         let _ = write!(

@@ -87,14 +87,10 @@ pub fn check_aliasing(doc: &Document) -> Option<TooComplex> {
             continue;
         }
         let children: &[NodeId] = match &doc.node(id).kind {
-            NodeKind::Sequence(items) => items,
             NodeKind::Alias(Some(target)) => std::slice::from_ref(target),
-            _ => &[],
+            _ => doc.sequence_items(id),
         };
-        let entries: &[Entry] = match &doc.node(id).kind {
-            NodeKind::Mapping(entries) => entries,
-            _ => &[],
-        };
+        let entries: &[Entry] = doc.mapping_entries(id);
         let pending = children
             .iter()
             .copied()
@@ -234,11 +230,7 @@ pub fn index_merges(doc: &mut Document, budget: u64) -> Result<(), TooComplex> {
 /// The mappings a mapping merges in: each `<<` value, or each item of a `<<` sequence, with
 /// the `<<` key that brings it.
 fn merge_sources(doc: &Document, id: NodeId) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
-    let entries: &[Entry] = match &doc.node(id).kind {
-        NodeKind::Mapping(entries) => entries,
-        _ => &[],
-    };
-    entries
+    doc.mapping_entries(id)
         .iter()
         .filter(move |e| is_merge_key(doc, e.key))
         .flat_map(move |e| {
@@ -260,12 +252,7 @@ fn build_table(
     work: &mut u64,
     budget: u64,
 ) -> Result<Box<[Entry]>, TooComplex> {
-    let own = |m: NodeId| -> &[Entry] {
-        match &doc.node(m).kind {
-            NodeKind::Mapping(entries) => entries,
-            _ => &[],
-        }
-    };
+    let own = |m: NodeId| -> &[Entry] { doc.mapping_entries(m) };
     let mut seen: HashSet<&str> = own(id)
         .iter()
         .filter(|e| !is_merge_key(doc, e.key))

@@ -21,8 +21,8 @@ pub use merge::TooComplex;
 pub use resolve::resolve_plain;
 pub use split::{load_split, Split};
 pub use tree::{
-    Comment, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, NodeRef, Resolved,
-    Scalar, Style,
+    Children, Comment, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, NodeRef,
+    Resolved, Scalar, Style,
 };
 
 /// A position in a source file.

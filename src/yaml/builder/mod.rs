@@ -21,7 +21,7 @@ mod charge;
 mod comments;
 
 use super::tree::{
-    Comment, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, Scalar, Style,
+    Children, Comment, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, Scalar, Style,
 };
 use crate::source::SourceFile;
 pub(in crate::yaml) use comments::assign_leading_comments;
@@ -41,11 +41,17 @@ struct Frame {
     flow: bool,
     /// End of the last non-empty child, which is where a block collection ends.
     last_end: usize,
+    /// Where its children start in `DocState::open_items` or `open_entries`.
+    first_child: usize,
 }
 
 struct DocState {
     doc: Document,
     stack: Vec<Frame>,
+    /// Children of the open collections, innermost last: a collection's move to the
+    /// document's arrays when it closes, so each one's are contiguous there.
+    open_items: Vec<NodeId>,
+    open_entries: Vec<Entry>,
     /// granit anchor id → node, for this document only (anchors do not cross documents).
     anchors: HashMap<usize, NodeId>,
     /// Comments before this document's root must start at or after this offset.
@@ -329,6 +335,8 @@ impl Builder<'_, '_, '_> {
                 self.doc = Some(DocState {
                     doc,
                     stack: Vec::new(),
+                    open_items: Vec::new(),
+                    open_entries: Vec::new(),
                     anchors: HashMap::new(),
                     comment_floor: self.last_node_end,
                     duplicates: Vec::new(),
@@ -341,6 +349,8 @@ impl Builder<'_, '_, '_> {
                 if let Some(mut state) = self.doc.take() {
                     drop_implicit_empty_root(&mut state.doc);
                     state.doc.nodes.shrink_to_fit();
+                    state.doc.items.shrink_to_fit();
+                    state.doc.entries.shrink_to_fit();
                     state.doc.span.end = self.lines.pos(end);
                     let budget = merge::merge_budget(&state.doc);
                     let indexed =
@@ -434,10 +444,11 @@ impl Builder<'_, '_, '_> {
                 self.finish_node(end);
             }
             Event::SequenceStart(style, anchor, tag) => {
-                self.open(start, NodeKind::Sequence(Vec::new()), style, anchor, tag)?;
+                let kind = NodeKind::Sequence(Children::default());
+                self.open(start, kind, style, anchor, tag)?;
             }
             Event::MappingStart(style, anchor, tag) => {
-                let kind = NodeKind::Mapping(Vec::new());
+                let kind = NodeKind::Mapping(Children::default());
                 self.open(start, kind, style, anchor, tag)?;
             }
             Event::SequenceEnd | Event::MappingEnd => self.close(end),
@@ -466,15 +477,20 @@ impl Builder<'_, '_, '_> {
         let extent = self.lines.extent(start, start);
         let id = self.add_node(extent, kind, tag.map(|t| t.original().into()), anchor)?;
         if let Some(state) = &mut self.doc {
+            let (kind, first_child) = if is_seq {
+                (FrameKind::Seq, state.open_items.len())
+            } else {
+                (
+                    FrameKind::Map { pending_key: None },
+                    state.open_entries.len(),
+                )
+            };
             state.stack.push(Frame {
                 id,
-                kind: if is_seq {
-                    FrameKind::Seq
-                } else {
-                    FrameKind::Map { pending_key: None }
-                },
+                kind,
                 flow,
                 last_end: start,
+                first_child,
             });
         }
         Ok(())
@@ -487,17 +503,23 @@ impl Builder<'_, '_, '_> {
         };
         // Flow collections end at their bracket; block ones at their last content char.
         let end = if frame.flow { end } else { frame.last_end };
-        if matches!(frame.kind, FrameKind::Map { .. }) {
-            find_duplicates(&state.doc, frame.id, &mut state.duplicates);
-        }
-        let node = &mut state.doc.nodes[frame.id.0 as usize];
-        // Children lists are final now: drop the growth slack (big streams keep every tree).
-        match &mut node.kind {
-            NodeKind::Sequence(items) => items.shrink_to_fit(),
-            NodeKind::Mapping(entries) => entries.shrink_to_fit(),
-            _ => {}
-        }
+        let doc = &mut state.doc;
+        let kind = match frame.kind {
+            FrameKind::Seq => {
+                let items = state.open_items.drain(frame.first_child..);
+                NodeKind::Sequence(Children::append(&mut doc.items, items))
+            }
+            FrameKind::Map { .. } => {
+                let entries = state.open_entries.drain(frame.first_child..);
+                NodeKind::Mapping(Children::append(&mut doc.entries, entries))
+            }
+        };
+        let node = &mut doc.nodes[frame.id.0 as usize];
+        node.kind = kind;
         node.extent = self.lines.extent(node.extent.start(), end);
+        if matches!(frame.kind, FrameKind::Map { .. }) {
+            find_duplicates(doc, frame.id, &mut state.duplicates);
+        }
         self.finish_node(end);
     }
 
@@ -552,19 +574,13 @@ impl Builder<'_, '_, '_> {
                     state.doc.root = Some(id);
                 }
             }
-            Some(frame) => {
-                let parent = &mut state.doc.nodes[frame.id.0 as usize].kind;
-                match (&mut frame.kind, parent) {
-                    (FrameKind::Seq, NodeKind::Sequence(items)) => items.push(id),
-                    (FrameKind::Map { pending_key }, NodeKind::Mapping(entries)) => {
-                        match pending_key.take() {
-                            None => *pending_key = Some(id),
-                            Some(key) => entries.push(Entry { key, value: id }),
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            Some(frame) => match &mut frame.kind {
+                FrameKind::Seq => state.open_items.push(id),
+                FrameKind::Map { pending_key } => match pending_key.take() {
+                    None => *pending_key = Some(id),
+                    Some(key) => state.open_entries.push(Entry { key, value: id }),
+                },
+            },
         }
         Ok(id)
     }
