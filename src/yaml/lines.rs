@@ -3,17 +3,11 @@
 use super::tree::Extent;
 use super::{Pos, Span};
 
-/// Converts byte offsets to line/column with the crate's one [`crate::source::LineIndex`];
-/// a cursor makes the mostly-increasing offsets of one long non-ASCII line (minified JSON)
-/// linear.
+/// Converts byte offsets to line/column with the crate's one [`crate::source::LineIndex`]
+/// (nodes keep offsets only; documents, comments and errors get lines and columns here).
 pub(super) struct LineIndex<'s> {
     source: &'s str,
     index: &'s crate::source::LineIndex,
-    /// (line, byte offset, 0-based column) of the last non-ASCII lookup.
-    cursor: (usize, usize, usize),
-    /// The line of the last lookup: offsets come mostly in order, so the next one is on
-    /// that line or a few after, found without a binary search over every line.
-    last_line: usize,
     /// Where the text the parser reads starts (a chunk of a split stream, at a line start):
     /// granit's markers count from there.
     base: usize,
@@ -25,8 +19,6 @@ impl<'s> LineIndex<'s> {
         LineIndex {
             source,
             index,
-            cursor: (usize::MAX, 0, 0),
-            last_line: 0,
             base: 0,
         }
     }
@@ -36,40 +28,8 @@ impl<'s> LineIndex<'s> {
         self.base = base;
     }
 
-    /// The 0-based line holding `offset`.
-    fn line_of(&mut self, offset: usize) -> usize {
-        let index = self.index;
-        let holds = |line: usize| {
-            index.start(line).is_some_and(|start| start <= offset)
-                && index.start(line + 1).is_none_or(|next| offset < next)
-        };
-        let lines = index.line_count();
-        let near = (self.last_line..lines.min(self.last_line + 4)).find(|&l| holds(l));
-        let line = near.unwrap_or_else(|| self.index.line_of(offset));
-        self.last_line = line;
-        line
-    }
-
-    pub(super) fn pos(&mut self, offset: usize) -> Pos {
-        let offset = crate::source::char_floor(self.source, offset);
-        let line = self.line_of(offset);
-        let start = self.index.start(line).unwrap_or(0);
-        let (cl, cb, cc) = self.cursor;
-        let col = if self.index.is_ascii(line) {
-            offset - start
-        } else if cl == line && cb <= offset {
-            cc + self.source[cb..offset].chars().count()
-        } else {
-            self.source[start..offset].chars().count()
-        };
-        if !self.index.is_ascii(line) {
-            self.cursor = (line, offset, col);
-        }
-        Pos {
-            line: u32::try_from(line + 1).unwrap_or(u32::MAX),
-            column: u32::try_from(col + 1).unwrap_or(u32::MAX),
-            offset,
-        }
+    pub(super) fn pos(&self, offset: usize) -> Pos {
+        self.index.pos(self.source, offset)
     }
 
     /// Byte offsets of a node, snapped to char boundaries as [`LineIndex::pos`] does.
@@ -81,7 +41,7 @@ impl<'s> LineIndex<'s> {
         )
     }
 
-    pub(super) fn span(&mut self, start: usize, end: usize) -> Span {
+    pub(super) fn span(&self, start: usize, end: usize) -> Span {
         Span {
             start: self.pos(start),
             end: self.pos(end.max(start)),
