@@ -381,9 +381,6 @@ pub fn find(
             // An embedded file (a ConfigMap or Secret key): its comment lines call nothing.
             let embedded = matches!(value.via, Via::ConfigMap { .. } | Via::Secret { .. });
             for (at, token) in host_tokens(text) {
-                if is_mail_domain(text, at) || embedded && in_comment_line(text, at) {
-                    continue;
-                }
                 // Lower-cased only when it has capitals: most tokens are not hosts at all.
                 let host: Cow<'_, str> = if token.bytes().any(|b| b.is_ascii_uppercase()) {
                     Cow::Owned(token.to_ascii_lowercase())
@@ -421,6 +418,11 @@ pub fn find(
                 };
                 if targets.is_empty() && service.is_none() {
                     continue; // most tokens: no need to locate them
+                }
+                // After the lookups: most tokens name nothing, and these look back along
+                // the line.
+                if is_mail_domain(text, at) || embedded && in_comment_line(text, at) {
+                    continue;
                 }
                 let address_span = token_span(ws, value.object, value.node, text, at, token);
                 // In a block scalar, point at the address's own line, not at the `|`.
