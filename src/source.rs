@@ -53,9 +53,9 @@ impl SourceFile {
         self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
-    /// Line and column (1-based, column in chars) of a byte offset. O(log lines + line
-    /// length): rules call it once per finding, and a stream can hold hundreds of thousands
-    /// of findings.
+    /// Line and column (1-based, column in chars) of a byte offset. O(log lines), plus up
+    /// to a KB of counting on a long non-ASCII line: every node's position is worked out
+    /// here when asked, and a stream can hold hundreds of thousands of findings.
     pub fn pos_at(&self, offset: usize) -> crate::yaml::Pos {
         self.lines().pos(&self.text, offset)
     }

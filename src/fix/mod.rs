@@ -248,7 +248,9 @@ pub fn plan_round(
         ) else {
             continue;
         };
-        let errors_before = crate::yaml::load(&before.text, &limits).errors.len();
+        let errors_before = crate::yaml::load_file(before, &limits, &mut |doc| doc)
+            .errors
+            .len();
         if crate::yaml::load(&after, &limits).errors.len() > errors_before {
             eprintln!("lblint: not fixing {display}: the edits would break its YAML");
             continue;

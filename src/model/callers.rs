@@ -182,8 +182,9 @@ fn token_span(
     token: &str,
 ) -> Option<Span> {
     let source = ws.source(object);
-    let span = node.span();
-    let raw = span.slice(&source.text);
+    // Offsets only: lines and columns are worked out for the token alone.
+    let extent = node.extent();
+    let raw = extent.slice(&source.text);
     let inner_offset = if raw == value {
         0
     } else if raw.len() == value.len() + 2 && raw.get(1..raw.len() - 1) == Some(value) {
@@ -200,13 +201,13 @@ fn token_span(
             .map(|(i, _)| body + i)
             .find(|&i| raw[..i].ends_with([' ', '\n']))?;
         return Some(Span {
-            start: source.pos_at(span.start.offset + found + (at - line_start)),
-            end: source.pos_at(span.start.offset + found + (at - line_start) + token.len()),
+            start: source.pos_at(extent.start() + found + (at - line_start)),
+            end: source.pos_at(extent.start() + found + (at - line_start) + token.len()),
         });
     } else {
         return None;
     };
-    let start = span.start.offset + inner_offset + at;
+    let start = extent.start() + inner_offset + at;
     Some(Span {
         start: source.pos_at(start),
         end: source.pos_at(start + token.len()),

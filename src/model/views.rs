@@ -408,8 +408,8 @@ impl<T> Default for ByObject<T> {
     }
 }
 
-impl<'w, T> ByObject<T> {
-    fn build(ws: &'w Workspace, of: impl Fn(&'w Workspace, &'w Object) -> Option<T>) -> Self {
+impl<T> ByObject<T> {
+    fn build<'w>(ws: &'w Workspace, of: impl Fn(&'w Workspace, &'w Object) -> Option<T>) -> Self {
         ByObject(
             ws.objects
                 .iter()

@@ -21,8 +21,8 @@ pub fn replace_scalar(
 ) -> Option<Fix> {
     let value = node.as_str()?;
     let source = ws.source(object);
-    let span = node.span();
-    let raw = span.slice(&source.text);
+    let extent = node.extent();
+    let raw = extent.slice(&source.text);
     if raw.contains(['\n', '\r']) {
         return None;
     }
@@ -36,7 +36,7 @@ pub fn replace_scalar(
     } else {
         return None;
     };
-    let start = span.start.offset + inner;
+    let start = extent.start() + inner;
     let end = start + value.len();
     Some(Fix {
         description,
@@ -66,16 +66,16 @@ pub fn insert_entry_after(
     let source = ws.source(object);
     let text = source.text.as_str();
     // A flow mapping would need a comma and its own layout.
-    if mapping.span().slice(text).starts_with('{') {
+    if mapping.extent().slice(text).starts_with('{') {
         return None;
     }
-    let key_start = key.span().start.offset;
+    let key_start = key.extent().start();
     let indent = &text[crate::source::line_start(text, key_start)..key_start];
     if !indent.chars().all(|c| c == ' ') {
         return None;
     }
     let lines = source.lines();
-    let value_end = value.span().end.offset.max(key_start + 1);
+    let value_end = value.extent().end().max(key_start + 1);
     let line = lines.line_of(value_end - 1);
     let next = lines.start(line + 1)?;
     let break_len = if text[..next].ends_with("\r\n") { 2 } else { 1 };

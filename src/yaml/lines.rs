@@ -5,7 +5,7 @@ use super::{Pos, Span};
 
 /// Converts byte offsets to line/column with the crate's one [`crate::source::LineIndex`]
 /// (nodes keep offsets only; documents, comments and errors get lines and columns here).
-pub(super) struct LineIndex<'s> {
+pub(super) struct Positions<'s> {
     source: &'s str,
     index: &'s crate::source::LineIndex,
     /// Where the text the parser reads starts (a chunk of a split stream, at a line start):
@@ -13,10 +13,10 @@ pub(super) struct LineIndex<'s> {
     base: usize,
 }
 
-impl<'s> LineIndex<'s> {
+impl<'s> Positions<'s> {
     /// With the line index of `source` (a [`crate::source::SourceFile`] keeps it).
     pub(super) fn new(source: &'s str, index: &'s crate::source::LineIndex) -> Self {
-        LineIndex {
+        Positions {
             source,
             index,
             base: 0,
@@ -32,7 +32,7 @@ impl<'s> LineIndex<'s> {
         self.index.pos(self.source, offset)
     }
 
-    /// Byte offsets of a node, snapped to char boundaries as [`LineIndex::pos`] does.
+    /// Byte offsets of a node, snapped to char boundaries as [`Positions::pos`] does.
     pub(super) fn extent(&self, start: usize, end: usize) -> Extent {
         let start = crate::source::char_floor(self.source, start);
         Extent::new(

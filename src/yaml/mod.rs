@@ -1,9 +1,10 @@
 //! The only code that knows the YAML parser (granit-parser).
 //!
-//! Parser events become a span-annotated arena tree per document. Aliases stay
+//! Parser events become an arena tree per document, each node with its byte extent (lines
+//! and columns are worked out when asked, [`NodeRef::span`]). Aliases stay
 //! references to their anchor node (never copied), so alias bombs cost nothing.
 //! Plain scalars are resolved the way Kubernetes reads YAML (go-yaml v2, YAML 1.1),
-//! with the raw source text always reachable through the node's span.
+//! with the raw source text always reachable through the node's extent.
 
 mod budget;
 mod builder;

@@ -106,8 +106,8 @@ pub struct Entry {
 /// big stream has a hundred thousand collections, and an allocation each cost 2.5 MB.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Children {
-    pub start: u32,
-    pub len: u32,
+    start: u32,
+    len: u32,
 }
 
 impl Children {
@@ -218,7 +218,7 @@ impl Node {
         self.names.get_or_insert_with(Box::default).anchor = Some(name.into());
     }
 
-    /// A node of another kind with this one's span, tag and anchor.
+    /// A node of another kind with this one's extent, tag and anchor.
     fn with_kind(&self, kind: NodeKind) -> Node {
         Node {
             extent: self.extent,
@@ -276,11 +276,13 @@ impl Document {
 
     /// Items of a sequence of this document.
     pub fn items_of(&self, children: Children) -> &[NodeId] {
+        debug_assert!(children.range().end <= self.items.len(), "{children:?}");
         self.items.get(children.range()).unwrap_or(&[])
     }
 
     /// Entries of a mapping of this document.
     pub fn entries_of(&self, children: Children) -> &[Entry] {
+        debug_assert!(children.range().end <= self.entries.len(), "{children:?}");
         self.entries.get(children.range()).unwrap_or(&[])
     }
 
@@ -319,7 +321,7 @@ impl Document {
     }
 
     /// The document with its root mapping cut down to the entries whose key is in `keys`
-    /// (their subtrees whole, spans unchanged). Each node is copied at most once, so aliases
+    /// (their subtrees whole, extents unchanged). Each node is copied at most once, so aliases
     /// keep pointing at one copy and nothing is expanded.
     pub fn keep_top_level(self, keys: &[&str]) -> Document {
         let Some(root) = self.root else { return self };

@@ -49,8 +49,8 @@ fn check_value(
         return None;
     }
     let source = ws.source(object);
-    let written = value.span().slice(&source.text);
-    let raw = target.span().slice(&source.text);
+    let written = value.extent().slice(&source.text);
+    let raw = target.extent().slice(&source.text);
     // An alias stands for its anchor's text: say what that is.
     let alias = (target.id != value.id).then(|| target.node().anchor().unwrap_or("?"));
     let shown = match alias {

@@ -6,44 +6,29 @@
 
 use std::collections::HashMap;
 
-use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError, Tag};
+use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError};
 
 use super::budget;
 use super::events::{
-    drop_implicit_empty_root, find_block_indicator, find_duplicates, map_style, next_char_end,
-    resolve_scalar,
+    drop_implicit_empty_root, find_block_indicator, map_style, next_char_end, resolve_scalar,
 };
-use super::lines::LineIndex;
+use super::lines::Positions;
 use super::load::{DuplicateKey, Limits, LoadedFile, SyntaxError};
 use super::merge;
 
 mod charge;
+mod collections;
 mod comments;
 
 use super::tree::{
-    Children, Comment, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, Scalar, Style,
+    Children, Comment, Document, DocumentFile, Entry, NodeId, NodeKind, Scalar, Style,
 };
 use crate::source::SourceFile;
+use collections::Frame;
 pub(in crate::yaml) use comments::assign_leading_comments;
 
 /// After this many errors the file is hopeless; stop instead of reporting noise.
 pub(super) const MAX_ERRORS: usize = 100;
-
-enum FrameKind {
-    Seq,
-    Map { pending_key: Option<NodeId> },
-}
-
-/// An open collection.
-struct Frame {
-    id: NodeId,
-    kind: FrameKind,
-    flow: bool,
-    /// End of the last non-empty child, which is where a block collection ends.
-    last_end: usize,
-    /// Where its children start in `DocState::open_items` or `open_entries`.
-    first_child: usize,
-}
 
 struct DocState {
     doc: Document,
@@ -71,7 +56,7 @@ pub(super) struct Builder<'s, 'l, 'f> {
     file: &'s std::sync::Arc<SourceFile>,
     source: &'s str,
     limits: &'l Limits,
-    lines: LineIndex<'s>,
+    lines: Positions<'s>,
     out: LoadedFile,
     doc: Option<DocState>,
     doc_count: usize,
@@ -130,7 +115,7 @@ impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
         read: Chunk,
     ) -> Self {
         let source = file.text.as_str();
-        let mut lines = LineIndex::new(source, file.lines());
+        let mut lines = Positions::new(source, file.lines());
         lines.read_from(read.start);
         Builder {
             finish_document,
@@ -326,11 +311,17 @@ impl Builder<'_, '_, '_> {
             Event::DocumentStart(..) => {
                 let index = self.doc_count;
                 self.doc_count += 1;
+                // Every field written: `Document::default()` would allocate an empty file.
                 let doc = Document {
                     file: DocumentFile(self.file.clone()),
+                    nodes: Vec::new(),
+                    items: Vec::new(),
+                    entries: Vec::new(),
+                    root: None,
                     span: self.lines.span(start, end),
                     index,
-                    ..Document::default()
+                    leading_comments: Vec::new(),
+                    merged: HashMap::new(),
                 };
                 self.doc = Some(DocState {
                     doc,
@@ -456,133 +447,6 @@ impl Builder<'_, '_, '_> {
             _ => {}
         }
         Ok(())
-    }
-
-    fn open(
-        &mut self,
-        start: usize,
-        kind: NodeKind,
-        style: granit_parser::StructureStyle,
-        anchor: usize,
-        tag: Option<std::borrow::Cow<'_, Tag>>,
-    ) -> Result<(), Abort> {
-        let depth = self.doc.as_ref().map_or(0, |s| s.stack.len());
-        if depth >= self.limits.max_depth {
-            let msg = self.too_deep_message();
-            let end = next_char_end(self.source, start);
-            return Err(Abort::Document(self.error_at(start, end, msg)));
-        }
-        let flow = style == granit_parser::StructureStyle::Flow;
-        let is_seq = matches!(kind, NodeKind::Sequence(_));
-        let extent = self.lines.extent(start, start);
-        let id = self.add_node(extent, kind, tag.map(|t| t.original().into()), anchor)?;
-        if let Some(state) = &mut self.doc {
-            let (kind, first_child) = if is_seq {
-                (FrameKind::Seq, state.open_items.len())
-            } else {
-                (
-                    FrameKind::Map { pending_key: None },
-                    state.open_entries.len(),
-                )
-            };
-            state.stack.push(Frame {
-                id,
-                kind,
-                flow,
-                last_end: start,
-                first_child,
-            });
-        }
-        Ok(())
-    }
-
-    fn close(&mut self, end: usize) {
-        let Some(state) = &mut self.doc else { return };
-        let Some(frame) = state.stack.pop() else {
-            return;
-        };
-        // Flow collections end at their bracket; block ones at their last content char.
-        let end = if frame.flow { end } else { frame.last_end };
-        let doc = &mut state.doc;
-        let kind = match frame.kind {
-            FrameKind::Seq => {
-                let items = state.open_items.drain(frame.first_child..);
-                NodeKind::Sequence(Children::append(&mut doc.items, items))
-            }
-            FrameKind::Map { .. } => {
-                let entries = state.open_entries.drain(frame.first_child..);
-                NodeKind::Mapping(Children::append(&mut doc.entries, entries))
-            }
-        };
-        let node = &mut doc.nodes[frame.id.0 as usize];
-        node.kind = kind;
-        node.extent = self.lines.extent(node.extent.start(), end);
-        if matches!(frame.kind, FrameKind::Map { .. }) {
-            find_duplicates(doc, frame.id, &mut state.duplicates);
-        }
-        self.finish_node(end);
-    }
-
-    /// Record that a node ending at `end` is complete: parents grow to cover it.
-    fn finish_node(&mut self, end: usize) {
-        if let Some(state) = &mut self.doc {
-            if let Some(parent) = state.stack.last_mut() {
-                parent.last_end = parent.last_end.max(end);
-            }
-        }
-        self.last_node_end = self.last_node_end.max(end);
-    }
-
-    /// Allocate a node and link it into its parent (or as the root).
-    fn add_node(
-        &mut self,
-        extent: Extent,
-        kind: NodeKind,
-        tag: Option<Box<str>>,
-        anchor: usize,
-    ) -> Result<NodeId, Abort> {
-        if self.total_nodes >= self.limits.max_nodes {
-            let msg = format!(
-                "too many YAML nodes (more than {}); stopped loading this file",
-                self.limits.max_nodes
-            );
-            let end = next_char_end(self.source, extent.start());
-            return Err(Abort::File(self.error_at(extent.start(), end, msg)));
-        }
-        let Some(state) = &mut self.doc else {
-            // Content outside a document cannot happen with granit; ignore it.
-            return Ok(NodeId(u32::MAX));
-        };
-        let Ok(raw) = u32::try_from(state.doc.nodes.len()) else {
-            let msg = "document too large".to_string();
-            let at = extent.start();
-            return Err(Abort::File(self.error_at(at, at, msg)));
-        };
-        self.total_nodes += 1;
-        self.charge(budget::node_cost(&kind, tag.as_deref()))?;
-        let Some(state) = &mut self.doc else {
-            return Ok(NodeId(u32::MAX));
-        };
-        let id = NodeId(raw);
-        state.doc.nodes.push(Node::new(extent, kind, tag));
-        if anchor != 0 {
-            state.anchors.insert(anchor, id);
-        }
-        match state.stack.last_mut() {
-            None => {
-                if state.doc.root.is_none() {
-                    state.doc.root = Some(id);
-                }
-            }
-            Some(frame) => match &mut frame.kind {
-                FrameKind::Seq => state.open_items.push(id),
-                FrameKind::Map { pending_key } => match pending_key.take() {
-                    None => *pending_key = Some(id),
-                    Some(key) => state.open_entries.push(Entry { key, value: id }),
-                },
-            },
-        }
-        Ok(id)
     }
 
     /// Byte range of a scalar token. granit starts block scalars at their content and ends
