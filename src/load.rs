@@ -30,6 +30,15 @@ pub fn memory_budget(max_file_size: u64) -> u64 {
     max_file_size.saturating_mul(16)
 }
 
+/// Nodes one file may build: the loader's default (20 million), or one per 4 bytes of the
+/// file size limit when --max-file-size is raised past that. A 300 MB stream of manifests
+/// holds about 26 million nodes, and a user who admits such a file expects all of it read;
+/// the memory budget still bounds what its trees cost.
+pub fn max_nodes(max_file_size: u64) -> usize {
+    let by_size = usize::try_from(max_file_size / 4).unwrap_or(usize::MAX);
+    Limits::default().max_nodes.max(by_size)
+}
+
 /// Read and parse files on worker threads; results come back in input order.
 pub(crate) fn load_all(
     inputs: &[InputFile],
@@ -49,6 +58,7 @@ pub(crate) fn load_all(
     let threads = cores.min(inputs.len().max(1));
     let limits = Limits {
         budget: Some(Arc::new(MemoryBudget::new(memory_budget(max_size)))),
+        max_nodes: max_nodes(max_size),
         ..Limits::default()
     };
     if threads <= 1 {
@@ -416,6 +426,15 @@ fn braced_scalar_spans(doc: &yaml::Document, text: &str) -> Vec<(usize, usize)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The node limit follows a raised --max-file-size, never below the loader's default.
+    #[test]
+    fn the_node_limit_grows_with_the_file_size_limit() {
+        assert_eq!(max_nodes(64 << 20), 20_000_000);
+        assert_eq!(max_nodes(0), 20_000_000);
+        assert_eq!(max_nodes(400_000_000), 100_000_000);
+        assert_eq!(max_nodes(u64::MAX), usize::try_from(u64::MAX / 4).unwrap());
+    }
 
     fn skipped_reason(loaded: &Loaded) -> &str {
         assert!(loaded.file.is_none());
