@@ -103,7 +103,7 @@ pub struct Entry {
 
 /// A collection's children: `len` of them from `start` in its document's `items` (a
 /// sequence) or `entries` (a mapping). One array per document, not one per collection: a
-/// big stream has a hundred thousand collections, and an allocation each cost 2.5 MB.
+/// big stream has a hundred thousand collections, and an allocation each cost about 2 MB.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Children {
     start: u32,
