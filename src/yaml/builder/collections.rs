@@ -36,7 +36,7 @@ impl Builder<'_, '_, '_> {
         let depth = self.doc.as_ref().map_or(0, |s| s.stack.len());
         if depth >= self.limits.max_depth {
             let msg = self.too_deep_message();
-            let end = next_char_end(self.source, start);
+            let end = next_char_end(self.source(), start);
             return Err(Abort::Document(self.error_at(start, end, msg)));
         }
         let flow = style == granit_parser::StructureStyle::Flow;
@@ -113,7 +113,7 @@ impl Builder<'_, '_, '_> {
                 "too many YAML nodes (more than {}); stopped loading this file",
                 self.limits.max_nodes
             );
-            let end = next_char_end(self.source, extent.start());
+            let end = next_char_end(self.source(), extent.start());
             return Err(Abort::File(self.error_at(extent.start(), end, msg)));
         }
         let Some(state) = &mut self.doc else {

@@ -54,7 +54,6 @@ pub(super) struct Builder<'s, 'l, 'f> {
     finish_document: &'f mut dyn FnMut(Document) -> Document,
     /// The file the documents keep, to resolve their nodes' offsets.
     file: &'s std::sync::Arc<SourceFile>,
-    source: &'s str,
     limits: &'l Limits,
     lines: Positions<'s>,
     out: LoadedFile,
@@ -114,13 +113,11 @@ impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
         finish_document: &'f mut dyn FnMut(Document) -> Document,
         read: Chunk,
     ) -> Self {
-        let source = file.text.as_str();
-        let mut lines = Positions::new(source, file.lines());
+        let mut lines = Positions::new(&file.text, file.lines());
         lines.read_from(read.start);
         Builder {
             finish_document,
             file,
-            source,
             limits,
             lines,
             out: LoadedFile::default(),
@@ -137,6 +134,11 @@ impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
             reached_stop: false,
             cut_short: false,
         }
+    }
+
+    /// The whole text of the file (a chunk's parser reads `read.start..read.end` of it).
+    fn source(&self) -> &'s str {
+        &self.file.text
     }
 }
 
@@ -166,7 +168,7 @@ impl Builder<'_, '_, '_> {
     }
 
     pub(super) fn run(&mut self) {
-        let text = &self.source[self.read.start..self.read.end];
+        let text = &self.source()[self.read.start..self.read.end];
         let mut parser = Parser::new_from_str_with_options(text, self.options());
         loop {
             if self.out.errors.len() >= MAX_ERRORS {
@@ -211,7 +213,7 @@ impl Builder<'_, '_, '_> {
     }
 
     pub(super) fn finish(self) -> LoadedFile {
-        let source_len = self.source.len();
+        let source_len = self.source().len();
         let mut part = self.finish_part();
         assign_leading_comments(&mut part.out, &part.comment_floors, source_len);
         part.out
@@ -256,10 +258,10 @@ impl Builder<'_, '_, '_> {
     fn scan_error(&mut self, err: &ScanError) -> SyntaxError {
         let off = self.lines.marker_offset(err.marker());
         let mut message = err.info();
-        let mut end = next_char_end(self.source, off);
+        let mut end = next_char_end(self.source(), off);
         if matches!(err.kind(), ErrorKind::UnknownAnchor) {
             // granit only says "found unknown anchor"; name the alias.
-            let rest = self.source.get(off..).unwrap_or("");
+            let rest = self.source().get(off..).unwrap_or("");
             if let Some(name) = rest.strip_prefix('*') {
                 let len = name
                     .find(|c: char| c.is_whitespace() || ",[]{}".contains(c))
@@ -469,11 +471,11 @@ impl Builder<'_, '_, '_> {
                 from = from.max(tag_end);
             }
         }
-        let indicator = find_block_indicator(self.source, from, start);
+        let indicator = find_block_indicator(self.source(), from, start);
         let Some(begin) = indicator else {
             return (start, end);
         };
-        let bytes = self.source.as_bytes();
+        let bytes = self.source().as_bytes();
         let mut stop = end.min(bytes.len());
         while stop > begin + 1 && matches!(bytes[stop - 1], b' ' | b'\t' | b'\r' | b'\n') {
             stop -= 1;
