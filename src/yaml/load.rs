@@ -131,5 +131,32 @@ pub fn load_file(
     };
     let mut builder = Builder::new(file, limits, finish, whole);
     builder.run();
+    if !builder.needs_granit() {
+        return builder.finish();
+    }
+    // Rare (see `builder/hybrid.rs`): `finish` sees some documents a second time.
+    builder.abandon();
+    let mut builder = Builder::new(file, limits, finish, whole);
+    builder.granit_only();
+    builder.run();
+    builder.finish()
+}
+
+/// granit alone, without the fast path: what the fast path is checked against (tests and
+/// the `fast` fuzz target).
+#[doc(hidden)]
+pub fn load_granit_only(
+    file: &std::sync::Arc<crate::source::SourceFile>,
+    limits: &Limits,
+) -> LoadedFile {
+    let whole = super::builder::Chunk {
+        start: 0,
+        end: file.text.len(),
+        stop_at: None,
+    };
+    let mut finish = |doc| doc;
+    let mut builder = Builder::new(file, limits, &mut finish, whole);
+    builder.granit_only();
+    builder.run();
     builder.finish()
 }

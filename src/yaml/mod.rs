@@ -9,6 +9,7 @@
 mod budget;
 mod builder;
 mod events;
+mod fast;
 mod lines;
 mod load;
 mod merge;
@@ -17,7 +18,9 @@ mod split;
 mod tree;
 
 pub use budget::MemoryBudget;
-pub use load::{load, load_file, load_with, DuplicateKey, Limits, LoadedFile, SyntaxError};
+pub use load::{
+    load, load_file, load_granit_only, load_with, DuplicateKey, Limits, LoadedFile, SyntaxError,
+};
 pub use merge::TooComplex;
 pub use resolve::resolve_plain;
 pub use split::{load_split, Split};

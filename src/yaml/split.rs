@@ -75,16 +75,8 @@ fn try_split<S: Default + Send>(
             }
         })
         .collect();
-    let parse = |chunk: Chunk| {
-        crate::guard::catch(|| {
-            let mut state = S::default();
-            let mut finish_one = |doc| finish(doc, &mut state);
-            let mut builder = Builder::new(file, limits, &mut finish_one, chunk);
-            builder.run();
-            (builder.finish_part(), state)
-        })
-        .ok()
-    };
+    let parse =
+        |chunk: Chunk| crate::guard::catch(|| parse_chunk(file, limits, chunk, finish)).ok();
     let parts: Vec<Option<(Part, S)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = chunks[1..]
             .iter()
@@ -102,9 +94,43 @@ fn one_thread<S: Default>(
     limits: &Limits,
     finish: &(dyn Fn(Document, &mut S) -> Document + Sync),
 ) -> (LoadedFile, Vec<S>) {
-    let mut state = S::default();
-    let loaded = super::load_file(file, limits, &mut |doc| finish(doc, &mut state));
+    let whole = Chunk {
+        start: 0,
+        end: file.text.len(),
+        stop_at: None,
+    };
+    let (part, state) = parse_chunk(file, limits, whole, finish);
+    let mut loaded = part.out;
+    assign_leading_comments(&mut loaded, &part.comment_floors, file.text.len());
     (loaded, vec![state])
+}
+
+/// One chunk, read by the fast path and granit, or by granit alone when the builder asks
+/// for it (each attempt with a fresh state, so `finish` sees each document once).
+fn parse_chunk<S: Default>(
+    file: &Arc<SourceFile>,
+    limits: &Limits,
+    chunk: Chunk,
+    finish: &(dyn Fn(Document, &mut S) -> Document + Sync),
+) -> (Part, S) {
+    let attempt = |fast: bool| {
+        let mut state = S::default();
+        let mut finish_one = |doc| finish(doc, &mut state);
+        let mut builder = Builder::new(file, limits, &mut finish_one, chunk);
+        if !fast {
+            builder.granit_only();
+        }
+        builder.run();
+        if builder.needs_granit() {
+            builder.abandon();
+            return None;
+        }
+        let part = builder.finish_part();
+        Some((part, state))
+    };
+    attempt(true)
+        .or_else(|| attempt(false))
+        .unwrap_or_else(|| unreachable!("granit alone never asks to be run again"))
 }
 
 /// Candidate cuts: the first `---` line start at or after each equal share of the text.
@@ -115,20 +141,23 @@ fn cuts(source: &str, threads: usize, min_chunk: usize) -> Vec<usize> {
     if parts < 2 || bytes.first() == Some(&b'%') || memchr::memmem::find(bytes, b"\n%").is_some() {
         return Vec::new();
     }
-    let finder = memchr::memmem::Finder::new(b"\n---");
     let mut cuts: Vec<usize> = Vec::new();
     for share in 1..parts {
         let from = (bytes.len() / parts * share).max(cuts.last().map_or(0, |&c| c));
-        let found = finder
-            .find_iter(&bytes[from..])
-            .map(|at| from + at + 1)
-            .find(|&at| matches!(bytes.get(at + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n')));
-        match found {
+        match next_marker_line(bytes, from) {
             Some(at) if at < bytes.len() && cuts.last() != Some(&at) => cuts.push(at),
             _ => {}
         }
     }
     cuts
+}
+
+/// The first `---` line (a candidate document start) that starts after `from`.
+pub(super) fn next_marker_line(bytes: &[u8], from: usize) -> Option<usize> {
+    let from = from.min(bytes.len());
+    memchr::memmem::find_iter(&bytes[from..], b"\n---")
+        .map(|at| from + at + 1)
+        .find(|&at| matches!(bytes.get(at + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n')))
 }
 
 /// The chunks' results as one file's, or `None` when the one-thread parse could differ.

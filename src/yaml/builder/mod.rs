@@ -19,6 +19,7 @@ use super::merge;
 mod charge;
 mod collections;
 mod comments;
+mod hybrid;
 
 use super::tree::{
     Children, Comment, Document, DocumentFile, Entry, NodeId, NodeKind, Scalar, Style,
@@ -78,6 +79,11 @@ pub(super) struct Builder<'s, 'l, 'f> {
     reached_stop: bool,
     /// Loading stopped before the end of the text (too many errors or nodes).
     cut_short: bool,
+    /// Documents in the fast subset are read by [`crate::yaml::fast`] (see `hybrid.rs`).
+    use_fast: bool,
+    /// The fast path met a case where its result could differ from granit's: the text must
+    /// be parsed again by granit alone.
+    needs_granit: bool,
 }
 
 /// The text one builder parses: `start..end` of the source. A chunk of a split stream also
@@ -133,6 +139,8 @@ impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
             read,
             reached_stop: false,
             cut_short: false,
+            use_fast: true,
+            needs_granit: false,
         }
     }
 
@@ -167,7 +175,9 @@ impl Builder<'_, '_, '_> {
         o
     }
 
-    pub(super) fn run(&mut self) {
+    /// Parse `self.read` with granit alone.
+    fn run_granit(&mut self) {
+        self.lines.read_from(self.read.start);
         let text = &self.source()[self.read.start..self.read.end];
         let mut parser = Parser::new_from_str_with_options(text, self.options());
         loop {
@@ -298,6 +308,21 @@ impl Builder<'_, '_, '_> {
     fn event(&mut self, event: Event<'_>, span: granit_parser::Span) -> Result<(), Abort> {
         let start = self.lines.marker_offset(&span.start);
         let end = self.lines.marker_offset(&span.end).max(start);
+        let tag_end = span
+            .tag_span()
+            .map(|tag| self.lines.marker_offset(&tag.end));
+        self.event_at(event, start, end, tag_end)
+    }
+
+    /// One event, its source text at `start..end` (and where its tag ends, if it has one):
+    /// from granit, or from the fast path, which gives offsets directly.
+    fn event_at(
+        &mut self,
+        event: Event<'_>,
+        start: usize,
+        end: usize,
+        tag_end: Option<usize>,
+    ) -> Result<(), Abort> {
         let prev_end = self.last_event_end;
         match event {
             Event::StreamStart | Event::StreamEnd => {}
@@ -408,7 +433,7 @@ impl Builder<'_, '_, '_> {
                 self.finish_node(end);
             }
             Event::Scalar(value, style, anchor, tag) => {
-                let (start, end) = self.scalar_extent(style, start, end, prev_end, &span);
+                let (start, end) = self.scalar_extent(style, start, end, prev_end, tag_end);
                 let plain_empty = style == ScalarStyle::Plain && start == end;
                 let value = if plain_empty && tag.is_none() && value == "~" {
                     // granit spells an omitted value `~`; the source has nothing there.
@@ -459,14 +484,13 @@ impl Builder<'_, '_, '_> {
         start: usize,
         end: usize,
         prev_end: usize,
-        span: &granit_parser::Span,
+        tag_end: Option<usize>,
     ) -> (usize, usize) {
         if !matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
             return (start, end);
         }
         let mut from = prev_end.min(start);
-        if let Some(tag) = span.tag_span() {
-            let tag_end = self.lines.marker_offset(&tag.end);
+        if let Some(tag_end) = tag_end {
             if tag_end <= start {
                 from = from.max(tag_end);
             }

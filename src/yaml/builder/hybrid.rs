@@ -1,0 +1,129 @@
+//! The builder's reading loop (issue 16): each document is read by the fast path when it
+//! can, and by granit when it cannot.
+//!
+//! granit takes over at the start of a document the fast path gives up on, and hands back
+//! at the next `---` line it confirms as a document start: the same test that lets a stream
+//! be split between threads (`split.rs`), for the same reason. When granit does not confirm
+//! that line, or a limit stops loading in a document the fast path read, the builder asks
+//! to be run again with granit alone ([`Builder::needs_granit`]): the result is always what
+//! granit alone gives.
+
+use super::{Abort, Builder, Chunk};
+use crate::yaml::fast::{Doc, FastParser, Spanned};
+use crate::yaml::split::next_marker_line;
+
+impl Builder<'_, '_, '_> {
+    /// Read granit's part only (the fallback, and what the fast path is checked against).
+    pub(in crate::yaml) fn granit_only(&mut self) {
+        self.use_fast = false;
+    }
+
+    /// The result may differ from granit's: drop it ([`Builder::abandon`]) and parse again
+    /// with [`Builder::granit_only`].
+    pub(in crate::yaml) fn needs_granit(&self) -> bool {
+        self.needs_granit
+    }
+
+    /// Give back what this builder holds of the memory budget (its result is not used).
+    pub(in crate::yaml) fn abandon(mut self) {
+        self.drop_over_budget();
+    }
+
+    pub(in crate::yaml) fn run(&mut self) {
+        // Below the fast path's own depth limit, the configured one could stop a document
+        // it reads: leave such runs to granit.
+        // Directives (`%TAG`) reach across a `---` line, where granit hands back.
+        let chunk = self.read;
+        let text = &self.source().as_bytes()[chunk.start..chunk.end];
+        let directives =
+            text.first() == Some(&b'%') || memchr::memmem::find(text, b"\n%").is_some();
+        if !self.use_fast || directives || self.limits.max_depth <= crate::yaml::fast::MAX_DEPTH {
+            return self.run_granit();
+        }
+        let mut fast = FastParser::new(self.source(), chunk.end);
+        let mut at = chunk.start;
+        loop {
+            if self.out.errors.len() >= super::MAX_ERRORS {
+                self.cut_short = true;
+                return;
+            }
+            if chunk.stop_at == Some(at) {
+                self.reached_stop = true;
+                return;
+            }
+            match fast.document(at) {
+                Doc::End => {
+                    self.replay(&mut fast.events);
+                    return;
+                }
+                Doc::Parsed { next } => {
+                    if !self.replay(&mut fast.events) {
+                        return;
+                    }
+                    at = next;
+                }
+                Doc::Unsupported => match self.granit_from(at, chunk) {
+                    Some(next) => at = next,
+                    None => return,
+                },
+            }
+        }
+    }
+
+    /// Build the fast path's events; false when loading must stop.
+    fn replay(&mut self, events: &mut Vec<Spanned<'_>>) -> bool {
+        for Spanned { event, start, end } in events.drain(..) {
+            match self.event_at(event, start, end, None) {
+                Ok(()) => {}
+                Err(Abort::Budget) => {
+                    self.doc = None;
+                    self.drop_over_budget();
+                    return false;
+                }
+                // granit may not have emitted the same comments before stopping.
+                Err(Abort::File(_) | Abort::Document(_)) => {
+                    self.needs_granit = true;
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// granit parses from the document start `at` to the next `---` line and confirms it;
+    /// returns that line, or `None` when loading is over (end of the chunk, a limit, or an
+    /// unconfirmed line that asks for granit alone).
+    fn granit_from(&mut self, at: usize, chunk: Chunk) -> Option<usize> {
+        let bytes = self.source().as_bytes();
+        let next = next_marker_line(&bytes[..chunk.end], at + 1)
+            .filter(|&line| chunk.stop_at.is_none_or(|stop| line < stop));
+        let part = match next {
+            Some(line) => Chunk {
+                start: at,
+                end: memchr::memchr(b'\n', &bytes[line..chunk.end])
+                    .map_or(chunk.end, |n| line + n + 1),
+                stop_at: Some(line),
+            },
+            None => Chunk { start: at, ..chunk },
+        };
+        self.read = part;
+        self.run_granit();
+        self.read = chunk;
+        let reached = std::mem::take(&mut self.reached_stop);
+        if self.cut_short || self.out.over_budget.is_some() {
+            return None;
+        }
+        match next {
+            Some(line) if reached => Some(line),
+            Some(_) => {
+                self.needs_granit = true;
+                None
+            }
+            // granit read the rest of the chunk, up to its own stop.
+            None => {
+                self.reached_stop = reached;
+                None
+            }
+        }
+    }
+}

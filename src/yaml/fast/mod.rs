@@ -1,0 +1,497 @@
+//! A fast path for the block-style YAML that manifests are written in (issue 16).
+//!
+//! granit-parser is general and careful, and most of a large stream's run was spent in it.
+//! Nearly every manifest uses a small part of YAML: block mappings and sequences, one-line
+//! plain and quoted scalars, literal and folded block scalars, one-line flow collections,
+//! comments and `---` lines. This parser reads one document of that subset and produces the
+//! very events, with the same offsets, that granit produces for it. At anything else (a tag,
+//! an anchor, a multi-line plain or quoted scalar, a tab, an error...) it gives up on the
+//! document, and granit parses it: the fast path never decides what a document means when
+//! it is unsure, and never reports an error. `fuzz/fuzz_targets/fast.rs` and the tests check
+//! that a stream loads the same with and without it.
+
+use std::borrow::Cow;
+
+use granit_parser::{Event, Placement, ScalarStyle, StructureStyle};
+
+mod printable;
+mod scalars;
+#[cfg(test)]
+mod tests;
+
+/// An event and the byte offsets of its source text.
+#[derive(Debug)]
+pub(in crate::yaml) struct Spanned<'s> {
+    pub(in crate::yaml) event: Event<'s>,
+    pub(in crate::yaml) start: usize,
+    pub(in crate::yaml) end: usize,
+}
+
+/// What reading one document gave.
+#[derive(Debug, PartialEq)]
+pub(in crate::yaml) enum Doc {
+    /// Only comments (or nothing) before the end of the text.
+    End,
+    /// A document; the next one starts at `next` (a `---` line, or the end of the text).
+    Parsed { next: usize },
+    /// Outside the subset: granit must parse this document.
+    Unsupported,
+}
+
+/// The document uses something the fast path does not read; where in this module that was
+/// found (to see, when tuning, what sends documents to granit).
+#[derive(Debug)]
+pub(super) struct Unsupported(
+    #[cfg_attr(not(test), allow(dead_code))] pub(super) &'static std::panic::Location<'static>,
+);
+
+#[track_caller]
+pub(super) fn unsupported() -> Unsupported {
+    Unsupported(std::panic::Location::caller())
+}
+pub(super) type Fast<T> = Result<T, Unsupported>;
+
+/// Deeper documents go to granit (which also enforces the configured limit).
+pub(in crate::yaml) const MAX_DEPTH: usize = 64;
+
+/// Where the next line with content is.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Line {
+    /// A token at byte `at`, in column `col` of its line.
+    Content {
+        at: usize,
+        col: usize,
+    },
+    /// A `---` line starting at this byte.
+    Marker(usize),
+    Eof,
+}
+
+/// The context a node is read in.
+#[derive(Clone, Copy)]
+struct Place {
+    /// Indentation of the enclosing block collection (`None` for the root).
+    parent: Option<usize>,
+    /// After `key: ` on the same line, where a block collection cannot start.
+    after_key: bool,
+}
+
+pub(in crate::yaml) struct FastParser<'s> {
+    src: &'s str,
+    bytes: &'s [u8],
+    /// End of the text the parser reads (a chunk of a split stream ends early).
+    end: usize,
+    /// The events of the document read last.
+    pub(in crate::yaml) events: Vec<Spanned<'s>>,
+    depth: usize,
+}
+
+impl<'s> FastParser<'s> {
+    pub(in crate::yaml) fn new(src: &'s str, end: usize) -> Self {
+        FastParser {
+            src,
+            bytes: src.as_bytes(),
+            end: end.min(src.len()),
+            events: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    /// Read the document that starts at `at` (the start of the text, or of a `---` line)
+    /// into [`FastParser::events`].
+    pub(in crate::yaml) fn document(&mut self, at: usize) -> Doc {
+        self.events.clear();
+        self.depth = 0;
+        match self.read_document(at) {
+            Ok(None) => Doc::End,
+            Ok(Some(next)) if printable::all_printable(&self.src[at..next]) => Doc::Parsed { next },
+            Ok(Some(_)) | Err(_) => {
+                self.events.clear();
+                Doc::Unsupported
+            }
+        }
+    }
+
+    fn read_document(&mut self, at: usize) -> Fast<Option<usize>> {
+        let (first, col) = match self.skip_to_content(at)? {
+            Line::Eof => return Ok(None),
+            Line::Marker(m) => {
+                self.push(Event::DocumentStart(true, None), m, m + 3);
+                let after = self.rest_of_line(m + 3)?;
+                let next = match self.skip_to_content(after)? {
+                    Line::Content { at, col } => Err((at, col)),
+                    Line::Marker(next) => Ok(next),
+                    Line::Eof => Ok(self.end),
+                };
+                match next {
+                    Err(content) => content,
+                    Ok(next) => {
+                        // An empty document: granit places its null and its end after `---`.
+                        self.push(null(), m + 3, m + 3);
+                        self.push(Event::DocumentEnd, m + 3, m + 3);
+                        return Ok(Some(next));
+                    }
+                }
+            }
+            // An implicit document only opens the stream, at the margin.
+            Line::Content { at: first, col } => {
+                if at != 0 || col != 0 || self.bytes[first] == b'%' {
+                    return Err(unsupported());
+                }
+                self.push(Event::DocumentStart(false, None), first, first);
+                (first, col)
+            }
+        };
+        let root = Place {
+            parent: None,
+            after_key: false,
+        };
+        let root_event = self.events.len();
+        let after = self.node(first, col, root)?;
+        // granit ends a document whose root is a scalar or a flow collection right after
+        // it, and one whose root is a block collection at the next `---`: only the latter
+        // are read here (the others are rare in manifests).
+        if !matches!(
+            self.events[root_event].event,
+            Event::MappingStart(StructureStyle::Block, ..)
+                | Event::SequenceStart(StructureStyle::Block, ..)
+        ) {
+            return Err(unsupported());
+        }
+        let end = match after {
+            Line::Marker(m) => m,
+            Line::Eof => self.end,
+            // More content after a root scalar continues it (or is an error).
+            Line::Content { .. } => return Err(unsupported()),
+        };
+        self.push(Event::DocumentEnd, end, end);
+        Ok(Some(end))
+    }
+
+    fn push(&mut self, event: Event<'s>, start: usize, end: usize) {
+        self.events.push(Spanned { event, start, end });
+    }
+
+    fn enter(&mut self) -> Fast<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(unsupported());
+        }
+        Ok(())
+    }
+
+    /// From the start of a line, past blank and comment lines (pushing the comments).
+    pub(super) fn skip_to_content(&mut self, mut p: usize) -> Fast<Line> {
+        let b = self.bytes;
+        loop {
+            if p >= self.end {
+                return Ok(Line::Eof);
+            }
+            let mut q = p;
+            while q < self.end && b[q] == b' ' {
+                q += 1;
+            }
+            if q >= self.end {
+                return Err(unsupported());
+            }
+            match b[q] {
+                b'\n' => p = q + 1,
+                b'#' => p = self.comment(q),
+                b'\t' => return Err(unsupported()),
+                _ if q == p && self.starts_marker(p, b"---") => return Ok(Line::Marker(p)),
+                _ if q == p && self.starts_marker(p, b"...") => return Err(unsupported()),
+                _ => return Ok(Line::Content { at: q, col: q - p }),
+            }
+        }
+    }
+
+    fn starts_marker(&self, p: usize, marker: &[u8]) -> bool {
+        self.bytes[p..self.end].starts_with(marker)
+            && matches!(
+                self.bytes.get(p + 3),
+                None | Some(b' ' | b'\t' | b'\r' | b'\n')
+            )
+    }
+
+    /// The comment at `at` (a `#`); returns the start of the next line.
+    fn comment(&mut self, at: usize) -> usize {
+        let eol = self.line_end(at);
+        let text = &self.src[at + 1..eol];
+        self.push(
+            Event::Comment(Cow::Borrowed(text), Placement::Free),
+            at,
+            eol,
+        );
+        (eol + 1).min(self.end)
+    }
+
+    /// End of the line `at` is on (its `\n`, or the end of the text).
+    pub(super) fn line_end(&self, at: usize) -> usize {
+        memchr::memchr(b'\n', &self.bytes[at..self.end]).map_or(self.end, |n| at + n)
+    }
+
+    /// After a token: spaces, then a comment or the line's end. Returns the next line start.
+    pub(super) fn rest_of_line(&mut self, from: usize) -> Fast<usize> {
+        let b = self.bytes;
+        let mut p = from;
+        while p < self.end && b[p] == b' ' {
+            p += 1;
+        }
+        if p >= self.end {
+            return Ok(self.end);
+        }
+        match b[p] {
+            b'\n' => Ok(p + 1),
+            b'#' if p > from => Ok(self.comment(p)),
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// Whether `at` holds a `-` that starts a block sequence entry.
+    fn is_dash(&self, at: usize) -> bool {
+        self.bytes[at] == b'-' && (at + 1 >= self.end || matches!(self.bytes[at + 1], b' ' | b'\n'))
+    }
+
+    /// Any node at `at` (column `col`); returns the next line with content after it.
+    fn node(&mut self, at: usize, col: usize, place: Place) -> Fast<Line> {
+        let b = self.bytes;
+        match b[at] {
+            b'-' if self.is_dash(at) => {
+                if place.after_key {
+                    return Err(unsupported());
+                }
+                self.sequence(at, col, false)
+            }
+            b'|' | b'>' => {
+                let next = self.block_scalar(at, place.parent)?;
+                self.skip_to_content(next)
+            }
+            b'[' | b'{' => {
+                let after = self.flow(at)?;
+                let next = self.rest_of_line(after)?;
+                self.skip_to_content(next)
+            }
+            b'"' | b'\'' => {
+                let (value, end) = self.quoted(at)?;
+                if self.is_colon(end) {
+                    if place.after_key {
+                        return Err(unsupported());
+                    }
+                    return self.mapping(at, col);
+                }
+                self.push(scalar(value, quote_style(b[at])), at, end);
+                let next = self.rest_of_line(end)?;
+                self.skip_to_content(next)
+            }
+            c if starts_plain(c, b.get(at + 1).copied()) => {
+                let plain = self.plain(at)?;
+                if plain.colon {
+                    if place.after_key {
+                        return Err(unsupported());
+                    }
+                    return self.mapping(at, col);
+                }
+                let text = &self.src[at..plain.text_end];
+                self.push(
+                    scalar(Cow::Borrowed(text), ScalarStyle::Plain),
+                    at,
+                    plain.text_end,
+                );
+                let next = self.rest_of_line(plain.text_end)?;
+                self.skip_to_content(next)
+            }
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// `:` at `at`, followed by a space or the line's end: a key ends before it.
+    fn is_colon(&self, at: usize) -> bool {
+        at < self.end
+            && self.bytes[at] == b':'
+            && matches!(self.bytes.get(at + 1), None | Some(b' ' | b'\n'))
+    }
+
+    /// A block mapping whose first key is at `at`, in column `indent`.
+    fn mapping(&mut self, at: usize, indent: usize) -> Fast<Line> {
+        self.enter()?;
+        self.push(Event::MappingStart(StructureStyle::Block, 0, None), at, at);
+        let mut key = at;
+        loop {
+            let colon = self.key(key)?;
+            let value_at = colon + 1;
+            let mut v = value_at;
+            while v < self.end && self.bytes[v] == b' ' {
+                v += 1;
+            }
+            let own_line = v >= self.end || matches!(self.bytes[v], b'\n' | b'#');
+            let next = if own_line {
+                let next_line = self.rest_of_line(value_at)?;
+                match self.skip_to_content(next_line)? {
+                    Line::Content { at, col } if col > indent => self.node(
+                        at,
+                        col,
+                        Place {
+                            parent: Some(indent),
+                            after_key: false,
+                        },
+                    )?,
+                    Line::Content { at, col } if col == indent && self.is_dash(at) => {
+                        self.sequence(at, col, true)?
+                    }
+                    line => {
+                        // granit places an omitted value at its key's colon.
+                        self.push(null(), colon, colon);
+                        line
+                    }
+                }
+            } else {
+                let col = indent + (v - key);
+                let place = Place {
+                    parent: Some(indent),
+                    after_key: true,
+                };
+                self.node(v, col, place)?
+            };
+            match next {
+                Line::Content { at, col } if col == indent && !self.is_dash(at) => key = at,
+                Line::Content { col, .. } if col >= indent => return Err(unsupported()),
+                line => return Ok(self.close(Event::MappingEnd, line)),
+            }
+        }
+    }
+
+    /// A key at `at` and its `:`: pushes the key, returns the colon's offset.
+    fn key(&mut self, at: usize) -> Fast<usize> {
+        let b = self.bytes;
+        match b[at] {
+            b'"' | b'\'' => {
+                let (value, end) = self.quoted(at)?;
+                if !self.is_colon(end) {
+                    return Err(unsupported());
+                }
+                self.push(scalar(value, quote_style(b[at])), at, end);
+                Ok(end)
+            }
+            c if starts_plain(c, b.get(at + 1).copied()) && !self.is_dash(at) => {
+                let plain = self.plain(at)?;
+                if !plain.colon {
+                    return Err(unsupported());
+                }
+                let text = &self.src[at..plain.text_end];
+                self.push(
+                    scalar(Cow::Borrowed(text), ScalarStyle::Plain),
+                    at,
+                    plain.text_end,
+                );
+                Ok(plain.stop)
+            }
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// A block sequence whose first `-` is at `at`, in column `indent`. An indentless one
+    /// (`key:` then `- item` at the key's column) ends at the next line without a `-`.
+    fn sequence(&mut self, at: usize, indent: usize, indentless: bool) -> Fast<Line> {
+        self.enter()?;
+        let mut dash = at;
+        let mut first = true;
+        loop {
+            let mut v = dash + 1;
+            while v < self.end && self.bytes[v] == b' ' {
+                v += 1;
+            }
+            let own_line = v >= self.end || matches!(self.bytes[v], b'\n' | b'#');
+            if first {
+                // granit starts an indentless sequence at its first entry's content.
+                let start = match (indentless, own_line) {
+                    (false, _) => dash,
+                    (true, false) => v,
+                    (true, true) => return Err(unsupported()),
+                };
+                self.push(
+                    Event::SequenceStart(StructureStyle::Block, 0, None),
+                    start,
+                    start,
+                );
+                first = false;
+            }
+            let next = if own_line {
+                let next_line = self.rest_of_line(dash + 1)?;
+                match self.skip_to_content(next_line)? {
+                    Line::Content { at, col } if col > indent => self.node(
+                        at,
+                        col,
+                        Place {
+                            parent: Some(indent),
+                            after_key: false,
+                        },
+                    )?,
+                    line => {
+                        // granit places an empty entry at the end of its `-` line.
+                        let eol = self.line_end(dash);
+                        self.push(null(), eol, eol);
+                        line
+                    }
+                }
+            } else {
+                let col = indent + (v - dash);
+                let place = Place {
+                    parent: Some(indent),
+                    after_key: false,
+                };
+                self.node(v, col, place)?
+            };
+            match next {
+                Line::Content { at, col } if col == indent && self.is_dash(at) => dash = at,
+                Line::Content { col, .. } if col == indent && indentless => {
+                    return Ok(self.close(Event::SequenceEnd, next))
+                }
+                Line::Content { col, .. } if col >= indent => return Err(unsupported()),
+                line => return Ok(self.close(Event::SequenceEnd, line)),
+            }
+        }
+    }
+
+    /// Close a block collection where the next token (or the end) is.
+    fn close(&mut self, event: Event<'s>, next: Line) -> Line {
+        let at = match next {
+            Line::Content { at, .. } | Line::Marker(at) => at,
+            Line::Eof => self.end,
+        };
+        self.push(event, at, at);
+        self.depth -= 1;
+        next
+    }
+}
+
+/// granit's null for an omitted value.
+fn null<'s>() -> Event<'s> {
+    scalar(Cow::Borrowed("~"), ScalarStyle::Plain)
+}
+
+fn scalar(value: Cow<'_, str>, style: ScalarStyle) -> Event<'_> {
+    Event::Scalar(value, style, 0, None)
+}
+
+fn quote_style(quote: u8) -> ScalarStyle {
+    if quote == b'"' {
+        ScalarStyle::DoubleQuoted
+    } else {
+        ScalarStyle::SingleQuoted
+    }
+}
+
+/// Whether a plain scalar may start with `c` (followed by `next`) in the fast subset: no
+/// indicator, and `-` only when it is not an entry (`-1`, `--flag`).
+fn starts_plain(c: u8, next: Option<u8>) -> bool {
+    match c {
+        // granit also rejects `-` before a flow indicator.
+        b'-' => !matches!(
+            next,
+            None | Some(b' ' | b'\n' | b',' | b'[' | b']' | b'{' | b'}')
+        ),
+        b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|'
+        | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`' | b' ' | b'\t' | b'\n' | b'\r' => false,
+        _ => true,
+    }
+}
