@@ -60,6 +60,10 @@ impl Builder<'_, '_, '_> {
                     if !self.replay(&mut fast.events) {
                         return;
                     }
+                    if fast.events.capacity() > 1 << 16 {
+                        // A huge document's buffer (a CRD's, megabytes): not kept for the rest.
+                        fast.events = Vec::new();
+                    }
                     at = next;
                 }
                 Doc::Unsupported => match self.granit_from(at, chunk) {

@@ -272,7 +272,7 @@ impl<'s> FastParser<'s> {
                 self.skip_to_content(next)
             }
             b'"' | b'\'' => {
-                let (value, end) = self.quoted(at)?;
+                let (value, end) = self.quoted(at, place.parent)?;
                 if self.is_colon(end) {
                     if place.after_key {
                         return Err(unsupported());
@@ -291,13 +291,8 @@ impl<'s> FastParser<'s> {
                     }
                     return self.mapping(at, col);
                 }
-                let text = &self.src[at..plain.text_end];
-                self.push(
-                    scalar(Cow::Borrowed(text), ScalarStyle::Plain),
-                    at,
-                    plain.text_end,
-                );
-                let next = self.rest_of_line(plain.text_end)?;
+                let (value, end, next) = self.plain_lines(at, plain, place.parent)?;
+                self.push(scalar(value, ScalarStyle::Plain), at, end);
                 self.skip_to_content(next)
             }
             _ => Err(unsupported()),
@@ -365,7 +360,7 @@ impl<'s> FastParser<'s> {
         let b = self.bytes;
         match b[at] {
             b'"' | b'\'' => {
-                let (value, end) = self.quoted(at)?;
+                let (value, end) = self.quoted(at, None)?;
                 if !self.is_colon(end) {
                     return Err(unsupported());
                 }

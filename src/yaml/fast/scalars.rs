@@ -54,9 +54,10 @@ impl<'s> FastParser<'s> {
         })
     }
 
-    /// A single- or double-quoted scalar on one line, opening at `at`: its value and the
-    /// offset after the closing quote.
-    pub(super) fn quoted(&self, at: usize) -> Fast<(Cow<'s, str>, usize)> {
+    /// A single- or double-quoted scalar opening at `at`: its value and the offset after
+    /// the closing quote. It may go on over lines more indented than `parent` (a block
+    /// collection's indentation); with `None`, it must close on its line.
+    pub(super) fn quoted(&self, at: usize, parent: Option<usize>) -> Fast<(Cow<'s, str>, usize)> {
         let b = self.bytes;
         let quote = b[at];
         let mut i = at + 1;
@@ -71,7 +72,26 @@ impl<'s> FastParser<'s> {
             };
             let j = i + hit.ok_or_else(unsupported)?;
             match b[j] {
-                b'\n' => return Err(unsupported()),
+                b'\n' => {
+                    // A line break folds to a space, or to one `\n` per empty line.
+                    let text = owned.get_or_insert_with(String::new);
+                    text.push_str(self.src[from..j].trim_end_matches([' ', '\t']));
+                    let (next, empty) = self.continuation(j + 1, parent)?;
+                    if empty == 0 {
+                        text.push(' ');
+                    } else {
+                        text.extend(std::iter::repeat_n('\n', empty));
+                    }
+                    (i, from) = (next, next);
+                }
+                b'\\' if b.get(j + 1) == Some(&b'\n') => {
+                    // An escaped line break joins the lines as they are.
+                    let text = owned.get_or_insert_with(String::new);
+                    text.push_str(&self.src[from..j]);
+                    let (next, empty) = self.continuation(j + 2, parent)?;
+                    text.extend(std::iter::repeat_n('\n', empty));
+                    (i, from) = (next, next);
+                }
                 b'\\' => {
                     let (c, len) = escape(&b[j + 1..self.end])?;
                     let text = owned.get_or_insert_with(String::new);
@@ -98,6 +118,83 @@ impl<'s> FastParser<'s> {
                 }
             }
         }
+    }
+
+    /// The line after a line break inside a quoted scalar, which must be indented more than
+    /// `parent`: where its text starts, and how many empty lines came before it.
+    fn continuation(&self, mut p: usize, parent: Option<usize>) -> Fast<(usize, usize)> {
+        let parent = parent.ok_or_else(unsupported)?;
+        let b = self.bytes;
+        let mut empty = 0;
+        loop {
+            let spaces = count_spaces(b, p.min(self.end), self.end);
+            let q = p + spaces;
+            if q >= self.end || b[q] == b'\t' {
+                return Err(unsupported());
+            }
+            if b[q] != b'\n' {
+                if spaces <= parent {
+                    return Err(unsupported());
+                }
+                return Ok((q, empty));
+            }
+            empty += 1;
+            p = q + 1;
+        }
+    }
+
+    /// A plain scalar value starting at `at`, whose first line is `first`, over the lines
+    /// after it that are indented more than `parent`: its value, where its text ends, and
+    /// the start of the line after it.
+    pub(super) fn plain_lines(
+        &mut self,
+        at: usize,
+        first: Plain,
+        parent: Option<usize>,
+    ) -> Fast<(Cow<'s, str>, usize, usize)> {
+        let b = self.bytes;
+        let first_text = &self.src[at..first.text_end];
+        let (Some(parent), true) = (parent, first.stop < self.end && b[first.stop] == b'\n') else {
+            // A comment or the end of the text ends it.
+            let next = self.rest_of_line(first.text_end)?;
+            return Ok((Cow::Borrowed(first_text), first.text_end, next));
+        };
+        let mut value: Option<String> = None;
+        let (mut text_end, mut next) = (first.text_end, first.stop + 1);
+        let (mut p, mut empty) = (next, 0);
+        while p < self.end {
+            let spaces = count_spaces(b, p, self.end);
+            let q = p + spaces;
+            if q >= self.end || matches!(b[q], b'#' | b'\t') || spaces <= parent && b[q] != b'\n' {
+                break;
+            }
+            if b[q] == b'\n' {
+                empty += 1;
+                p = q + 1;
+                continue;
+            }
+            // Indicators are text on a continuation line (granit agrees); a key is not.
+            let line = self.plain(q)?;
+            if line.colon {
+                return Err(unsupported());
+            }
+            let text = value.get_or_insert_with(|| first_text.to_string());
+            if empty == 0 {
+                text.push(' ');
+            } else {
+                text.extend(std::iter::repeat_n('\n', empty));
+            }
+            text.push_str(&self.src[q..line.text_end]);
+            (text_end, empty) = (line.text_end, 0);
+            if line.stop >= self.end || b[line.stop] == b'#' {
+                next = self.rest_of_line(line.text_end)?;
+                break;
+            }
+            next = line.stop + 1;
+            p = next;
+        }
+        let value = value.map_or(Cow::Borrowed(first_text), Cow::Owned);
+        Ok((value, text_end, next))
     }
 
     /// A literal (`|`) or folded (`>`) block scalar whose indicator is at `at`, in a
@@ -282,7 +379,7 @@ impl<'s> FastParser<'s> {
             return Err(unsupported());
         }
         if matches!(b[at], b'"' | b'\'') {
-            let (value, end) = self.quoted(at)?;
+            let (value, end) = self.quoted(at, None)?;
             self.push(scalar(value, quote_style(b[at])), at, end);
             return Ok(end);
         }

@@ -82,6 +82,12 @@ fn manifests_read_as_granit_reads_them() {
         "url: http://x:80/a#b\nneg: -1\nflag: --x=1\nempty: ''\n",
         "a: é日本\n# ü\n",
         "---\na: 1\n---\nb: 2\n",
+        "a: multi\n  line\n",
+        "a: \"multi\n  line\"\n",
+        "a: one\n\n  two\n   three # c\nb:\n  - x\n    y\n  - k: v\n      w\n",
+        "d: 'it''s\n  long  \n\n   text'\ne: \"esc \\\n    aped\\n\\\n  \\ x\"\n",
+        "- \"a\n  b\"\n- c\n",
+        "a: x\n  {k,v} y\n  - z *b &c !d |e >f %g @h `i ?j\n",
     ];
     for text in texts {
         same_as_granit(text);
@@ -93,9 +99,10 @@ fn the_rest_is_left_to_granit() {
     let texts = [
         "a: &x 1\nb: *x\n",
         "a: !!str 1\n",
-        "a: multi\n  line\n",
-        "a: \"multi\n  line\"\n",
         "a:\tb\n",
+        "\"multi\n key\": 1\n",
+        "a:\n  b: \"x\n  y\"\n",
+        "a: x\n  y: z\n",
         "a: 1\r\nb: 2\r\n",
         "? a\n: b\n",
         "a: [1,\n  2]\n",
