@@ -8,9 +8,41 @@
 //! to be run again with granit alone ([`Builder::needs_granit`]): the result is always what
 //! granit alone gives.
 
+use granit_parser::Event;
+
 use super::{Abort, Builder, Chunk};
-use crate::yaml::fast::{Doc, FastParser, Spanned};
+use crate::yaml::fast::{Doc, FastParser, Sink};
 use crate::yaml::split::next_marker_line;
+
+/// What building a document changes before it completes: restored when the fast path gives
+/// up on the document part way.
+struct Mark {
+    doc_count: usize,
+    total_nodes: usize,
+    last_node_end: usize,
+    last_event_end: usize,
+    comments: usize,
+}
+
+impl Sink<'_> for Builder<'_, '_, '_> {
+    fn event(&mut self, event: Event<'_>, start: usize, end: usize) -> bool {
+        match self.event_at(event, start, end, None) {
+            Ok(()) => true,
+            Err(Abort::Budget) => {
+                self.doc = None;
+                let cost = std::mem::take(&mut self.doc_cost);
+                self.uncharge(cost);
+                self.drop_over_budget();
+                false
+            }
+            // granit may not have emitted the same comments before stopping.
+            Err(Abort::File(_) | Abort::Document(_)) => {
+                self.needs_granit = true;
+                false
+            }
+        }
+    }
+}
 
 impl Builder<'_, '_, '_> {
     /// Read granit's part only (the fallback, and what the fast path is checked against).
@@ -30,17 +62,21 @@ impl Builder<'_, '_, '_> {
     }
 
     pub(in crate::yaml) fn run(&mut self) {
-        // Below the fast path's own depth limit, the configured one could stop a document
-        // it reads: leave such runs to granit.
         // Directives (`%TAG`) reach across a `---` line, where granit hands back.
         let chunk = self.read;
         let text = &self.source().as_bytes()[chunk.start..chunk.end];
         let directives =
             text.first() == Some(&b'%') || memchr::memmem::find(text, b"\n%").is_some();
+        // Below the fast path's own depth limit, the configured one could stop a document
+        // it reads: leave such runs to granit.
         if !self.use_fast || directives || self.limits.max_depth <= crate::yaml::fast::MAX_DEPTH {
             return self.run_granit();
         }
-        let mut fast = FastParser::new(self.source(), chunk.end);
+        let source = self.source();
+        // The fast path reads up to the next chunk's first `---` line, as to the end of the
+        // text: in the whole text it reads a `---` line there, which ends a document the same
+        // way (so reaching it confirms the cut, as granit's document start does).
+        let fast_end = chunk.stop_at.unwrap_or(chunk.end);
         let mut at = chunk.start;
         loop {
             if self.out.errors.len() >= super::MAX_ERRORS {
@@ -51,47 +87,46 @@ impl Builder<'_, '_, '_> {
                 self.reached_stop = true;
                 return;
             }
-            match fast.document(at) {
+            let mark = self.mark();
+            match FastParser::new(source, fast_end, self).document(at) {
                 Doc::End => {
-                    self.replay(&mut fast.events);
+                    self.reached_stop = chunk.stop_at.is_some();
                     return;
                 }
-                Doc::Parsed { next } => {
-                    if !self.replay(&mut fast.events) {
-                        return;
+                Doc::Parsed { next } => at = next,
+                // The sink stopped it: over the budget, or granit must start over.
+                Doc::Unsupported if self.needs_granit || self.out.over_budget.is_some() => return,
+                Doc::Unsupported => {
+                    self.rollback(mark);
+                    match self.granit_from(at, chunk) {
+                        Some(next) => at = next,
+                        None => return,
                     }
-                    if fast.events.capacity() > 1 << 16 {
-                        // A huge document's buffer (a CRD's, megabytes): not kept for the rest.
-                        fast.events = Vec::new();
-                    }
-                    at = next;
                 }
-                Doc::Unsupported => match self.granit_from(at, chunk) {
-                    Some(next) => at = next,
-                    None => return,
-                },
             }
         }
     }
 
-    /// Build the fast path's events; false when loading must stop.
-    fn replay(&mut self, events: &mut Vec<Spanned<'_>>) -> bool {
-        for Spanned { event, start, end } in events.drain(..) {
-            match self.event_at(event, start, end, None) {
-                Ok(()) => {}
-                Err(Abort::Budget) => {
-                    self.doc = None;
-                    self.drop_over_budget();
-                    return false;
-                }
-                // granit may not have emitted the same comments before stopping.
-                Err(Abort::File(_) | Abort::Document(_)) => {
-                    self.needs_granit = true;
-                    return false;
-                }
-            }
+    fn mark(&self) -> Mark {
+        Mark {
+            doc_count: self.doc_count,
+            total_nodes: self.total_nodes,
+            last_node_end: self.last_node_end,
+            last_event_end: self.last_event_end,
+            comments: self.out.comments.len(),
         }
-        true
+    }
+
+    /// Forget the part of a document the fast path sent before it gave up.
+    fn rollback(&mut self, mark: Mark) {
+        self.doc = None;
+        let cost = std::mem::take(&mut self.doc_cost);
+        self.uncharge(cost);
+        self.doc_count = mark.doc_count;
+        self.total_nodes = mark.total_nodes;
+        self.last_node_end = mark.last_node_end;
+        self.last_event_end = mark.last_event_end;
+        self.out.comments.truncate(mark.comments);
     }
 
     /// granit parses from the document start `at` to the next `---` line and confirms it;

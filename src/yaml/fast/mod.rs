@@ -19,12 +19,12 @@ mod scalars;
 #[cfg(test)]
 mod tests;
 
-/// An event and the byte offsets of its source text.
-#[derive(Debug)]
-pub(in crate::yaml) struct Spanned<'s> {
-    pub(in crate::yaml) event: Event<'s>,
-    pub(in crate::yaml) start: usize,
-    pub(in crate::yaml) end: usize,
+/// Receives the events of a document as they are read, with the byte offsets of their
+/// source text (the tree builder). A document the fast path gives up on has sent some of
+/// its events already: the sink forgets them ([`Doc::Unsupported`]).
+pub(in crate::yaml) trait Sink<'s> {
+    /// False: stop reading (the sink hit a limit).
+    fn event(&mut self, event: Event<'s>, start: usize, end: usize) -> bool;
 }
 
 /// What reading one document gave.
@@ -76,47 +76,59 @@ struct Place {
     after_key: bool,
 }
 
-pub(in crate::yaml) struct FastParser<'s> {
+pub(in crate::yaml) struct FastParser<'s, 'k> {
     src: &'s str,
     bytes: &'s [u8],
     /// End of the text the parser reads (a chunk of a split stream ends early).
     end: usize,
-    /// The events of the document read last.
-    pub(in crate::yaml) events: Vec<Spanned<'s>>,
+    sink: &'k mut dyn Sink<'s>,
     depth: usize,
+    /// The document's root is a block collection.
+    block_root: bool,
 }
 
-impl<'s> FastParser<'s> {
-    pub(in crate::yaml) fn new(src: &'s str, end: usize) -> Self {
+impl<'s, 'k> FastParser<'s, 'k> {
+    pub(in crate::yaml) fn new(src: &'s str, end: usize, sink: &'k mut dyn Sink<'s>) -> Self {
         FastParser {
             src,
             bytes: src.as_bytes(),
             end: end.min(src.len()),
-            events: Vec::new(),
+            sink,
             depth: 0,
+            block_root: false,
         }
     }
 
     /// Read the document that starts at `at` (the start of the text, or of a `---` line)
-    /// into [`FastParser::events`].
+    /// into the sink.
     pub(in crate::yaml) fn document(&mut self, at: usize) -> Doc {
-        self.events.clear();
         self.depth = 0;
+        self.block_root = false;
         match self.read_document(at) {
             Ok(None) => Doc::End,
-            Ok(Some(next)) if printable::all_printable(&self.src[at..next]) => Doc::Parsed { next },
-            Ok(Some(_)) | Err(_) => {
-                self.events.clear();
-                Doc::Unsupported
-            }
+            Ok(Some(next)) => Doc::Parsed { next },
+            Err(_) => Doc::Unsupported,
+        }
+    }
+
+    /// Before a document ends: what was read, comments included, must hold only characters
+    /// granit accepts.
+    fn printable(&self, from: usize, to: usize) -> Fast<()> {
+        if printable::all_printable(&self.src[from..to]) {
+            Ok(())
+        } else {
+            Err(unsupported())
         }
     }
 
     fn read_document(&mut self, at: usize) -> Fast<Option<usize>> {
         let (first, col) = match self.skip_to_content(at)? {
-            Line::Eof => return Ok(None),
+            Line::Eof => {
+                self.printable(at, self.end)?;
+                return Ok(None);
+            }
             Line::Marker(m) => {
-                self.push(Event::DocumentStart(true, None), m, m + 3);
+                self.push(Event::DocumentStart(true, None), m, m + 3)?;
                 let after = self.rest_of_line(m + 3)?;
                 let next = match self.skip_to_content(after)? {
                     Line::Content { at, col } => Err((at, col)),
@@ -127,8 +139,9 @@ impl<'s> FastParser<'s> {
                     Err(content) => content,
                     Ok(next) => {
                         // An empty document: granit places its null and its end after `---`.
-                        self.push(null(), m + 3, m + 3);
-                        self.push(Event::DocumentEnd, m + 3, m + 3);
+                        self.printable(at, next)?;
+                        self.push(null(), m + 3, m + 3)?;
+                        self.push(Event::DocumentEnd, m + 3, m + 3)?;
                         return Ok(Some(next));
                     }
                 }
@@ -138,7 +151,7 @@ impl<'s> FastParser<'s> {
                 if at != 0 || col != 0 || self.bytes[first] == b'%' {
                     return Err(unsupported());
                 }
-                self.push(Event::DocumentStart(false, None), first, first);
+                self.push(Event::DocumentStart(false, None), first, first)?;
                 (first, col)
             }
         };
@@ -146,33 +159,36 @@ impl<'s> FastParser<'s> {
             parent: None,
             after_key: false,
         };
-        let root_event = self.events.len();
         let after = self.node(first, col, root)?;
         // granit ends a document whose root is a scalar or a flow collection right after
         // it, and one whose root is a block collection at the next `---`: only the latter
         // are read here (the others are rare in manifests).
-        if !matches!(
-            self.events[root_event].event,
-            Event::MappingStart(StructureStyle::Block, ..)
-                | Event::SequenceStart(StructureStyle::Block, ..)
-        ) {
+        if !self.block_root {
             return Err(unsupported());
         }
         let end = match after {
             Line::Marker(m) => m,
             Line::Eof => self.end,
-            // More content after a root scalar continues it (or is an error).
             Line::Content { .. } => return Err(unsupported()),
         };
-        self.push(Event::DocumentEnd, end, end);
+        self.printable(at, end)?;
+        self.push(Event::DocumentEnd, end, end)?;
         Ok(Some(end))
     }
 
-    fn push(&mut self, event: Event<'s>, start: usize, end: usize) {
-        self.events.push(Spanned { event, start, end });
+    fn push(&mut self, event: Event<'s>, start: usize, end: usize) -> Fast<()> {
+        if self.sink.event(event, start, end) {
+            Ok(())
+        } else {
+            Err(unsupported())
+        }
     }
 
-    fn enter(&mut self) -> Fast<()> {
+    /// Into a collection; a block one at the top is the document's root.
+    fn enter(&mut self, block: bool) -> Fast<()> {
+        if self.depth == 0 && block {
+            self.block_root = true;
+        }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(unsupported());
@@ -196,7 +212,7 @@ impl<'s> FastParser<'s> {
             }
             match b[q] {
                 b'\n' => p = q + 1,
-                b'#' => p = self.comment(q),
+                b'#' => p = self.comment(q)?,
                 b'\t' => return Err(unsupported()),
                 _ if q == p && self.starts_marker(p, b"---") => return Ok(Line::Marker(p)),
                 _ if q == p && self.starts_marker(p, b"...") => return Err(unsupported()),
@@ -214,15 +230,15 @@ impl<'s> FastParser<'s> {
     }
 
     /// The comment at `at` (a `#`); returns the start of the next line.
-    fn comment(&mut self, at: usize) -> usize {
+    fn comment(&mut self, at: usize) -> Fast<usize> {
         let eol = self.line_end(at);
         let text = &self.src[at + 1..eol];
         self.push(
             Event::Comment(Cow::Borrowed(text), Placement::Free),
             at,
             eol,
-        );
-        (eol + 1).min(self.end)
+        )?;
+        Ok((eol + 1).min(self.end))
     }
 
     /// End of the line `at` is on (its `\n`, or the end of the text).
@@ -242,7 +258,7 @@ impl<'s> FastParser<'s> {
         }
         match b[p] {
             b'\n' => Ok(p + 1),
-            b'#' if p > from => Ok(self.comment(p)),
+            b'#' if p > from => self.comment(p),
             _ => Err(unsupported()),
         }
     }
@@ -279,7 +295,7 @@ impl<'s> FastParser<'s> {
                     }
                     return self.mapping(at, col);
                 }
-                self.push(scalar(value, quote_style(b[at])), at, end);
+                self.push(scalar(value, quote_style(b[at])), at, end)?;
                 let next = self.rest_of_line(end)?;
                 self.skip_to_content(next)
             }
@@ -292,7 +308,7 @@ impl<'s> FastParser<'s> {
                     return self.mapping(at, col);
                 }
                 let (value, end, next) = self.plain_lines(at, plain, place.parent)?;
-                self.push(scalar(value, ScalarStyle::Plain), at, end);
+                self.push(scalar(value, ScalarStyle::Plain), at, end)?;
                 self.skip_to_content(next)
             }
             _ => Err(unsupported()),
@@ -308,8 +324,8 @@ impl<'s> FastParser<'s> {
 
     /// A block mapping whose first key is at `at`, in column `indent`.
     fn mapping(&mut self, at: usize, indent: usize) -> Fast<Line> {
-        self.enter()?;
-        self.push(Event::MappingStart(StructureStyle::Block, 0, None), at, at);
+        self.enter(true)?;
+        self.push(Event::MappingStart(StructureStyle::Block, 0, None), at, at)?;
         let mut key = at;
         loop {
             let colon = self.key(key)?;
@@ -335,7 +351,7 @@ impl<'s> FastParser<'s> {
                     }
                     line => {
                         // granit places an omitted value at its key's colon.
-                        self.push(null(), colon, colon);
+                        self.push(null(), colon, colon)?;
                         line
                     }
                 }
@@ -350,7 +366,7 @@ impl<'s> FastParser<'s> {
             match next {
                 Line::Content { at, col } if col == indent && !self.is_dash(at) => key = at,
                 Line::Content { col, .. } if col >= indent => return Err(unsupported()),
-                line => return Ok(self.close(Event::MappingEnd, line)),
+                line => return self.close(Event::MappingEnd, line),
             }
         }
     }
@@ -364,7 +380,7 @@ impl<'s> FastParser<'s> {
                 if !self.is_colon(end) {
                     return Err(unsupported());
                 }
-                self.push(scalar(value, quote_style(b[at])), at, end);
+                self.push(scalar(value, quote_style(b[at])), at, end)?;
                 Ok(end)
             }
             c if starts_plain(c, b.get(at + 1).copied()) && !self.is_dash(at) => {
@@ -377,7 +393,7 @@ impl<'s> FastParser<'s> {
                     scalar(Cow::Borrowed(text), ScalarStyle::Plain),
                     at,
                     plain.text_end,
-                );
+                )?;
                 Ok(plain.stop)
             }
             _ => Err(unsupported()),
@@ -387,7 +403,7 @@ impl<'s> FastParser<'s> {
     /// A block sequence whose first `-` is at `at`, in column `indent`. An indentless one
     /// (`key:` then `- item` at the key's column) ends at the next line without a `-`.
     fn sequence(&mut self, at: usize, indent: usize, indentless: bool) -> Fast<Line> {
-        self.enter()?;
+        self.enter(true)?;
         let mut dash = at;
         let mut first = true;
         loop {
@@ -407,7 +423,7 @@ impl<'s> FastParser<'s> {
                     Event::SequenceStart(StructureStyle::Block, 0, None),
                     start,
                     start,
-                );
+                )?;
                 first = false;
             }
             let next = if own_line {
@@ -424,7 +440,7 @@ impl<'s> FastParser<'s> {
                     line => {
                         // granit places an empty entry at the end of its `-` line.
                         let eol = self.line_end(dash);
-                        self.push(null(), eol, eol);
+                        self.push(null(), eol, eol)?;
                         line
                     }
                 }
@@ -439,23 +455,23 @@ impl<'s> FastParser<'s> {
             match next {
                 Line::Content { at, col } if col == indent && self.is_dash(at) => dash = at,
                 Line::Content { col, .. } if col == indent && indentless => {
-                    return Ok(self.close(Event::SequenceEnd, next))
+                    return self.close(Event::SequenceEnd, next)
                 }
                 Line::Content { col, .. } if col >= indent => return Err(unsupported()),
-                line => return Ok(self.close(Event::SequenceEnd, line)),
+                line => return self.close(Event::SequenceEnd, line),
             }
         }
     }
 
     /// Close a block collection where the next token (or the end) is.
-    fn close(&mut self, event: Event<'s>, next: Line) -> Line {
+    fn close(&mut self, event: Event<'s>, next: Line) -> Fast<Line> {
         let at = match next {
             Line::Content { at, .. } | Line::Marker(at) => at,
             Line::Eof => self.end,
         };
-        self.push(event, at, at);
+        self.push(event, at, at)?;
         self.depth -= 1;
-        next
+        Ok(next)
     }
 }
 

@@ -24,7 +24,7 @@ enum Chomp {
     Keep,
 }
 
-impl<'s> FastParser<'s> {
+impl<'s> FastParser<'s, '_> {
     /// A plain scalar in block context starting at `at`, which ends at the line's end, a
     /// comment, or the `:` of a key. A tab in it goes to granit.
     pub(super) fn plain(&self, at: usize) -> Fast<Plain> {
@@ -301,13 +301,13 @@ impl<'s> FastParser<'s> {
         } else {
             ScalarStyle::Folded
         };
-        self.push(scalar(Cow::Owned(value), style), first + indent, end);
+        self.push(scalar(Cow::Owned(value), style), first + indent, end)?;
         Ok(next)
     }
 
     /// A flow collection on one line, opening at `at`; returns the offset after it.
     pub(super) fn flow(&mut self, at: usize) -> Fast<usize> {
-        self.enter()?;
+        self.enter(false)?;
         let b = self.bytes;
         let seq = b[at] == b'[';
         let (open, close, closing) = if seq {
@@ -323,10 +323,10 @@ impl<'s> FastParser<'s> {
                 Event::MappingEnd,
             )
         };
-        self.push(open, at, at + 1);
+        self.push(open, at, at + 1)?;
         let mut i = self.skip_spaces(at + 1);
         if i < self.end && b[i] == close {
-            self.push(closing, i, i + 1);
+            self.push(closing, i, i + 1)?;
             self.depth -= 1;
             return Ok(i + 1);
         }
@@ -349,7 +349,7 @@ impl<'s> FastParser<'s> {
                     }
                 }
                 Some(&c) if c == close && i < self.end => {
-                    self.push(closing, i, i + 1);
+                    self.push(closing, i, i + 1)?;
                     self.depth -= 1;
                     return Ok(i + 1);
                 }
@@ -380,7 +380,7 @@ impl<'s> FastParser<'s> {
         }
         if matches!(b[at], b'"' | b'\'') {
             let (value, end) = self.quoted(at, None)?;
-            self.push(scalar(value, quote_style(b[at])), at, end);
+            self.push(scalar(value, quote_style(b[at])), at, end)?;
             return Ok(end);
         }
         if !starts_plain(b[at], b.get(at + 1).copied()) {
@@ -404,7 +404,7 @@ impl<'s> FastParser<'s> {
             i -= 1;
         }
         let text = &self.src[at..i];
-        self.push(scalar(Cow::Borrowed(text), ScalarStyle::Plain), at, i);
+        self.push(scalar(Cow::Borrowed(text), ScalarStyle::Plain), at, i)?;
         Ok(i)
     }
 

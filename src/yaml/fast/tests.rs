@@ -2,7 +2,18 @@
 
 use granit_parser::{Event, Options, Parser};
 
-use super::{Doc, FastParser};
+use super::{Doc, FastParser, Sink};
+
+/// Keeps what it is sent.
+#[derive(Default)]
+struct Collect<'s>(Vec<(Event<'s>, usize, usize)>);
+
+impl<'s> Sink<'s> for Collect<'s> {
+    fn event(&mut self, event: Event<'s>, start: usize, end: usize) -> bool {
+        self.0.push((event, start, end));
+        true
+    }
+}
 
 /// Non-comment events and comments (in source order), as comparable text.
 type Events = (Vec<String>, Vec<String>);
@@ -35,13 +46,13 @@ fn granit_events(text: &str) -> Events {
 /// The fast path's events for the whole text, or the offset of the first document it
 /// leaves to granit.
 pub(in crate::yaml) fn fast_events(text: &str) -> Result<Events, usize> {
-    let mut parser = FastParser::new(text, text.len());
     let mut out = Events::default();
     let mut at = 0;
     loop {
-        let doc = parser.document(at);
-        for e in &parser.events {
-            describe(&e.event, e.start, e.end, &mut out);
+        let mut sink = Collect::default();
+        let doc = FastParser::new(text, text.len(), &mut sink).document(at);
+        for (event, start, end) in &sink.0 {
+            describe(event, *start, *end, &mut out);
         }
         match doc {
             Doc::End => break,
@@ -110,6 +121,7 @@ fn the_rest_is_left_to_granit() {
         "a: 1\n...\n",
         "a: |2\n   x\n",
         "a: \u{85}\n",
+        "# c\u{7f}\n",
         "a: b: c\n",
         "- a\nb: 1\n",
     ];
@@ -132,10 +144,9 @@ fn check_file(path: &std::path::Path) -> Result<usize, String> {
     if hybrid != granit {
         return Err(format!("{}: loads differ", path.display()));
     }
-    let mut parser = FastParser::new(text, text.len());
     let (mut at, mut fast_bytes) = (0, 0);
     loop {
-        match parser.document(at) {
+        match FastParser::new(text, text.len(), &mut Collect::default()).document(at) {
             Doc::Parsed { next } => {
                 fast_bytes += next - at;
                 at = next;
@@ -226,15 +237,13 @@ fn fast_debug_one() {
 fn fast_reasons() {
     let path = std::env::var("LBLINT_FAST_FILE").expect("LBLINT_FAST_FILE");
     let text = std::fs::read_to_string(&path).unwrap();
-    let mut parser = FastParser::new(&text, text.len());
     let mut reasons: std::collections::BTreeMap<String, (usize, usize, usize)> = Default::default();
     let (mut at, mut fast, mut slow) = (0, 0, 0);
     while at < text.len() {
         let next =
             super::super::split::next_marker_line(text.as_bytes(), at + 1).unwrap_or(text.len());
-        parser.events.clear();
-        parser.depth = 0;
-        match parser.read_document(at) {
+        let mut sink = Collect::default();
+        match FastParser::new(&text, text.len(), &mut sink).read_document(at) {
             Ok(Some(n)) => {
                 fast += n - at;
                 at = n;
@@ -260,5 +269,58 @@ fn fast_reasons() {
             "{loc}: {docs} documents, {bytes} bytes; first at {first}: {:?}",
             &text[*first..(*first + 300).min(text.len())]
         );
+    }
+}
+
+/// Documents the fast path gives up on part way (after sending events and comments) are
+/// forgotten and read again by granit, between documents it reads, on one thread or split.
+#[test]
+fn documents_given_up_part_way_load_as_granit_loads_them() {
+    let text = "# head\na: 1\n---\n# one\nb:\n  c: 1 # two\n  d: &x 2\n  e: *x\n---\nf: [1]\n\
+                ---\ng:\n  - h # three\n  - i:\tj\n---\nk: |\n  l\n---\n# tail\u{7f}\n";
+    let file = std::sync::Arc::new(crate::source::SourceFile::new("t", text));
+    let limits = crate::yaml::Limits::default();
+    let granit = crate::yaml::load_granit_only(&file, &limits).canonical_text();
+    let hybrid = crate::yaml::load_file(&file, &limits, &mut |doc| doc);
+    assert_eq!(hybrid.canonical_text(), granit);
+    // granit accepts the tab after `i:` and rejects the DEL in the last comment.
+    assert_eq!(
+        (hybrid.documents.len(), hybrid.errors.len()),
+        (5, 1),
+        "{granit}"
+    );
+    let comments: Vec<_> = hybrid.comments.iter().map(|c| c.text.as_str()).collect();
+    // granit stops at the tail's DEL, an error in a comment it does not emit.
+    assert_eq!(comments, [" head", " one", " two", " three"], "{granit}");
+    let split = crate::yaml::Split {
+        threads: 4,
+        min_chunk: 1,
+    };
+    let (parsed, _) = crate::yaml::load_split(&file, &limits, split, &|doc, _: &mut ()| doc);
+    assert_eq!(parsed.canonical_text(), granit);
+}
+
+/// Inputs the `fast` fuzz target found: loaded with the fast path, on one thread and split
+/// at every `---` line, they must load as granit alone loads them.
+#[test]
+fn fuzz_finds_load_as_granit_loads_them() {
+    let texts = [
+        // A comment with a DEL in it, and nothing else: granit's error, not a comment.
+        "# c\u{7f}\0\0\0C\n",
+        // A chunk's fast path read past its end into the next chunk's first document.
+        "# !SCII A{(ma.\n---   # B - \th-\nere\n!m!m!light fluc",
+    ];
+    let limits = crate::yaml::Limits::default();
+    let split = crate::yaml::Split {
+        threads: 4,
+        min_chunk: 1,
+    };
+    for text in texts {
+        let file = std::sync::Arc::new(crate::source::SourceFile::new("t", text));
+        let granit = crate::yaml::load_granit_only(&file, &limits).canonical_text();
+        let hybrid = crate::yaml::load_file(&file, &limits, &mut |doc| doc);
+        assert_eq!(hybrid.canonical_text(), granit, "{text:?}");
+        let (parsed, _) = crate::yaml::load_split(&file, &limits, split, &|doc, _: &mut ()| doc);
+        assert_eq!(parsed.canonical_text(), granit, "{text:?}");
     }
 }
