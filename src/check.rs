@@ -137,6 +137,7 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
         profile,
         &filter,
         &rules::registry(),
+        crate::load::cores(options.threads),
     );
     outcome.files_on_disk = walked
         .files
@@ -207,7 +208,7 @@ pub fn check_sources_with(
         config_source: None,
         suppress: true,
     };
-    lint_loaded(loaded, Vec::new(), &order, profile, &filter, rules)
+    lint_loaded(loaded, Vec::new(), &order, profile, &filter, rules, 1)
 }
 
 fn lint_loaded(
@@ -217,6 +218,7 @@ fn lint_loaded(
     profile: &Profile,
     filter: &Filter<'_>,
     rules: &[&dyn Rule],
+    threads: usize,
 ) -> CheckOutcome {
     let file_count = order.len();
     let linted = order.iter().map(|f| Arc::from(*f)).collect();
@@ -240,7 +242,7 @@ fn lint_loaded(
         }
     }
     let ws = Workspace::new(files);
-    let model = Model::build(&ws, profile);
+    let model = Model::build_on(&ws, profile, threads);
     let cx = Context {
         ws: &ws,
         profile,
@@ -286,7 +288,7 @@ pub fn load_model(
 ) -> Result<(Workspace, Model), CheckError> {
     let (_, loaded, _) = walk_and_load(options)?;
     let ws = Workspace::new(loaded.into_iter().filter_map(|l| l.file).collect());
-    let model = Model::build(&ws, profile);
+    let model = Model::build_on(&ws, profile, crate::load::cores(options.threads));
     Ok((ws, model))
 }
 

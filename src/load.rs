@@ -39,6 +39,14 @@ pub fn max_nodes(max_file_size: u64) -> usize {
     Limits::default().max_nodes.max(by_size)
 }
 
+/// The threads `--threads` asks for: 0 is one per core.
+pub(crate) fn cores(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
 /// Read and parse files on worker threads; results come back in input order.
 pub(crate) fn load_all(
     inputs: &[InputFile],
@@ -47,10 +55,7 @@ pub(crate) fn load_all(
     max_size: u64,
     overlay: Option<&HashMap<PathBuf, String>>,
 ) -> Vec<Loaded> {
-    let cores = match threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+    let cores = cores(threads);
     // A large stream is split over the cores its file has to itself: all of them for one
     // file, none for a tree (which keeps every core busy already). Threads never exceed
     // about one per core, however many large files there are.

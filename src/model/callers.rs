@@ -265,6 +265,7 @@ pub fn find(
     ws: &Workspace,
     entry_points: &[EntryPoint],
     workloads: &[ObjectId],
+    threads: usize,
 ) -> (Vec<Caller>, Vec<SafeCall>) {
     let mut exact: HashMap<&str, Vec<EntryId>> = HashMap::new();
     let mut wildcard: HashMap<&str, Vec<EntryId>> = HashMap::new();
@@ -326,12 +327,11 @@ pub fn find(
     let (aliases, mesh_hosts) = alias_maps(ws, &exact, &wildcard);
     // Hosts CoreDNS rewrites to an in-cluster name: every pod's call of them stays inside.
     let rewritten = coredns_rewrites(ws, &stores);
-    let mut callers = Vec::new();
-    let mut safe = Vec::new();
-    for &workload in workloads {
+    // One workload's calls: workloads are independent, so they are scanned on `threads`.
+    let scan = |workload: ObjectId, callers: &mut Vec<Caller>, safe: &mut Vec<SafeCall>| {
         let object = &ws.objects[workload];
         let Some(template) = pod_template(ws, object) else {
-            continue;
+            return;
         };
         // Hosts this pod maps elsewhere with hostAliases (to a ClusterIP, say): its calls of
         // them do not reach the load balancer.
@@ -481,11 +481,50 @@ pub fn find(
                 }
             }
         }
-    }
+    };
+    let (mut callers, safe) = in_parts(workloads, threads, |part| {
+        let (mut callers, mut safe) = (Vec::new(), Vec::new());
+        for &workload in part {
+            scan(workload, &mut callers, &mut safe);
+        }
+        (callers, safe)
+    });
     callers.extend(super::implicit::callers(ws, workloads, |host| {
         targets_of(host, &exact, &wildcard)
     }));
     (callers, safe)
+}
+
+/// `scan` over `items` cut into up to `threads` parts of at least 64, each part on its own
+/// thread; the parts' results joined in order, so the result never depends on `threads`.
+fn in_parts<T: Sync, A: Send, B: Send>(
+    items: &[T],
+    threads: usize,
+    scan: impl Fn(&[T]) -> (Vec<A>, Vec<B>) + Sync,
+) -> (Vec<A>, Vec<B>) {
+    let parts = threads.min(items.len() / 64).max(1);
+    if parts == 1 {
+        return scan(items);
+    }
+    let size = items.len().div_ceil(parts);
+    std::thread::scope(|scope| {
+        let scan = &scan;
+        let rest: Vec<_> = items
+            .chunks(size)
+            .skip(1)
+            .map(|part| scope.spawn(move || scan(part)))
+            .collect();
+        let (mut a, mut b) = scan(&items[..size]);
+        for handle in rest {
+            // A panic in a part is the caller's, as it would be on one thread.
+            let (more_a, more_b) = handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            a.extend(more_a);
+            b.extend(more_b);
+        }
+        (a, b)
+    })
 }
 
 #[cfg(test)]

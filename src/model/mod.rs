@@ -15,7 +15,7 @@ pub mod tke_config;
 pub mod views;
 
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::objects::{pod_template, selector_matches, ObjectId, Workspace};
 use crate::profile::{NodePool, Profile, Provider};
@@ -42,7 +42,7 @@ pub struct EntryPoint {
     /// Services behind an Ingress (indices into [`Workspace::objects`]).
     pub services: Vec<ObjectId>,
     /// Workloads whose pods receive its traffic (shared by entry points with one selector).
-    pub backends: Rc<[ObjectId]>,
+    pub backends: Arc<[ObjectId]>,
 }
 
 /// An entry point's position in [`Model::entry_points`].
@@ -86,6 +86,12 @@ impl Model {
     }
 
     pub fn build(ws: &Workspace, profile: &Profile) -> Model {
+        Model::build_on(ws, profile, 1)
+    }
+
+    /// [`Model::build`], scanning the workloads for calls on up to `threads` threads (the
+    /// result is the same on any number).
+    pub fn build_on(ws: &Workspace, profile: &Profile, threads: usize) -> Model {
         let pools = profile.node_pools();
         let mut workloads = Vec::new();
         let mut placements = HashMap::new();
@@ -113,9 +119,9 @@ impl Model {
         // distinct (namespace, selector) once, so N Services over N workloads stay linear.
         // Per selector: the matching workloads, and whether they all sit in one file (then
         // every Service with that selector takes them all, shared).
-        let mut backends_by_selector: HashMap<SelectorKey<'_>, (Rc<[ObjectId]>, bool)> =
+        let mut backends_by_selector: HashMap<SelectorKey<'_>, (Arc<[ObjectId]>, bool)> =
             HashMap::new();
-        let mut service_backends = |service: ObjectId| -> Rc<[ObjectId]> {
+        let mut service_backends = |service: ObjectId| -> Arc<[ObjectId]> {
             let object = &ws.objects[service];
             let selector = ws.spec(object).and_then(|s| s.get("selector"));
             let pairs: Option<Vec<(&str, &str)>> = selector.and_then(|s| {
@@ -124,7 +130,7 @@ impl Model {
                     .collect()
             });
             let Some(pairs) = pairs.filter(|p| !p.is_empty()) else {
-                return Rc::from([]);
+                return Arc::from([]);
             };
             let (key, value) = pairs[0];
             let mut sorted = pairs;
@@ -132,7 +138,7 @@ impl Model {
             let (all, one_file) = backends_by_selector
                 .entry((object.namespace(), sorted))
                 .or_insert_with(|| {
-                    let all: Rc<[ObjectId]> = by_label
+                    let all: Arc<[ObjectId]> = by_label
                         .get(&(object.namespace(), key, value))
                         .into_iter()
                         .flatten()
@@ -153,7 +159,7 @@ impl Model {
             if one_file {
                 all
             } else {
-                Rc::from(ws.nearest(object, &all))
+                Arc::from(ws.nearest(object, &all))
             }
         };
         let mut services_by_name: HashMap<(&str, &str), Vec<ObjectId>> = HashMap::new();
@@ -200,12 +206,12 @@ impl Model {
                         .collect();
                     backends.sort_unstable();
                     backends.dedup();
-                    (services, Rc::from(backends))
+                    (services, Arc::from(backends))
                 }
                 EntryKind::IstioGateway => {
                     (Vec::new(), gateway_pods(ws, index, &by_namespace).into())
                 }
-                EntryKind::Gateway => (Vec::new(), Rc::from([])),
+                EntryKind::Gateway => (Vec::new(), Arc::from([])),
             };
             entry_points.push(EntryPoint {
                 object: index,
@@ -225,7 +231,7 @@ impl Model {
         }
         controllers::link_ingress_hosts(ws, &workloads, &mut entry_points, profile);
         controllers::link_gateway_hosts(ws, &mut entry_points);
-        let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads);
+        let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads, threads);
         let mut callers_by_target = vec![Vec::new(); entry_points.len()];
         // A pod naming the address as its own public URL does not call it: the provider
         // rules never see it (K8S001 still notes it).

@@ -499,3 +499,31 @@ fn ingress_class_gateway_route_and_data_views() {
     );
     assert!(views.data(ObjectId(0)).is_none());
 }
+
+#[test]
+fn calls_are_the_same_scanned_on_one_thread_or_several() {
+    let mut text = LB_SERVICE.to_string();
+    for i in 0..300 {
+        let env = match i % 3 {
+            0 => "http://api.example.com/",
+            1 => "10.0.0.8:80",
+            _ => "api.shop.svc.cluster.local",
+        };
+        let pod = deployment(&format!("d{i}"), &format!("{{app: d{i}}}"), "");
+        text.push_str(&pod);
+        text.push_str(&format!(
+            "          env: [{{name: URL, value: \"{env}\"}}]\n"
+        ));
+    }
+    let ws = workspace(&text);
+    let one = Model::build_on(&ws, &generic(), 1);
+    assert_eq!((one.callers.len(), one.safe_calls.len()), (200, 100));
+    for threads in [2, 3, 8] {
+        let many = Model::build_on(&ws, &generic(), threads);
+        assert_eq!(format!("{:?}", many.callers), format!("{:?}", one.callers));
+        assert_eq!(
+            format!("{:?}", many.safe_calls),
+            format!("{:?}", one.safe_calls)
+        );
+    }
+}

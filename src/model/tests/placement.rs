@@ -233,7 +233,7 @@ fn services_sharing_a_selector_share_one_backend_list() {
     };
     let (a, b, c) = (backends("a"), backends("b"), backends("c"));
     assert_eq!(*a, [index_of(&ws, "Deployment", "web")]);
-    assert!(Rc::ptr_eq(&a, &b), "one list for one selector");
+    assert!(std::sync::Arc::ptr_eq(&a, &b), "one list for one selector");
     assert_eq!(*c, [index_of(&ws, "Deployment", "db")]);
 }
 
