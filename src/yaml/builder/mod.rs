@@ -332,7 +332,9 @@ impl Builder<'_, '_, '_> {
         }
         match event {
             Event::StreamStart | Event::StreamEnd => {}
-            Event::DocumentStart(..) if self.read.stop_at == Some(start) => {
+            // The `---` at the stop (granit may start an implicit document at the very same
+            // offset, as after an empty root block scalar: that one is still this chunk's).
+            Event::DocumentStart(true, _) if self.read.stop_at == Some(start) => {
                 self.reached_stop = true;
             }
             Event::DocumentStart(..) => {

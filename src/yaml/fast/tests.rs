@@ -309,6 +309,9 @@ fn fuzz_finds_load_as_granit_loads_them() {
         "# c\u{7f}\0\0\0C\n",
         // A chunk's fast path read past its end into the next chunk's first document.
         "# !SCII A{(ma.\n---   # B - \th-\nere\n!m!m!light fluc",
+        // granit starts the implicit first document at the `---` after an empty root `>`:
+        // that start is not the next chunk's.
+        ">\n--- ,\n...\n]\n\n>\n-\nN ---\n  \t \n",
     ];
     let limits = crate::yaml::Limits::default();
     let split = crate::yaml::Split {
