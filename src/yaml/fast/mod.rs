@@ -373,6 +373,15 @@ impl<'s, 'k> FastParser<'s, 'k> {
 
     /// A key at `at` and its `:`: pushes the key, returns the colon's offset.
     fn key(&mut self, at: usize) -> Fast<usize> {
+        let colon = self.key_and_colon(at)?;
+        // YAML caps an implicit key at 1024 characters; granit decides about longer ones.
+        if colon - at > 1024 {
+            return Err(unsupported());
+        }
+        Ok(colon)
+    }
+
+    fn key_and_colon(&mut self, at: usize) -> Fast<usize> {
         let b = self.bytes;
         match b[at] {
             b'"' | b'\'' => {

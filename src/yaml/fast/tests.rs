@@ -128,6 +128,10 @@ fn the_rest_is_left_to_granit() {
     for text in texts {
         assert!(fast_events(text).is_err(), "{text:?}");
     }
+    // granit refuses implicit keys over 1024 characters.
+    let long = |n: usize| format!("{}: 1\n", "k".repeat(n));
+    assert!(fast_events(&long(1025)).is_err());
+    same_as_granit(&long(1024));
 }
 
 /// The same load with and without the fast path; with it, the same events as granit when
