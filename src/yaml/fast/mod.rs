@@ -1,14 +1,15 @@
 //! A fast path for the block-style YAML that manifests are written in (issue 16).
 //!
 //! granit-parser is general and careful, and most of a large stream's run was spent in it.
-//! Nearly every manifest uses a small part of YAML: block mappings and sequences, one-line
-//! plain and quoted scalars, literal and folded block scalars, one-line flow collections,
-//! comments and `---` lines. This parser reads one document of that subset and produces the
-//! very events, with the same offsets, that granit produces for it. At anything else (a tag,
-//! an anchor, a multi-line plain or quoted scalar, a tab, an error...) it gives up on the
-//! document, and granit parses it: the fast path never decides what a document means when
-//! it is unsure, and never reports an error. `fuzz/fuzz_targets/fast.rs` and the tests check
-//! that a stream loads the same with and without it.
+//! Nearly every manifest uses a small part of YAML: block mappings and sequences, plain and
+//! quoted scalars (over several lines too), literal and folded block scalars, one-line flow
+//! collections, comments and `---` lines. This parser reads one document of that subset
+//! and sends the tree builder the very events, with the same offsets, that granit produces
+//! for it. At anything else (a tag, an anchor, a directive, a tab in the structure, a
+//! control character, an error...) it gives up on the document: the builder forgets what
+//! it was sent of it, and granit parses it. The fast path never decides what a document
+//! means when it is unsure, and never reports an error. The `fast` fuzz target and the
+//! tests check that a stream loads the same with it and with granit alone.
 
 use std::borrow::Cow;
 
