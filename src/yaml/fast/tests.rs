@@ -216,25 +216,6 @@ fn fast_corpus() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-#[test]
-#[ignore]
-fn fast_debug_one() {
-    let path = std::env::var("LBLINT_FAST_FILE").expect("LBLINT_FAST_FILE");
-    let text = std::fs::read_to_string(&path).unwrap();
-    println!("TEXT {text:?}");
-    let file = std::sync::Arc::new(crate::source::SourceFile::new("t", &text));
-    let limits = crate::yaml::Limits::default();
-    let hybrid = crate::yaml::load_file(&file, &limits, &mut |doc| doc).canonical_text();
-    let granit = crate::yaml::load_granit_only(&file, &limits).canonical_text();
-    for (a, b) in hybrid.lines().zip(granit.lines()) {
-        if a != b {
-            println!("HYBRID {a}\nGRANIT {b}");
-        }
-    }
-    println!("FAST {:?}", fast_events(&text));
-    println!("GRANIT {:?}", granit_events(&text));
-}
-
 /// By hand: why documents of a stream go to granit, most common first.
 #[test]
 #[ignore]
