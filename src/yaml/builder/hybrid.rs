@@ -28,15 +28,10 @@ impl Sink<'_> for Builder<'_, '_, '_> {
     fn event(&mut self, event: Event<'_>, start: usize, end: usize) -> bool {
         match self.event_at(event, start, end, None) {
             Ok(()) => true,
-            Err(Abort::Budget) => {
-                self.doc = None;
-                let cost = std::mem::take(&mut self.doc_cost);
-                self.uncharge(cost);
-                self.drop_over_budget();
-                false
-            }
-            // granit may not have emitted the same comments before stopping.
-            Err(Abort::File(_) | Abort::Document(_)) => {
+            // granit may not have emitted the same comments before stopping, and may not
+            // even have built this far (it stops at a character the fast path only checks
+            // when the document ends): granit alone decides, over the budget too.
+            Err(Abort::File(_) | Abort::Document(_) | Abort::Budget) => {
                 self.needs_granit = true;
                 false
             }
@@ -94,8 +89,8 @@ impl Builder<'_, '_, '_> {
                     return;
                 }
                 Doc::Parsed { next } => at = next,
-                // The sink stopped it: over the budget, or granit must start over.
-                Doc::Unsupported if self.needs_granit || self.out.over_budget.is_some() => return,
+                // The sink stopped it: granit must start over.
+                Doc::Unsupported if self.needs_granit => return,
                 Doc::Unsupported => {
                     self.rollback(mark);
                     match self.granit_from(at, chunk) {
@@ -134,7 +129,7 @@ impl Builder<'_, '_, '_> {
     /// unconfirmed line that asks for granit alone).
     fn granit_from(&mut self, at: usize, chunk: Chunk) -> Option<usize> {
         let bytes = self.source().as_bytes();
-        let next = next_marker_line(&bytes[..chunk.end], at + 1)
+        let next = next_marker_line(&bytes[..chunk.end], own_marker_end(bytes, at, chunk.end))
             .filter(|&line| chunk.stop_at.is_none_or(|stop| line < stop));
         let part = match next {
             Some(line) => Chunk {
@@ -165,4 +160,21 @@ impl Builder<'_, '_, '_> {
             }
         }
     }
+}
+
+/// Past the `---` line of the document starting at `at` (after blank and comment lines at
+/// the start of the stream), or past `at` when its first line is content: the next `---`
+/// line from there is the next document's.
+fn own_marker_end(bytes: &[u8], at: usize, end: usize) -> usize {
+    let mut line = at;
+    while line < end {
+        let eol = memchr::memchr(b'\n', &bytes[line..end]).map_or(end, |n| line + n);
+        let text = &bytes[line..eol];
+        match text.iter().find(|&&c| c != b' ') {
+            None | Some(b'#') => line = eol + 1,
+            _ if text.starts_with(b"---") => return eol,
+            _ => return line + 1,
+        }
+    }
+    at + 1
 }

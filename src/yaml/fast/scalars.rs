@@ -332,8 +332,10 @@ impl<'s> FastParser<'s, '_> {
         }
         loop {
             if !seq {
+                let key = i;
                 i = self.flow_scalar(i)?;
-                if !(i + 1 < self.end && b[i] == b':' && b[i + 1] == b' ') {
+                // granit's 1024-character limit on implicit keys holds in flow too.
+                if !(i + 1 < self.end && b[i] == b':' && b[i + 1] == b' ') || i - key > 1024 {
                     return Err(unsupported());
                 }
                 i = self.skip_spaces(i + 1);

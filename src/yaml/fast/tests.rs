@@ -132,6 +132,9 @@ fn the_rest_is_left_to_granit() {
     let long = |n: usize| format!("{}: 1\n", "k".repeat(n));
     assert!(fast_events(&long(1025)).is_err());
     same_as_granit(&long(1024));
+    let flow = |n: usize| format!("a: {{{}: v}}\n", "k".repeat(n));
+    assert!(fast_events(&flow(1025)).is_err());
+    same_as_granit(&flow(1024));
 }
 
 /// The same load with and without the fast path; with it, the same events as granit when
@@ -311,4 +314,23 @@ fn fuzz_finds_load_as_granit_loads_them() {
         let (parsed, _) = crate::yaml::load_split(&file, &limits, split, &|doc, _: &mut ()| doc);
         assert_eq!(parsed.canonical_text(), granit, "{text:?}");
     }
+}
+
+/// Over the memory budget only because the fast path built a document granit stops in at
+/// once (a DEL in its first comment): granit alone decides, and keeps the file.
+#[test]
+fn the_budget_is_granit_s_to_judge() {
+    let mut text = String::from("# bad \u{7f}\n");
+    for i in 0..60_000 {
+        text.push_str(&format!("k{i}: v\n"));
+    }
+    let file = std::sync::Arc::new(crate::source::SourceFile::new("t", text));
+    let limits = || crate::yaml::Limits {
+        budget: Some(std::sync::Arc::new(crate::yaml::MemoryBudget::new(1 << 20))),
+        ..crate::yaml::Limits::default()
+    };
+    let granit = crate::yaml::load_granit_only(&file, &limits());
+    assert_eq!((granit.over_budget, granit.errors.len()), (None, 1));
+    let hybrid = crate::yaml::load_file(&file, &limits(), &mut |doc| doc);
+    assert_eq!(hybrid.canonical_text(), granit.canonical_text());
 }
