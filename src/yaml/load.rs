@@ -124,11 +124,7 @@ pub fn load_file(
     limits: &Limits,
     finish: &mut dyn FnMut(Document) -> Document,
 ) -> LoadedFile {
-    let whole = super::builder::Chunk {
-        start: 0,
-        end: file.text.len(),
-        stop_at: None,
-    };
+    let whole = super::builder::Chunk::whole(file.text.len());
     let mut builder = Builder::new(file, limits, finish, whole);
     builder.run();
     if !builder.needs_granit() {
@@ -149,11 +145,7 @@ pub fn load_granit_only(
     file: &std::sync::Arc<crate::source::SourceFile>,
     limits: &Limits,
 ) -> LoadedFile {
-    let whole = super::builder::Chunk {
-        start: 0,
-        end: file.text.len(),
-        stop_at: None,
-    };
+    let whole = super::builder::Chunk::whole(file.text.len());
     let mut finish = |doc| doc;
     let mut builder = Builder::new(file, limits, &mut finish, whole);
     builder.granit_only();

@@ -94,12 +94,7 @@ fn one_thread<S: Default>(
     limits: &Limits,
     finish: &(dyn Fn(Document, &mut S) -> Document + Sync),
 ) -> (LoadedFile, Vec<S>) {
-    let whole = Chunk {
-        start: 0,
-        end: file.text.len(),
-        stop_at: None,
-    };
-    let (part, state) = parse_chunk(file, limits, whole, finish);
+    let (part, state) = parse_chunk(file, limits, Chunk::whole(file.text.len()), finish);
     let mut loaded = part.out;
     assign_leading_comments(&mut loaded, &part.comment_floors, file.text.len());
     (loaded, vec![state])
@@ -138,7 +133,7 @@ fn parse_chunk<S: Default>(
 fn cuts(source: &str, threads: usize, min_chunk: usize) -> Vec<usize> {
     let bytes = source.as_bytes();
     let parts = threads.min(bytes.len() / min_chunk.max(1));
-    if parts < 2 || bytes.first() == Some(&b'%') || memchr::memmem::find(bytes, b"\n%").is_some() {
+    if parts < 2 || has_directives(bytes) {
         return Vec::new();
     }
     let mut cuts: Vec<usize> = Vec::new();
@@ -150,6 +145,12 @@ fn cuts(source: &str, threads: usize, min_chunk: usize) -> Vec<usize> {
         }
     }
     cuts
+}
+
+/// Whether `bytes` has a line starting with `%` (a directive, or text that may be one):
+/// directives reach across `---` lines, so such text is not cut there.
+pub(super) fn has_directives(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&b'%') || memchr::memmem::find(bytes, b"\n%").is_some()
 }
 
 /// The first `---` line (a candidate document start) that starts after `from`.

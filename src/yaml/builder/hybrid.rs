@@ -12,7 +12,7 @@ use granit_parser::Event;
 
 use super::{Abort, Builder, Chunk};
 use crate::yaml::fast::{Doc, FastParser, Sink};
-use crate::yaml::split::next_marker_line;
+use crate::yaml::split::{has_directives, next_marker_line};
 
 /// What building a document changes before it completes: restored when the fast path gives
 /// up on the document part way.
@@ -59,9 +59,7 @@ impl Builder<'_, '_, '_> {
     pub(in crate::yaml) fn run(&mut self) {
         // Directives (`%TAG`) reach across a `---` line, where granit hands back.
         let chunk = self.read;
-        let text = &self.source().as_bytes()[chunk.start..chunk.end];
-        let directives =
-            text.first() == Some(&b'%') || memchr::memmem::find(text, b"\n%").is_some();
+        let directives = has_directives(&self.source().as_bytes()[chunk.start..chunk.end]);
         // Below the fast path's own depth limit, the configured one could stop a document
         // it reads: leave such runs to granit.
         if !self.use_fast || directives || self.limits.max_depth <= crate::yaml::fast::MAX_DEPTH {

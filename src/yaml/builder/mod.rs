@@ -96,6 +96,17 @@ pub(super) struct Chunk {
     pub(super) stop_at: Option<usize>,
 }
 
+impl Chunk {
+    /// All of a text `len` bytes long.
+    pub(super) fn whole(len: usize) -> Chunk {
+        Chunk {
+            start: 0,
+            end: len,
+            stop_at: None,
+        }
+    }
+}
+
 /// What one builder produced, before the leading comments are assigned (they may come
 /// from the previous chunk of a split stream).
 pub(super) struct Part {

@@ -204,10 +204,7 @@ impl<'s, 'k> FastParser<'s, 'k> {
             if p >= self.end {
                 return Ok(Line::Eof);
             }
-            let mut q = p;
-            while q < self.end && b[q] == b' ' {
-                q += 1;
-            }
+            let q = self.skip_spaces(p);
             if q >= self.end {
                 return Err(unsupported());
             }
@@ -242,6 +239,14 @@ impl<'s, 'k> FastParser<'s, 'k> {
         Ok((eol + 1).min(self.end))
     }
 
+    /// Past the spaces from `at`.
+    pub(super) fn skip_spaces(&self, mut at: usize) -> usize {
+        while at < self.end && self.bytes[at] == b' ' {
+            at += 1;
+        }
+        at
+    }
+
     /// End of the line `at` is on (its `\n`, or the end of the text).
     pub(super) fn line_end(&self, at: usize) -> usize {
         memchr::memchr(b'\n', &self.bytes[at..self.end]).map_or(self.end, |n| at + n)
@@ -249,15 +254,11 @@ impl<'s, 'k> FastParser<'s, 'k> {
 
     /// After a token: spaces, then a comment or the line's end. Returns the next line start.
     pub(super) fn rest_of_line(&mut self, from: usize) -> Fast<usize> {
-        let b = self.bytes;
-        let mut p = from;
-        while p < self.end && b[p] == b' ' {
-            p += 1;
-        }
+        let p = self.skip_spaces(from);
         if p >= self.end {
             return Ok(self.end);
         }
-        match b[p] {
+        match self.bytes[p] {
             b'\n' => Ok(p + 1),
             b'#' if p > from => self.comment(p),
             _ => Err(unsupported()),
@@ -323,6 +324,30 @@ impl<'s, 'k> FastParser<'s, 'k> {
             && matches!(self.bytes.get(at + 1), None | Some(b' ' | b'\n'))
     }
 
+    /// Where the value after an indicator ending at `after` (a key's `:`, an entry's `-`)
+    /// starts on the same line; `None` when only a comment or the line's end follows.
+    fn inline_value(&self, after: usize) -> Option<usize> {
+        let v = self.skip_spaces(after);
+        (v < self.end && !matches!(self.bytes[v], b'\n' | b'#')).then_some(v)
+    }
+
+    /// The value of an entry of a collection indented `indent` whose indicator ended its
+    /// line at `after`: `Ok` with the line after it when the next line with content is
+    /// indented more (the value is there), else `Err` with that line.
+    fn value_below(&mut self, after: usize, indent: usize) -> Fast<Result<Line, Line>> {
+        let next_line = self.rest_of_line(after)?;
+        match self.skip_to_content(next_line)? {
+            Line::Content { at, col } if col > indent => {
+                let place = Place {
+                    parent: Some(indent),
+                    after_key: false,
+                };
+                Ok(Ok(self.node(at, col, place)?))
+            }
+            line => Ok(Err(line)),
+        }
+    }
+
     /// A block mapping whose first key is at `at`, in column `indent`.
     fn mapping(&mut self, at: usize, indent: usize) -> Fast<Line> {
         self.enter(true)?;
@@ -330,39 +355,25 @@ impl<'s, 'k> FastParser<'s, 'k> {
         let mut key = at;
         loop {
             let colon = self.key(key)?;
-            let value_at = colon + 1;
-            let mut v = value_at;
-            while v < self.end && self.bytes[v] == b' ' {
-                v += 1;
-            }
-            let own_line = v >= self.end || matches!(self.bytes[v], b'\n' | b'#');
-            let next = if own_line {
-                let next_line = self.rest_of_line(value_at)?;
-                match self.skip_to_content(next_line)? {
-                    Line::Content { at, col } if col > indent => self.node(
-                        at,
-                        col,
-                        Place {
-                            parent: Some(indent),
-                            after_key: false,
-                        },
-                    )?,
-                    Line::Content { at, col } if col == indent && self.is_dash(at) => {
+            let next = match self.inline_value(colon + 1) {
+                Some(v) => {
+                    let place = Place {
+                        parent: Some(indent),
+                        after_key: true,
+                    };
+                    self.node(v, indent + (v - key), place)?
+                }
+                None => match self.value_below(colon + 1, indent)? {
+                    Ok(next) => next,
+                    Err(Line::Content { at, col }) if col == indent && self.is_dash(at) => {
                         self.sequence(at, col, true)?
                     }
-                    line => {
+                    Err(line) => {
                         // granit places an omitted value at its key's colon.
                         self.push(null(), colon, colon)?;
                         line
                     }
-                }
-            } else {
-                let col = indent + (v - key);
-                let place = Place {
-                    parent: Some(indent),
-                    after_key: true,
-                };
-                self.node(v, col, place)?
+                },
             };
             match next {
                 Line::Content { at, col } if col == indent && !self.is_dash(at) => key = at,
@@ -417,17 +428,13 @@ impl<'s, 'k> FastParser<'s, 'k> {
         let mut dash = at;
         let mut first = true;
         loop {
-            let mut v = dash + 1;
-            while v < self.end && self.bytes[v] == b' ' {
-                v += 1;
-            }
-            let own_line = v >= self.end || matches!(self.bytes[v], b'\n' | b'#');
+            let inline = self.inline_value(dash + 1);
             if first {
                 // granit starts an indentless sequence at its first entry's content.
-                let start = match (indentless, own_line) {
+                let start = match (indentless, inline) {
                     (false, _) => dash,
-                    (true, false) => v,
-                    (true, true) => return Err(unsupported()),
+                    (true, Some(v)) => v,
+                    (true, None) => return Err(unsupported()),
                 };
                 self.push(
                     Event::SequenceStart(StructureStyle::Block, 0, None),
@@ -436,31 +443,23 @@ impl<'s, 'k> FastParser<'s, 'k> {
                 )?;
                 first = false;
             }
-            let next = if own_line {
-                let next_line = self.rest_of_line(dash + 1)?;
-                match self.skip_to_content(next_line)? {
-                    Line::Content { at, col } if col > indent => self.node(
-                        at,
-                        col,
-                        Place {
-                            parent: Some(indent),
-                            after_key: false,
-                        },
-                    )?,
-                    line => {
+            let next = match inline {
+                Some(v) => {
+                    let place = Place {
+                        parent: Some(indent),
+                        after_key: false,
+                    };
+                    self.node(v, indent + (v - dash), place)?
+                }
+                None => match self.value_below(dash + 1, indent)? {
+                    Ok(next) => next,
+                    Err(line) => {
                         // granit places an empty entry at the end of its `-` line.
                         let eol = self.line_end(dash);
                         self.push(null(), eol, eol)?;
                         line
                     }
-                }
-            } else {
-                let col = indent + (v - dash);
-                let place = Place {
-                    parent: Some(indent),
-                    after_key: false,
-                };
-                self.node(v, col, place)?
+                },
             };
             match next {
                 Line::Content { at, col } if col == indent && self.is_dash(at) => dash = at,

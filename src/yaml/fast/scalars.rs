@@ -127,8 +127,8 @@ impl<'s> FastParser<'s, '_> {
         let b = self.bytes;
         let mut empty = 0;
         loop {
-            let spaces = count_spaces(b, p.min(self.end), self.end);
-            let q = p + spaces;
+            let q = self.skip_spaces(p);
+            let spaces = q - p;
             if q >= self.end || b[q] == b'\t' {
                 return Err(unsupported());
             }
@@ -163,8 +163,8 @@ impl<'s> FastParser<'s, '_> {
         let (mut text_end, mut next) = (first.text_end, first.stop + 1);
         let (mut p, mut empty) = (next, 0);
         while p < self.end {
-            let spaces = count_spaces(b, p, self.end);
-            let q = p + spaces;
+            let q = self.skip_spaces(p);
+            let spaces = q - p;
             if q >= self.end || matches!(b[q], b'#' | b'\t') || spaces <= parent && b[q] != b'\n' {
                 break;
             }
@@ -220,8 +220,8 @@ impl<'s> FastParser<'s, '_> {
         // Leading blank lines, then the first content line sets the indentation.
         let (mut p, mut leading) = (body, 0usize);
         let indent = loop {
-            let spaces = count_spaces(b, p, self.end);
-            let q = p + spaces;
+            let q = self.skip_spaces(p);
+            let spaces = q - p;
             if q >= self.end {
                 return Err(unsupported());
             }
@@ -409,17 +409,6 @@ impl<'s> FastParser<'s, '_> {
         self.push(scalar(Cow::Borrowed(text), ScalarStyle::Plain), at, i)?;
         Ok(i)
     }
-
-    fn skip_spaces(&self, mut i: usize) -> usize {
-        while i < self.end && self.bytes[i] == b' ' {
-            i += 1;
-        }
-        i
-    }
-}
-
-fn count_spaces(b: &[u8], from: usize, end: usize) -> usize {
-    b[from..end].iter().take_while(|&&c| c == b' ').count()
 }
 
 /// A double-quoted escape after its `\`: the character and the bytes it takes.
