@@ -10,10 +10,10 @@ use std::sync::Arc;
 use crate::config::RuleLevel;
 use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::filter::Filter;
-use crate::guard::{self, InternalError};
 use crate::load::{file_skipped, guarded, load_all, load_bytes, Loaded};
 use crate::model::Model;
 use crate::objects::Workspace;
+use crate::panic::InternalError;
 use crate::profile::Profile;
 use crate::rules::{self, Context, Rule, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
@@ -251,7 +251,7 @@ fn lint_loaded(
         views: crate::model::views::Views::build(&ws),
     };
     let rules = rules::for_provider(rules, profile.provider());
-    let internal_errors = guard::run_rules(&rules, &cx, &mut diagnostics);
+    let internal_errors = crate::rules::run_rules(&rules, &cx, &mut diagnostics);
     rules::edit::refuse_shared_node_edits(&ws, &mut diagnostics);
 
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();

@@ -1,11 +1,11 @@
 //! Diagnostics: what a rule found, where, and how to fix it.
 
 use std::fmt;
-use std::sync::Arc;
 
 use serde::Serialize;
 
-pub use crate::yaml::Span;
+pub use crate::objects::ObjectRef;
+pub use crate::source::{Location, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -40,36 +40,10 @@ impl fmt::Display for Severity {
     }
 }
 
-/// A place in a file: `file` is the path as shown to the user (relative, `/`-separated).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Location {
-    pub file: Arc<str>,
-    pub span: Span,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Related {
     pub location: Location,
     pub message: String,
-}
-
-/// Identity of the Kubernetes object a diagnostic is about.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct ObjectRef {
-    #[serde(rename = "apiVersion")]
-    pub api_version: String,
-    pub kind: String,
-    pub namespace: Option<String>,
-    pub name: String,
-}
-
-impl fmt::Display for ObjectRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.namespace {
-            Some(ns) => write!(f, "{}/{}/{}", self.kind, ns, self.name),
-            None => write!(f, "{}/{}", self.kind, self.name),
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

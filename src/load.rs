@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::guard;
 use crate::objects::LintFile;
+use crate::panic;
 use crate::read::ReadError;
 use crate::rules::lbl;
 use crate::source::SourceFile;
@@ -227,7 +227,7 @@ fn read_capped(path: &std::path::Path, max_size: u64) -> Result<Vec<u8>, String>
 /// Run one file's loading so that a bug (a panic) costs only that file: it becomes an
 /// `LBL003` diagnostic on the file, and every other file is still linted.
 pub(crate) fn guarded(display: &str, load: impl FnOnce() -> Loaded) -> Loaded {
-    match guard::catch(load) {
+    match panic::catch(load) {
         Ok(loaded) => loaded,
         Err(crash) => {
             let what = crash.to_string();

@@ -1,10 +1,31 @@
 //! Documents → Kubernetes objects: identity, template origin, and typed accessors.
 
+use std::fmt;
 use std::sync::Arc;
 
-use crate::diagnostic::{Location, ObjectRef};
-use crate::source::SourceFile;
-use crate::yaml::{Document, LoadedFile, NodeId, NodeRef, Span};
+use serde::Serialize;
+
+use crate::source::{Location, SourceFile, Span};
+use crate::yaml::{Document, LoadedFile, NodeId, NodeRef};
+
+/// Identity of the Kubernetes object a diagnostic is about.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ObjectRef {
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{}/{}/{}", self.kind, ns, self.name),
+            None => write!(f, "{}/{}", self.kind, self.name),
+        }
+    }
+}
 
 /// A loaded input file.
 #[derive(Debug)]

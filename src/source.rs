@@ -3,6 +3,46 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
+/// A position in a source file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, counted in Unicode scalar values (chars) from the line start.
+    pub column: u32,
+    /// 0-based byte offset into the (BOM-stripped) source text.
+    pub offset: usize,
+}
+
+/// A half-open source range `[start, end)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+}
+
+impl Span {
+    pub fn len(&self) -> usize {
+        self.end.offset.saturating_sub(self.start.offset)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The source text the span covers.
+    pub fn slice<'s>(&self, source: &'s str) -> &'s str {
+        source.get(self.start.offset..self.end.offset).unwrap_or("")
+    }
+}
+
+/// A place in a file: `file` is the path as shown to the user (relative, `/`-separated).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Location {
+    pub file: Arc<str>,
+    pub span: Span,
+}
+
 /// One input file's text (BOM stripped, otherwise as on disk).
 #[derive(Clone, Debug, Default)]
 pub struct SourceFile {
@@ -56,7 +96,7 @@ impl SourceFile {
     /// Line and column (1-based, column in chars) of a byte offset. O(log lines), plus up
     /// to a KB of counting on a long non-ASCII line: every node's position is worked out
     /// here when asked, and a stream can hold hundreds of thousands of findings.
-    pub fn pos_at(&self, offset: usize) -> crate::yaml::Pos {
+    pub fn pos_at(&self, offset: usize) -> Pos {
         self.lines().pos(&self.text, offset)
     }
 }
@@ -220,7 +260,7 @@ impl LineIndex {
 
     /// Line and column (1-based, column in chars) of byte `offset` in `text` (the text this
     /// index was built from), clamped to the text and snapped to a char boundary.
-    pub fn pos(&self, text: &str, offset: usize) -> crate::yaml::Pos {
+    pub fn pos(&self, text: &str, offset: usize) -> Pos {
         let offset = char_floor(text, offset);
         let line = self.line_of(offset);
         let start = self.start(line).unwrap_or(0);
@@ -230,7 +270,7 @@ impl LineIndex {
             let (from, column) = self.counted_before(start, offset);
             column + count_chars(&text.as_bytes()[from..offset])
         };
-        crate::yaml::Pos {
+        Pos {
             line: u32::try_from(line + 1).unwrap_or(u32::MAX),
             column: u32::try_from(column + 1).unwrap_or(u32::MAX),
             offset,

@@ -429,6 +429,26 @@ pub(crate) fn too_large(len: u64, limit: u64) -> String {
     )
 }
 
+/// `path` as shown to a user in `cwd`: relative, with `..` when it is above `cwd`.
+pub fn display_relative(path: &Path, cwd: &Path) -> String {
+    let path = absolute(path, cwd);
+    let cwd = absolute(cwd, Path::new("/"));
+    let a: Vec<Component> = path.components().collect();
+    let b: Vec<Component> = cwd.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common <= 1 && b.len() > 1 {
+        // Nothing in common but the root: the absolute path reads better.
+        return display_path(&path, None);
+    }
+    let mut parts: Vec<String> = std::iter::repeat_n("..".to_string(), b.len() - common).collect();
+    parts.extend(
+        a[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,6 +523,22 @@ mod tests {
         assert_eq!(
             rebase("/tmp/a.yaml", Path::new("/repo"), Path::new("/repo")),
             None
+        );
+    }
+
+    #[test]
+    fn display_paths_above_the_working_directory() {
+        assert_eq!(
+            display_relative(Path::new("/repo/lblint.yaml"), Path::new("/repo/apps/web")),
+            "../../lblint.yaml"
+        );
+        assert_eq!(
+            display_relative(Path::new("/repo/apps/lblint.yaml"), Path::new("/repo")),
+            "apps/lblint.yaml"
+        );
+        assert_eq!(
+            display_relative(Path::new("/etc/lblint.yaml"), Path::new("/repo")),
+            "/etc/lblint.yaml"
         );
     }
 }

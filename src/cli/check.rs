@@ -11,7 +11,7 @@ use super::{
 use crate::check::{check, CheckOptions};
 use crate::config::{self, Config, FailOnLevel};
 use crate::diagnostic::Severity;
-use crate::guard::{self, InternalError};
+use crate::panic::{self, InternalError};
 use crate::report::{self, Format, ReportOptions};
 use crate::rules;
 use crate::walk::{RebasedGlobs, WalkOptions};
@@ -122,7 +122,7 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
         }
     }
     // Rules are guarded one by one; this catches a crash anywhere else in the pipeline.
-    let outcome = match guard::catch(|| check(&options, &profile)) {
+    let outcome = match panic::catch(|| check(&options, &profile)) {
         Ok(Ok(outcome)) => outcome,
         Ok(Err(err)) => return fail(err),
         Err(crash) => {
@@ -150,7 +150,7 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
         quiet: args.quiet > 0,
         chart_roots,
     };
-    let rendered = guard::render_report(format, |format, out| {
+    let rendered = crate::report::render_report(format, |format, out| {
         let (diagnostics, summary) = (&outcome.diagnostics, &outcome.summary);
         if args.statistics {
             return report::statistics::write(format, diagnostics, summary, &report_options, out);

@@ -8,10 +8,10 @@ use clap::Parser;
 
 use crate::check::CheckOptions;
 use crate::config;
-use crate::guard::{self, InternalError};
+use crate::panic::{self, InternalError};
 use crate::profile::{self, Profile, Provider, ProxyMode};
-use crate::report::escape::{escape, Keep};
 use crate::rules;
+use crate::text::escape::{escape, Keep};
 use check::run_check;
 
 mod args;
@@ -34,7 +34,7 @@ pub const EXIT_FAILURE: i32 = 2;
 
 /// Parse arguments, run, and return the exit status.
 pub fn main() -> i32 {
-    guard::install_hook();
+    panic::install_hook();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -129,7 +129,7 @@ fn print_located_error(heading: &str, err: &profile::ProfileError) {
         let mut rendered = String::new();
         // A rendering failure (or a miette bug) still shows the error, as plain text.
         if !matches!(
-            guard::catch(|| handler.render_report(&mut rendered, &err.diagnostic())),
+            panic::catch(|| handler.render_report(&mut rendered, &err.diagnostic())),
             Ok(Ok(()))
         ) {
             rendered = err.to_string();
@@ -302,7 +302,11 @@ fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyModeArg>
         ProxyModeArg::Nftables => ProxyMode::Nftables,
         ProxyModeArg::Ebpf => ProxyMode::Ebpf,
     });
-    print!("{}", profile::init_template(provider, proxy_mode));
+    let own_rules = provider.map_or_else(Vec::new, |p| crate::rules::ids_for_provider(p.as_str()));
+    print!(
+        "{}",
+        profile::init_template(provider, proxy_mode, &own_rules)
+    );
     EXIT_OK
 }
 

@@ -12,7 +12,7 @@ use crate::diagnostic::Diagnostic;
 use crate::fix::preview::{rendered_notice, unified_diff};
 use crate::fix::Applied;
 use crate::profile::Profile;
-use crate::report::escape::{escape, Keep};
+use crate::text::escape::{escape, Keep};
 
 /// The flags of `lblint check` that its notices and `--diff` read.
 pub(super) struct Flags {
@@ -75,7 +75,7 @@ pub(super) fn settings(
             .iter()
             .map(|root| {
                 let shown = match cwd.as_deref() {
-                    Some(cwd) => crate::config::display_relative(root, cwd),
+                    Some(cwd) => crate::walk::display_relative(root, cwd),
                     None => crate::walk::display_path(root, None),
                 };
                 let shown = if shown.is_empty() { ".".into() } else { shown };

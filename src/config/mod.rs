@@ -6,7 +6,7 @@
 //!
 //! Paths and globs in the file are relative to the file's own directory.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -144,9 +144,9 @@ fn check_profile_is_inside(config: &Config, cwd: &Path) -> Result<(), ConfigErro
         at,
         format!(
             "the profile `{}` resolves to `{}`, outside the {kind} `{}`; a config file may only name a profile inside it",
-            display_relative(profile, cwd),
+            crate::walk::display_relative(profile, cwd),
             resolved.display(),
-            match display_relative(trusted, cwd) {
+            match crate::walk::display_relative(trusted, cwd) {
                 here if here.is_empty() => ".".to_string(),
                 there => there,
             },
@@ -156,30 +156,10 @@ fn check_profile_is_inside(config: &Config, cwd: &Path) -> Result<(), ConfigErro
     .with_code("lblint::config"))
 }
 
-/// `path` as shown to a user in `cwd`: relative, with `..` when it is above `cwd`.
-pub fn display_relative(path: &Path, cwd: &Path) -> String {
-    let path = crate::walk::absolute(path, cwd);
-    let cwd = crate::walk::absolute(cwd, Path::new("/"));
-    let a: Vec<Component> = path.components().collect();
-    let b: Vec<Component> = cwd.components().collect();
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    if common <= 1 && b.len() > 1 {
-        // Nothing in common but the root: the absolute path reads better.
-        return crate::walk::display_path(&path, None);
-    }
-    let mut parts: Vec<String> = std::iter::repeat_n("..".to_string(), b.len() - common).collect();
-    parts.extend(
-        a[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    parts.join("/")
-}
-
 /// Read and parse a config file; `cwd` is the working directory of the run.
 pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
     let abs = crate::walk::absolute(path, cwd);
-    let shown = display_relative(&abs, cwd);
+    let shown = crate::walk::display_relative(&abs, cwd);
     let unreadable = |message: String| {
         ConfigError::new(&shown, Arc::from(""), Place::NOWHERE, message, None)
             .with_code("lblint::config")

@@ -105,19 +105,3 @@ fn every_error_in_one_run() {
     assert_eq!((e.line, e.column), (2, 10));
     assert!(e.message.starts_with("YAML syntax error"), "{e}");
 }
-
-#[test]
-fn display_paths_above_the_working_directory() {
-    assert_eq!(
-        display_relative(Path::new("/repo/lblint.yaml"), Path::new("/repo/apps/web")),
-        "../../lblint.yaml"
-    );
-    assert_eq!(
-        display_relative(Path::new("/repo/apps/lblint.yaml"), Path::new("/repo")),
-        "apps/lblint.yaml"
-    );
-    assert_eq!(
-        display_relative(Path::new("/etc/lblint.yaml"), Path::new("/repo")),
-        "/etc/lblint.yaml"
-    );
-}

@@ -8,8 +8,8 @@ use similar::{ChangeTag, TextDiff};
 
 use super::{fix_edits, RawEdit};
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
-use crate::report::escape::{escape, Keep};
 use crate::source::SourceFile;
+use crate::text::escape::{escape, Keep};
 
 /// Lines of context around each hunk of `--diff`, as `diff -u` and git show.
 const CONTEXT: usize = 3;

@@ -4,109 +4,15 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::diagnostic::Location;
 use crate::objects::{pod_template, Object, ObjectId, PodTemplate, Workspace};
 use crate::yaml::{NodeRef, Span};
 
 use super::address::{host_tokens, normalize};
 use super::aliases::{alias_maps, aliased_elsewhere, coredns_rewrites, targets_of};
+use super::calls::{Caller, Evidence, SafeCall, Via};
 use super::consumed::{consumed, store_values, Store};
-use super::evidence::{classify, Evidence};
+use super::evidence::classify;
 use super::{EntryId, EntryPoint};
-
-/// Where in the pod the address is named.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Via {
-    Env {
-        name: String,
-    },
-    Arg,
-    Command,
-    Probe,
-    HostAlias,
-    ConfigMap {
-        name: String,
-        key: String,
-    },
-    Secret {
-        name: String,
-        key: String,
-        /// A `data` value, base64 in the manifest: the address was found decoded.
-        decoded: bool,
-    },
-    /// cert-manager's controller checks an HTTP-01 challenge for a name it certifies.
-    Http01SelfCheck {
-        issuer: String,
-    },
-    /// ingress-nginx sends each request's auth subrequest to `auth-url`.
-    AuthUrl,
-}
-
-impl Via {
-    /// A call a controller makes on an object's behalf (model/implicit.rs): no pod writes
-    /// it, so no edit at its location redirects it.
-    pub fn is_implied(&self) -> bool {
-        matches!(self, Via::Http01SelfCheck { .. } | Via::AuthUrl)
-    }
-}
-
-impl std::fmt::Display for Via {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Via::Env { name } => write!(f, "env {name}"),
-            Via::Arg => f.write_str("container argument"),
-            Via::Command => f.write_str("container command"),
-            Via::Probe => f.write_str("probe host"),
-            Via::HostAlias => f.write_str("hostAliases entry"),
-            Via::ConfigMap { name, key } => write!(f, "ConfigMap {name} key {key}"),
-            Via::Secret { name, key, decoded } => {
-                write!(f, "Secret {name} key {key}")?;
-                if *decoded {
-                    f.write_str(", base64-decoded")?;
-                }
-                Ok(())
-            }
-            Via::Http01SelfCheck { issuer } => {
-                write!(f, "cert-manager's HTTP-01 self-check, {issuer}")
-            }
-            Via::AuthUrl => f.write_str("the ingress controller's auth-url subrequest"),
-        }
-    }
-}
-
-/// A pod that calls a load balancer's own address.
-#[derive(Clone, Debug)]
-pub struct Caller {
-    /// The calling workload.
-    pub workload: ObjectId,
-    pub target: EntryId,
-    pub address: String,
-    /// The whole value that names the address.
-    pub location: Location,
-    /// The address itself inside the value, when it maps to source bytes one to one.
-    pub address_span: Option<Span>,
-    pub via: Via,
-    /// How strongly the value shows a call (a URL is a call, free text a mention).
-    pub evidence: Evidence,
-    /// A `hostNetwork` pod: it calls from the node's own network namespace, which some
-    /// kube-proxy modes treat differently (upstream IPVS and eTP Local, issue 12 item 13).
-    pub from_node: bool,
-    /// The object that maps the called name to the load balancer's address: an ExternalName
-    /// Service or an Istio ServiceEntry with a STATIC endpoint. `None`: the address itself.
-    pub alias: Option<ObjectId>,
-}
-
-/// A pod that calls a Service by name or ClusterIP: never through the load balancer.
-#[derive(Clone, Debug)]
-pub struct SafeCall {
-    pub workload: ObjectId,
-    /// The Service called.
-    pub service: ObjectId,
-    pub host: String,
-    pub location: Location,
-    pub via: Via,
-}
 
 /// A value to scan, where it is, and how the pod uses it.
 struct Value<'w> {

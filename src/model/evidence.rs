@@ -3,32 +3,7 @@
 //! public URL, OAuth redirect and CORS origins are browser-facing identity, not calls from
 //! the pod; anything else is a mention in free text.
 
-use super::callers::Via;
-
-/// What a caller's value shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Evidence {
-    /// The pod's own public identity (root URL, redirect URI, CORS origin, `server_name`):
-    /// browsers use it, the pod does not call it. At most a note (K8S001).
-    Identity,
-    /// A loose mention in free text: at most a warning.
-    Mention,
-    /// A URL, `host:port`, or a host in a destination-like setting: a call, which can make
-    /// an error.
-    Call,
-}
-
-impl Evidence {
-    /// For messages: how the address is named.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Evidence::Identity => "names it as the app's own public address",
-            Evidence::Mention => "mentions it in free text",
-            Evidence::Call => "calls it",
-        }
-    }
-}
+use super::calls::{Evidence, Via};
 
 /// Environment variable and config key words that name the app's own public identity.
 const IDENTITY_WORDS: &[&str] = &[

@@ -17,8 +17,7 @@ use crate::objects::{pod_template, Object, ObjectId, Workspace};
 use crate::yaml::NodeRef;
 
 use super::address::{host_tokens, normalize};
-use super::callers::{Caller, Via};
-use super::evidence::Evidence;
+use super::calls::{Caller, Evidence, Via};
 use super::EntryId;
 
 const AUTH_URL: &str = "nginx.ingress.kubernetes.io/auth-url";

@@ -4,6 +4,7 @@
 pub mod address;
 mod aliases;
 pub mod callers;
+pub mod calls;
 pub mod consumed;
 pub mod controllers;
 pub mod entry;
@@ -22,7 +23,7 @@ use crate::profile::{NodePool, Profile, Provider};
 use crate::yaml::NodeRef;
 
 pub use address::{Address, AddressSource};
-pub use callers::{Caller, SafeCall, Via};
+pub use calls::{Caller, Evidence, SafeCall, Via};
 pub use entry::{EntryKind, Layer, Network};
 pub use scheduling::{Fit, Placement};
 
@@ -236,7 +237,7 @@ impl Model {
         // A pod naming the address as its own public URL does not call it: the provider
         // rules never see it (K8S001 still notes it).
         for (i, caller) in callers.iter().enumerate() {
-            if caller.evidence == evidence::Evidence::Identity {
+            if caller.evidence == Evidence::Identity {
                 continue;
             }
             if let Some(list) = callers_by_target.get_mut(caller.target.0) {

@@ -5,8 +5,8 @@ use std::sync::{Arc, OnceLock};
 
 use miette::{Diagnostic, LabeledSpan, MietteError, SourceCode, SourceSpan, SpanContents};
 
-use crate::report::escape::{escape, Keep};
-use crate::report::excerpt::Excerpt;
+use crate::text::escape::{escape, Keep};
+use crate::text::excerpt::Excerpt;
 
 /// Why a profile could not be loaded.
 ///

@@ -7,7 +7,7 @@ use super::model::{
     Addons, AwsLoadBalancerControllerOptions, CceFlavour, CloudControllerManagerOptions,
     LoadBalancer, NodePool, NodeType, Profile, Provider, ProxyMode,
 };
-use crate::diagnostic::Location;
+use crate::source::Location;
 
 impl Profile {
     pub fn provider(&self) -> Provider {

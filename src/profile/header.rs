@@ -5,9 +5,8 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::error::{Place, ProfileError};
-use super::load::{first_content_offset, place_of, STARTER_HELP};
-use super::load::{API_VERSION, KIND};
 use super::suggest::did_you_mean;
+use super::syntax::{first_content_offset, place_of, API_VERSION, KIND, STARTER_HELP};
 
 #[derive(Deserialize)]
 pub(super) struct Header {

@@ -20,15 +20,9 @@ use super::recover::Blank;
 use super::error::{Place, ProfileError};
 use super::model::{CceFlavour, Profile, Provider, Spec, OBJECT_KEY_ERROR_TAG};
 use super::suggest::{did_you_mean, list, suggest_provider};
-
-pub const API_VERSION: &str = "lblint.dev/v1alpha1";
-pub const KIND: &str = "ClusterProfile";
-
-/// Profiles are hand-written and small; anything bigger is a mistake or an attack.
-pub const MAX_PROFILE_BYTES: usize = 1024 * 1024;
-
-pub(super) const STARTER_HELP: &str =
-    "a profile starts with `apiVersion: lblint.dev/v1alpha1`, `kind: ClusterProfile` and `spec.provider`";
+use super::syntax::{
+    first_content_offset, is_empty_yaml, place_of, yaml_options, MAX_PROFILE_BYTES, STARTER_HELP,
+};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -48,32 +42,6 @@ struct Document {
 struct Metadata {
     #[serde(default)]
     name: Option<String>,
-}
-
-/// Parser options and safety budget for small hand-written files (profiles, config).
-pub(crate) fn yaml_options() -> serde_saphyr::Options {
-    // A profile has a few hundred nodes at most; these limits leave ample room for that and
-    // stop alias bombs and deep nesting long before they cost anything.
-    let mut options = serde_saphyr::Options::default();
-    options.budget = serde_saphyr::budget! {
-        max_events: 100_000,
-        max_nodes: 50_000,
-        max_depth: 24,
-        max_documents: 2,
-        max_aliases: 256,
-        max_anchors: 256,
-        max_merge_keys: 64,
-        max_total_scalar_bytes: MAX_PROFILE_BYTES,
-        max_recorded_anchor_events: 10_000,
-        max_recorded_anchor_bytes: MAX_PROFILE_BYTES,
-    };
-    options.alias_limits.max_total_replayed_events = 10_000;
-    options.alias_limits.max_replay_stack_depth = 16;
-    // We render our own snippets (miette); the wrapper would only copy the text again.
-    options.with_snippet = false;
-    // `strict_booleans` stays false on purpose: YAML 1.1 `yes`/`no`/`on`/`off` are booleans,
-    // as they are for Kubernetes (go-yaml v2), so `lbAddressBinding: yes` means true.
-    options
 }
 
 /// Parse a profile; `path` is only used in errors and [`Profile::path`].
@@ -150,7 +118,7 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
 pub fn load_profile(path: &std::path::Path) -> Result<Profile, ProfileError> {
     // Shown relative to the working directory, as every other file is.
     let shown = match std::env::current_dir() {
-        Ok(cwd) if path.is_absolute() => crate::config::display_relative(path, &cwd),
+        Ok(cwd) if path.is_absolute() => crate::walk::display_relative(path, &cwd),
         _ => path.display().to_string(),
     };
     let unreadable =
@@ -171,46 +139,6 @@ pub fn generic() -> Profile {
         path: None,
         text: None,
         tree: Default::default(),
-    }
-}
-
-/// Only blank lines, comments and document markers.
-pub(crate) fn is_empty_yaml(text: &str) -> bool {
-    text.lines().all(|l| {
-        let l = l.trim();
-        l.is_empty() || l.starts_with('#') || l == "---" || l == "..."
-    })
-}
-
-pub(super) fn first_content_offset(text: &str) -> usize {
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let t = line.trim();
-        if !(t.is_empty() || t.starts_with('#') || t == "---") {
-            return offset + (line.len() - line.trim_start().len());
-        }
-        offset += line.len();
-    }
-    0
-}
-
-pub(crate) fn place_of(loc: &serde_saphyr::Location, text: &str) -> Place {
-    if loc.line() == 0 {
-        return Place::at_offset(text, 0, 0);
-    }
-    let span = loc.span();
-    match span.byte_offset() {
-        Some(off) => Place::at_offset(
-            text,
-            usize::try_from(off).unwrap_or(usize::MAX),
-            usize::try_from(span.byte_len().unwrap_or(0)).unwrap_or(0),
-        ),
-        // Parser (syntax) errors come without byte info: map line/column back to an offset.
-        None => Place::at_line_column(
-            text,
-            usize::try_from(loc.line()).unwrap_or(1),
-            usize::try_from(loc.column()).unwrap_or(1),
-        ),
     }
 }
 

@@ -10,13 +10,13 @@ mod model;
 pub(crate) mod recover;
 mod schema;
 pub mod suggest;
+mod syntax;
 pub mod template;
 pub mod version;
 
 pub(crate) use error::Place;
 pub use error::{ProfileDiagnostic, ProfileError};
-pub use load::{generic, load_profile, parse_profile, API_VERSION, KIND, MAX_PROFILE_BYTES};
-pub(crate) use load::{is_empty_yaml, place_of, yaml_options};
+pub use load::{generic, load_profile, parse_profile};
 pub use model::{
     Addons, Allowlists, AwsLoadBalancerControllerOptions, CceFlavour,
     CloudControllerManagerOptions, FactTree, KubeProxy, LbNetwork, LoadBalancer, Network, NodePool,
@@ -24,6 +24,8 @@ pub use model::{
     OBJECT_KINDS,
 };
 pub use schema::json_schema;
+pub(crate) use syntax::{is_empty_yaml, place_of, yaml_options};
+pub use syntax::{API_VERSION, KIND, MAX_PROFILE_BYTES};
 pub use template::init_template;
 #[cfg(test)]
 mod tests;

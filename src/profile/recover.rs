@@ -46,7 +46,7 @@ pub(crate) fn parse_all<T: serde::de::DeserializeOwned>(
     // Where the last blank ends: an error there or before it is the blank's doing.
     let mut blanked_end = 0;
     loop {
-        match serde_saphyr::from_str_with_options::<T>(&work, super::load::yaml_options()) {
+        match serde_saphyr::from_str_with_options::<T>(&work, super::syntax::yaml_options()) {
             Ok(doc) => return (Some(doc), errors),
             Err(e) => {
                 let err = convert(&e);

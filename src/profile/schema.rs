@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use super::load::{API_VERSION, KIND};
 use super::model::{CceFlavour, Provider};
+use super::syntax::{API_VERSION, KIND};
 
 /// The profile's JSON Schema.
 pub fn json_schema() -> Value {

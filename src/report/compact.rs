@@ -9,8 +9,8 @@ use std::io;
 use crate::diagnostic::Diagnostic;
 use crate::source::SourceMap;
 
-use super::escape::{escape, Keep};
 use super::ReportOptions;
+use crate::text::escape::{escape, Keep};
 
 pub(super) fn write(
     diagnostics: &[Diagnostic],

@@ -10,7 +10,7 @@ use crate::diagnostic::{Applicability, Fix, Location, Severity};
 use crate::source::SourceFile;
 
 /// Characters that act on a terminal or reorder text, other than tab and newline. Written
-/// independently of `escape::is_unsafe`.
+/// independently of `crate::text::escape::is_unsafe`.
 fn raw_controls(text: &str) -> Vec<char> {
     text.chars()
         .filter(|&c| {

@@ -17,9 +17,9 @@ use crate::diagnostic::{Applicability, Diagnostic, Location, Severity, Summary};
 use crate::source::{SourceFile, SourceMap};
 use crate::yaml::Pos;
 
-use super::escape::{escape, Keep};
-use super::excerpt::{Excerpt, CONTEXT_LINES};
 use super::ReportOptions;
+use crate::text::escape::{escape, Keep};
+use crate::text::excerpt::{Excerpt, CONTEXT_LINES};
 
 pub(super) fn write(
     diagnostics: &[Diagnostic],

@@ -11,14 +11,15 @@ use std::str::FromStr;
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::rules::RuleMeta;
 use crate::source::SourceMap;
+use crate::text::escape::{escape, Keep};
 
 mod compact;
-pub(crate) mod escape;
-pub(crate) mod excerpt;
 mod github;
+mod guarded;
 mod human;
 mod json;
 pub mod sarif;
+pub use guarded::{render_report, Rendered};
 pub mod statistics;
 
 #[cfg(test)]
@@ -173,7 +174,7 @@ fn fix_lines(diagnostic: &Diagnostic, sources: &SourceMap, unsafe_fixes: bool) -
         );
     let mut lines = Vec::new();
     for (heading, fix) in fixes {
-        lines.push(escape::escape(&heading, escape::Keep::Nothing).into_owned());
+        lines.push(escape(&heading, Keep::Nothing).into_owned());
         if let Some(file) = file {
             lines.extend(
                 edit_lines(fix, file)

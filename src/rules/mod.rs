@@ -19,6 +19,8 @@ pub mod meta;
 pub mod oke;
 pub mod openstack;
 pub mod proxy_protocol;
+mod run;
+pub use run::run_rules;
 pub mod scaleway;
 pub mod tke;
 pub mod upstream;
@@ -120,7 +122,7 @@ pub(crate) fn weigh(
     caller: &crate::model::Caller,
     message: String,
 ) -> (Severity, String) {
-    use crate::model::evidence::Evidence;
+    use crate::model::Evidence;
     if severity != Severity::Error || caller.evidence == Evidence::Call {
         return (severity, message);
     }
@@ -259,6 +261,15 @@ pub fn for_provider<'r>(rules: &[&'r dyn Rule], provider: Provider) -> Vec<&'r d
         .iter()
         .copied()
         .filter(|rule| rule.meta().runs_on(provider))
+        .collect()
+}
+
+/// The ids of the documented rules that name `provider` (`profile init` lists them).
+pub fn ids_for_provider(provider: &str) -> Vec<&'static str> {
+    meta::DOCUMENTED
+        .iter()
+        .filter(|m| m.providers.contains(&provider))
+        .map(|m| m.id)
         .collect()
 }
 

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 
 use granit_parser::{ScalarStyle, Tag};
 
-use super::load::DuplicateKey;
 use super::resolve::resolve_plain;
-use super::tree::{Document, Entry, Extent, NodeId, NodeKind, Resolved, Style};
+use super::resolve::Resolved;
+use super::tree::{Document, Entry, Extent, NodeId, NodeKind, Style};
+use super::types::DuplicateKey;
 
 /// Record the scalar keys of mapping `id` that repeat an earlier key (`<<` merge keys
 /// excepted). Keys compare by value, so `name`, `"name"` and `'name'` are one key.

@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::tree::{Document, Entry, NodeId, NodeKind, Style};
+use super::tree::{is_merge_key, Document, Entry, NodeId, NodeKind};
 use super::Span;
 
 /// Check a finished document's alias expansion and index its merge keys (inline merges,
@@ -172,11 +172,6 @@ fn shown(count: u64) -> String {
 /// of `<<` (each mapping merging a few dozen keys), bounded for hostile ones.
 pub fn merge_budget(doc: &Document) -> u64 {
     1_000_000 + 16 * doc.nodes.len() as u64
-}
-
-/// A plain `<<` key: the YAML 1.1 merge key (a quoted one is an ordinary key).
-pub(super) fn is_merge_key(doc: &Document, key: NodeId) -> bool {
-    matches!(&doc.node(key).kind, NodeKind::Scalar(s) if s.style == Style::Plain && s.value == "<<")
 }
 
 /// The key text of an entry, following an alias key.

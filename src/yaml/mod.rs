@@ -16,51 +16,19 @@ mod merge;
 mod resolve;
 mod split;
 mod tree;
+mod types;
 
+pub use crate::source::{Pos, Span};
 pub use budget::MemoryBudget;
-pub use load::{
-    load, load_file, load_granit_only, load_with, DuplicateKey, Limits, LoadedFile, SyntaxError,
-};
+pub use load::{load, load_file, load_granit_only, load_with};
 pub use merge::TooComplex;
-pub use resolve::resolve_plain;
+pub use resolve::{resolve_plain, Resolved};
 pub use split::{load_split, Split};
 pub use tree::{
     Children, Comment, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, NodeRef,
-    Resolved, Scalar, Style,
+    Scalar, Style,
 };
-
-/// A position in a source file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Pos {
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column, counted in Unicode scalar values (chars) from the line start.
-    pub column: u32,
-    /// 0-based byte offset into the (BOM-stripped) source text.
-    pub offset: usize,
-}
-
-/// A half-open source range `[start, end)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Span {
-    pub start: Pos,
-    pub end: Pos,
-}
-
-impl Span {
-    pub fn len(&self) -> usize {
-        self.end.offset.saturating_sub(self.start.offset)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The source text the span covers.
-    pub fn slice<'s>(&self, source: &'s str) -> &'s str {
-        source.get(self.start.offset..self.end.offset).unwrap_or("")
-    }
-}
+pub use types::{DuplicateKey, Limits, LoadedFile, SyntaxError};
 
 #[cfg(test)]
 mod tests;

@@ -4,7 +4,17 @@
 //! including its reliance on Go's `strconv.ParseInt(s, 0, 64)` and `time.Parse`, so the
 //! same text means the same thing to lblint as to the API server.
 
-use super::tree::Resolved;
+/// A scalar's value as Kubernetes (go-yaml v2, YAML 1.1) reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolved {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// Unquoted date or date-time (go-yaml v2 `!!timestamp`).
+    Timestamp,
+    Str,
+}
 
 /// Resolve an untagged plain scalar as go-yaml v2 does.
 ///

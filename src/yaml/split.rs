@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use super::builder::{assign_leading_comments, Builder, Chunk, Part, MAX_ERRORS};
-use super::load::{Limits, LoadedFile};
 use super::tree::Document;
+use super::types::{Limits, LoadedFile};
 use crate::source::SourceFile;
 
 /// How a stream may be split.
@@ -76,7 +76,7 @@ fn try_split<S: Default + Send>(
         })
         .collect();
     let parse =
-        |chunk: Chunk| crate::guard::catch(|| parse_chunk(file, limits, chunk, finish)).ok();
+        |chunk: Chunk| crate::panic::catch(|| parse_chunk(file, limits, chunk, finish)).ok();
     let parts: Vec<Option<(Part, S)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = chunks[1..]
             .iter()

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::merge::is_merge_key;
+use super::resolve::Resolved;
 use super::Span;
 use crate::source::SourceFile;
 
@@ -18,18 +18,6 @@ pub enum Style {
     DoubleQuoted,
     Literal,
     Folded,
-}
-
-/// A scalar's value as Kubernetes (go-yaml v2, YAML 1.1) reads it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Resolved {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    /// Unquoted date or date-time (go-yaml v2 `!!timestamp`).
-    Timestamp,
-    Str,
 }
 
 /// Which [`Resolved`] a scalar is. Its number or boolean is read again from the text when
@@ -93,6 +81,11 @@ impl Scalar {
     pub fn is_null(&self) -> bool {
         self.kind == ResolvedKind::Null
     }
+}
+
+/// A plain `<<` key: the YAML 1.1 merge key (a quoted one is an ordinary key).
+pub(super) fn is_merge_key(doc: &Document, key: NodeId) -> bool {
+    matches!(&doc.node(key).kind, NodeKind::Scalar(s) if s.style == Style::Plain && s.value == "<<")
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

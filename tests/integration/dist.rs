@@ -56,7 +56,7 @@ fn release_profile_is_cheap_and_dist_is_heavy() {
     assert_eq!(get(&dist, "lto"), Some("\"fat\""));
     assert_eq!(get(&dist, "codegen-units"), Some("1"));
     assert_eq!(get(&dist, "strip"), Some("true"));
-    // src/guard.rs catches a rule's panic: unwinding must stay on.
+    // src/panic.rs catches a rule's panic: unwinding must stay on.
     assert_eq!(get(&dist, "panic"), None);
 }
 

@@ -19,6 +19,7 @@ mod fix_choice;
 mod fix_write;
 mod hostile_output;
 mod k8s;
+mod layers;
 mod limits;
 mod load;
 mod model;

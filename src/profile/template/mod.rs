@@ -36,7 +36,13 @@ impl Out {
 }
 
 /// A commented profile that [`super::parse_profile`] accepts, for any arguments.
-pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) -> String {
+/// `own_rules` are the ids of the provider's own rules, named in the provider's comment
+/// (the caller knows the rules; the profile stage sits below them).
+pub fn init_template(
+    provider: Option<Provider>,
+    proxy_mode: Option<ProxyMode>,
+    own_rules: &[&str],
+) -> String {
     let p = provider.unwrap_or(Provider::Generic);
     // `None` for the seeds and generic, which keep their original text.
     let cloud = clouds::notes(p);
@@ -72,11 +78,6 @@ pub fn init_template(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) 
     }
     if let Some(cloud) = &cloud {
         o.comment(2, cloud.about);
-        let own_rules: Vec<&str> = crate::rules::meta::DOCUMENTED
-            .iter()
-            .filter(|m| m.providers.contains(&p.as_str()))
-            .map(|m| m.id)
-            .collect();
         let text = if own_rules.is_empty() {
             format!(
                 "lblint has no {} rules yet: the provider-neutral rules run,\n\

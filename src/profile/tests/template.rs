@@ -4,6 +4,12 @@
 use super::{check_schema, yaml_to_json};
 use crate::profile::*;
 
+/// The template as `lblint profile init` prints it, with the provider's rules named.
+fn template(provider: Option<Provider>, mode: Option<ProxyMode>) -> String {
+    let own_rules = provider.map_or_else(Vec::new, |p| crate::rules::ids_for_provider(p.as_str()));
+    init_template(provider, mode, &own_rules)
+}
+
 fn combinations() -> Vec<(Option<Provider>, Option<ProxyMode>)> {
     let providers = std::iter::once(None).chain(Provider::ALL.map(Some));
     providers
@@ -23,7 +29,7 @@ fn template_parses_for_every_combination() {
         (Provider::ALL.len() + 1) * (ProxyMode::ALL.len() + 1)
     );
     for (provider, mode) in combos {
-        let text = init_template(provider, mode);
+        let text = template(provider, mode);
         let p = parse_profile(&text, "template.yaml")
             .unwrap_or_else(|e| panic!("{provider:?}/{mode:?}:\n{e}\n---\n{text}"));
         assert_eq!(p.spec.provider, provider.unwrap_or(Provider::Generic));
@@ -63,7 +69,7 @@ fn uncommented(text: &str) -> String {
 #[test]
 fn template_with_every_line_uncommented_is_valid() {
     // Uncommenting the commented-out facts must give a valid, full profile.
-    let text = uncommented(&init_template(Some(Provider::Tke), Some(ProxyMode::Ipvs)));
+    let text = uncommented(&template(Some(Provider::Tke), Some(ProxyMode::Ipvs)));
     let p = parse_profile(&text, "full.yaml").unwrap_or_else(|e| panic!("{e}\n{text}"));
     let s = p.spec;
     assert!(s.kubernetes_version.is_some());
@@ -81,7 +87,7 @@ fn template_with_every_line_uncommented_is_valid() {
 #[test]
 fn every_provider_template_uncommented_is_valid_and_states_its_facts() {
     for (provider, mode) in combinations() {
-        let text = uncommented(&init_template(provider, mode));
+        let text = uncommented(&template(provider, mode));
         let p = parse_profile(&text, "full.yaml")
             .unwrap_or_else(|e| panic!("{provider:?}/{mode:?}: {e}\n{text}"));
         check_schema(&yaml_to_json(&text), &json_schema(), "$")
@@ -132,7 +138,7 @@ fn looks_like_yaml(rest: &str) -> bool {
 
 #[test]
 fn the_provider_comment_names_every_provider() {
-    let text = init_template(None, None);
+    let text = template(None, None);
     let start = text.find("# Cloud provider:").unwrap();
     let comment = &text[start..text.find("\n  provider: ").unwrap()];
     for name in Provider::NAMES {
@@ -153,7 +159,7 @@ fn the_template_says_which_providers_have_no_rules_yet() {
         let own = crate::rules::for_provider(&rules, provider)
             .iter()
             .any(|r| r.meta().providers.contains(&provider.as_str()));
-        let text = init_template(Some(provider), None);
+        let text = template(Some(provider), None);
         let says_none = text.contains(&format!("lblint has no {} rules yet", provider.label()));
         let expected = !own && provider != Provider::Generic;
         assert_eq!(says_none, expected, "{provider}");
@@ -188,7 +194,7 @@ fn provider_comments_state_the_documented_versions() {
         (Provider::Eks, &["From v2.5.0 its Service webhook"]),
     ];
     for (provider, phrases) in cases {
-        let text = init_template(Some(*provider), Some(ProxyMode::Ebpf));
+        let text = template(Some(*provider), Some(ProxyMode::Ebpf));
         for phrase in phrases
             .iter()
             .chain(&["Cilium honours ipMode from 1.17 (1.18.0 regressed)"])
@@ -197,7 +203,7 @@ fn provider_comments_state_the_documented_versions() {
         }
     }
     // Cilium is offered only where it can be the dataplane.
-    let text = init_template(Some(Provider::Hetzner), Some(ProxyMode::Iptables));
+    let text = template(Some(Provider::Hetzner), Some(ProxyMode::Iptables));
     assert!(!text.contains("cilium:"), "{text}");
 }
 
@@ -205,14 +211,14 @@ fn provider_comments_state_the_documented_versions() {
 fn template_snapshot() {
     snapshot!(
         "profile_init_template_tke_ipvs",
-        init_template(Some(Provider::Tke), Some(ProxyMode::Ipvs))
+        template(Some(Provider::Tke), Some(ProxyMode::Ipvs))
     );
     snapshot!(
         "profile_init_template_hetzner",
-        init_template(Some(Provider::Hetzner), None)
+        template(Some(Provider::Hetzner), None)
     );
     snapshot!(
         "profile_init_template_eks_iptables",
-        init_template(Some(Provider::Eks), Some(ProxyMode::Iptables))
+        template(Some(Provider::Eks), Some(ProxyMode::Iptables))
     );
 }

@@ -1,41 +1,9 @@
 //! SARIF `fixes` of a result: the fix `--fix` applies first, then the suggestions.
 
-use serde::Serialize;
-
-use super::log::{Region, Text};
+use super::log::{ArtifactChange, FixProperties, Replacement, SarifFix, Text};
 use super::regions::region;
 use super::uris::ArtifactLocation;
-use crate::diagnostic::{Applicability, Diagnostic};
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct SarifFix {
-    description: Text,
-    artifact_changes: [ArtifactChange; 1],
-    properties: FixProperties,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ArtifactChange {
-    artifact_location: ArtifactLocation,
-    replacements: Vec<Replacement>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Replacement {
-    deleted_region: Region,
-    inserted_content: Text,
-}
-
-#[derive(Serialize)]
-struct FixProperties {
-    applicability: Applicability,
-    /// An alternative that `--fix` never applies (the result's first fix is the one it does).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    suggestion: bool,
-}
+use crate::diagnostic::Diagnostic;
 
 /// Edits apply to the diagnostic's own file (`artifact`, whose text is `text`).
 pub(super) fn fixes(

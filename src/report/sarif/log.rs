@@ -3,9 +3,8 @@
 
 use serde::Serialize;
 
-use super::fixes::SarifFix;
 use super::uris::ArtifactLocation;
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Applicability, Severity};
 
 #[derive(Serialize)]
 pub(super) struct Log<'a> {
@@ -181,4 +180,34 @@ pub(super) fn level(severity: Severity) -> &'static str {
         Severity::Warning => "warning",
         Severity::Note => "note",
     }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct SarifFix {
+    pub(super) description: Text,
+    pub(super) artifact_changes: [ArtifactChange; 1],
+    pub(super) properties: FixProperties,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ArtifactChange {
+    pub(super) artifact_location: ArtifactLocation,
+    pub(super) replacements: Vec<Replacement>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Replacement {
+    pub(super) deleted_region: Region,
+    pub(super) inserted_content: Text,
+}
+
+#[derive(Serialize)]
+pub(super) struct FixProperties {
+    pub(super) applicability: Applicability,
+    /// An alternative that `--fix` never applies (the result's first fix is the one it does).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(super) suggestion: bool,
 }

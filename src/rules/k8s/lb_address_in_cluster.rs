@@ -60,8 +60,8 @@ impl Rule for LbAddressInCluster {
     }
 }
 
-use crate::model::evidence::Evidence;
 use crate::model::AddressSource;
+use crate::model::Evidence;
 
 /// What happens to such a call, without claiming more than the provider rules know: upstream
 /// kube-proxy (iptables, IPVS) answers a load-balancer IP on the node unless the Service

@@ -2,7 +2,7 @@
 //! given back when a document is dropped or slimmed, the whole file dropped when over.
 
 use super::{Abort, Builder};
-use crate::yaml::load::LoadedFile;
+use crate::yaml::types::LoadedFile;
 
 /// Charge the memory budget once this much is pending.
 const CHARGE_CHUNK: u64 = 1 << 20;

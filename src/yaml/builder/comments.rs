@@ -1,7 +1,7 @@
 //! Which comments lead which document (Helm's `# Source:` lines), once every document
 //! of the file, or of every chunk of a split stream, is known.
 
-use crate::yaml::load::LoadedFile;
+use crate::yaml::types::LoadedFile;
 
 /// Leading comments: after the previous document's last node (or what an earlier empty
 /// document claimed), before the root. An empty document (a Helm template that rendered to

@@ -13,8 +13,8 @@ use super::events::{
     drop_implicit_empty_root, find_block_indicator, map_style, next_char_end, resolve_scalar,
 };
 use super::lines::Positions;
-use super::load::{DuplicateKey, Limits, LoadedFile, SyntaxError};
 use super::merge;
+use super::types::{DuplicateKey, Limits, LoadedFile, SyntaxError};
 
 mod charge;
 mod collections;

@@ -13,13 +13,10 @@
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::fmt;
-use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
-use crate::diagnostic::Diagnostic;
-use crate::report::Format;
-use crate::rules::{Context, Rule};
+use crate::text::escape::{escape, Keep};
 
 thread_local! {
     /// How many guards this thread is inside.
@@ -63,7 +60,7 @@ impl fmt::Display for InternalError {
             f,
             "internal error: {} crashed ({}); {}. This is a bug in lblint: please report it",
             self.what,
-            crate::report::escape::escape(&crash, crate::report::escape::Keep::Nothing),
+            escape(&crash, Keep::Nothing),
             self.lost
         )
     }
@@ -115,75 +112,43 @@ pub fn panic_message(payload: &(dyn Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".to_string())
 }
 
-/// Runs every rule, each guarded: a rule that panics adds none of its findings (they may be
-/// half-made) and one [`InternalError`] naming it; the other rules' findings are all kept.
-pub fn run_rules(
-    rules: &[&dyn Rule],
-    cx: &Context<'_>,
-    out: &mut Vec<Diagnostic>,
-) -> Vec<InternalError> {
-    let mut errors = Vec::new();
-    for rule in rules {
-        let mut found = Vec::new();
-        match catch(|| rule.check(cx, &mut found)) {
-            Ok(()) => out.append(&mut found),
-            Err(crash) => {
-                let meta = rule.meta();
-                errors.push(InternalError {
-                    what: format!("rule {} ({})", meta.id, meta.name),
-                    lost: "its findings are missing from this report",
-                    crash,
-                });
-            }
-        }
-    }
-    errors
-}
-
-/// A report rendered under a guard.
-#[derive(Debug)]
-pub struct Rendered {
-    /// What to write: the report, the compact fallback, or nothing.
-    pub bytes: Vec<u8>,
-    /// The reporter's crash, if it crashed.
-    pub crash: Option<InternalError>,
-}
-
-/// Renders the report in `format` with `render`, guarded: a reporter that panics writes nothing
-/// (half a JSON document is worse than none) and gives an [`InternalError`]. For the human
-/// format the findings then come out one per line in the compact format, so a person still sees
-/// them. An I/O error is returned as it is.
-pub fn render_report(
-    format: Format,
-    mut render: impl FnMut(Format, &mut Vec<u8>) -> io::Result<()>,
-) -> io::Result<Rendered> {
-    let mut bytes = Vec::new();
-    let crash = match catch(|| render(format, &mut bytes)) {
-        Ok(written) => {
-            written?;
-            return Ok(Rendered { bytes, crash: None });
-        }
-        Err(crash) => crash,
-    };
-    let mut lost = "no report was written";
-    let mut fallback = Vec::new();
-    if format == Format::Human
-        && matches!(catch(|| render(Format::Compact, &mut fallback)), Ok(Ok(())))
-    {
-        lost = "the findings are listed in the compact format instead";
-    } else {
-        fallback.clear();
-    }
-    Ok(Rendered {
-        bytes: fallback,
-        crash: Some(InternalError {
-            what: format!("the {format} reporter"),
-            lost,
-            crash,
-        }),
-    })
-}
-
 #[cfg(test)]
-#[path = "guard_tests.rs"]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catch_returns_the_value_or_the_panic_message() {
+        install_hook();
+        assert_eq!(catch(|| 7), Ok(7));
+        let crash = catch(|| -> u8 { panic!("bad {}", "input") }).unwrap_err();
+        assert_eq!(crash.message, "bad input");
+        assert!(crash
+            .location
+            .is_some_and(|l| l.starts_with("src/panic.rs:")));
+        // Nested guards each see their own crash; the outer one goes on.
+        let outer = catch(|| {
+            let inner = catch(|| -> () { panic!("inner") });
+            assert_eq!(inner.unwrap_err().message, "inner");
+            5
+        });
+        assert_eq!(outer, Ok(5));
+        assert_eq!(DEPTH.with(Cell::get), 0, "every guard was left");
+    }
+
+    #[test]
+    fn an_internal_error_is_one_escaped_line() {
+        let error = InternalError {
+            what: "the human reporter".to_string(),
+            lost: "no report was written",
+            crash: Crash {
+                message: "bad\nvalue \u{1b}[2J".to_string(),
+                location: None,
+            },
+        };
+        assert_eq!(
+            error.to_string(),
+            "internal error: the human reporter crashed (bad value \\u{1b}[2J); no report was \
+             written. This is a bug in lblint: please report it"
+        );
+    }
+}

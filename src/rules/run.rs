@@ -1,0 +1,123 @@
+//! The rule loop: every rule runs under a panic guard, so a bug in one rule costs only its
+//! own findings.
+
+use crate::diagnostic::Diagnostic;
+use crate::panic::{catch, InternalError};
+use crate::rules::{Context, Rule};
+
+/// Runs every rule, each guarded: a rule that panics adds none of its findings (they may be
+/// half-made) and one [`InternalError`] naming it; the other rules' findings are all kept.
+pub fn run_rules(
+    rules: &[&dyn Rule],
+    cx: &Context<'_>,
+    out: &mut Vec<Diagnostic>,
+) -> Vec<InternalError> {
+    let mut errors = Vec::new();
+    for rule in rules {
+        let mut found = Vec::new();
+        match catch(|| rule.check(cx, &mut found)) {
+            Ok(()) => out.append(&mut found),
+            Err(crash) => {
+                let meta = rule.meta();
+                errors.push(InternalError {
+                    what: format!("rule {} ({})", meta.id, meta.name),
+                    lost: "its findings are missing from this report",
+                    crash,
+                });
+            }
+        }
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::check_sources_with;
+    use crate::diagnostic::Severity;
+    use crate::panic::install_hook;
+    use crate::rules::k8s::annotation_value_not_string::AnnotationValueNotString;
+    use crate::rules::RuleMeta;
+
+    static BROKEN: RuleMeta = RuleMeta {
+        id: "TST901",
+        name: "broken-rule",
+        default_severity: Severity::Error,
+        providers: &["any"],
+        summary: "panics after reporting a finding",
+        fix: crate::rules::FixAvailability::None,
+        doc: "",
+    };
+
+    /// A rule with a bug: it reports something about the first object, then indexes out of range.
+    struct Broken;
+
+    impl Rule for Broken {
+        fn meta(&self) -> &'static RuleMeta {
+            &BROKEN
+        }
+
+        fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+            let object = &cx.ws.objects[0];
+            let span = cx.ws.root(object).span();
+            let location = cx.ws.location(object, span);
+            out.push(BROKEN.diagnostic(Severity::Error, location, "half-made finding"));
+            let empty: Vec<usize> = Vec::new();
+            let _ = empty[cx.ws.objects.len()];
+        }
+    }
+
+    const SERVICE: &str = "\
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  annotations:
+    scrape: true
+spec:
+  ports:
+    - port: 80
+";
+
+    #[test]
+    fn a_crashing_rule_is_named_and_the_other_rules_still_report() {
+        install_hook();
+        let files = [("svc.yaml".to_string(), SERVICE.as_bytes().to_vec())];
+        let outcome = check_sources_with(
+            &files,
+            &crate::profile::generic(),
+            &[&Broken, &AnnotationValueNotString, &Broken],
+        );
+        let found: Vec<_> = outcome
+            .diagnostics
+            .iter()
+            .map(|d| {
+                (
+                    d.rule,
+                    d.location.span.start.line,
+                    d.location.span.start.column,
+                )
+            })
+            .collect();
+        // K8S002's finding is there; the broken rule's half-made one is not.
+        assert_eq!(found, [("K8S002", 6, 13)]);
+        assert_eq!(outcome.internal_errors.len(), 2);
+        let error = &outcome.internal_errors[0];
+        assert_eq!(error.what, "rule TST901 (broken-rule)");
+        assert!(
+            error.crash.message.starts_with("index out of bounds"),
+            "{error:?}"
+        );
+        let location = error.crash.location.as_deref().unwrap_or_default();
+        assert!(location.starts_with("src/rules/run.rs:"), "{location}");
+        let line = error.to_string();
+        assert!(
+            line.starts_with("internal error: rule TST901 (broken-rule) crashed (index out of bounds")
+                && line.ends_with(
+                    "its findings are missing from this report. This is a bug in lblint: please report it"
+                )
+                && !line.contains('\n'),
+            "{line}"
+        );
+    }
+}

@@ -1,0 +1,100 @@
+//! What loading a YAML stream takes and gives: the limits, and the result (documents,
+//! syntax errors, repeated keys). Apart from the loader and the builder, so both depend
+//! on these types one way.
+
+use std::sync::Arc;
+
+use super::budget::MemoryBudget;
+use super::merge::TooComplex;
+use super::tree::{Comment, Document};
+use super::Span;
+
+/// Bounds that keep hostile input cheap.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Maximum nesting of collections.
+    pub max_depth: usize,
+    /// Maximum number of nodes in one file (all documents).
+    pub max_nodes: usize,
+    /// The run's memory budget, shared by every file; `None`: unbounded.
+    pub budget: Option<Arc<MemoryBudget>>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 256,
+            max_nodes: 20_000_000,
+            budget: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyntaxError {
+    pub span: Span,
+    pub message: String,
+}
+
+/// A key written twice in one mapping. Kubernetes (go-yaml v2) keeps the last value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DuplicateKey {
+    /// Index into [`LoadedFile::documents`].
+    pub document: usize,
+    pub key: String,
+    /// The earlier occurrence, whose value is discarded.
+    pub first: Span,
+    /// The later occurrence, whose value wins.
+    pub second: Span,
+}
+
+/// Everything read from one file.
+#[derive(Clone, Debug, Default)]
+pub struct LoadedFile {
+    /// Documents that parsed completely, in stream order.
+    pub documents: Vec<Document>,
+    /// Syntax errors; each abandons the document it is in, loading resumes at the next `---`.
+    pub errors: Vec<SyntaxError>,
+    /// Every comment in the file, in source order.
+    pub comments: Vec<Comment>,
+    /// Keys repeated within one mapping, in the documents that parsed, in source order.
+    pub duplicate_keys: Vec<DuplicateKey>,
+    /// Documents that parsed but are not kept: their aliases or merge keys expand too far
+    /// (Kubernetes rejects them, or resolving them is over lblint's budget).
+    pub too_complex: Vec<TooComplex>,
+    /// The file would overdraw the run's memory budget (this many bytes): it was dropped
+    /// whole, and everything else here is empty.
+    pub over_budget: Option<u64>,
+}
+
+impl LoadedFile {
+    /// Everything loaded, as text that is equal exactly when two loads are (maps sorted):
+    /// what the split parse is checked against in tests and the fuzz target.
+    #[doc(hidden)]
+    pub fn canonical_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut text = String::new();
+        for doc in &self.documents {
+            let mut merged: Vec<_> = doc.merged.iter().collect();
+            merged.sort_by_key(|(id, _)| **id);
+            let _ = writeln!(
+                text,
+                "{} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                doc.index,
+                doc.span,
+                doc.root,
+                doc.nodes,
+                doc.items,
+                doc.entries,
+                doc.leading_comments,
+                merged
+            );
+        }
+        let _ = write!(
+            text,
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            self.errors, self.comments, self.duplicate_keys, self.too_complex, self.over_budget
+        );
+        text
+    }
+}
