@@ -70,6 +70,12 @@ pub(super) fn settings(
         )),
         None => say("profile: none (generic: every cluster fact unknown)"),
     }
+    if crate::yaml::Reader::of_process() == crate::yaml::Reader::Granit {
+        say(&format!(
+            "YAML: granit alone, without the fast path ({}=granit)",
+            crate::yaml::READER_VARIABLE
+        ));
+    }
     if !chart_roots.is_empty() {
         let roots: Vec<String> = chart_roots
             .iter()

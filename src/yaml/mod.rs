@@ -28,7 +28,7 @@ pub use tree::{
     Children, Comment, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, NodeRef,
     Scalar, Style,
 };
-pub use types::{DuplicateKey, Limits, LoadedFile, SyntaxError};
+pub use types::{DuplicateKey, Limits, LoadedFile, Reader, SyntaxError, READER_VARIABLE};
 
 #[cfg(test)]
 mod tests;

@@ -98,3 +98,48 @@ impl LoadedFile {
         text
     }
 }
+
+/// The environment variable that turns the fast path off for a run: `LBLINT_YAML=granit`.
+/// For triage in the field: when a result looks wrong, the same run with granit alone tells
+/// whether the fast path (which copies granit's offsets and quirks) is the cause.
+pub const READER_VARIABLE: &str = "LBLINT_YAML";
+
+/// Which parser reads the documents the fast path can read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// The fast path where it can, granit elsewhere (the default).
+    Fast,
+    /// granit alone (`LBLINT_YAML=granit`).
+    Granit,
+}
+
+impl Reader {
+    /// The reader a value of [`READER_VARIABLE`] asks for; unset, empty or anything else
+    /// keeps the default.
+    pub fn from_value(value: Option<&str>) -> Reader {
+        match value.map(str::trim) {
+            Some(v) if v.eq_ignore_ascii_case("granit") => Reader::Granit,
+            _ => Reader::Fast,
+        }
+    }
+
+    /// This process's reader, read from the environment once.
+    pub fn of_process() -> Reader {
+        static READER: std::sync::OnceLock<Reader> = std::sync::OnceLock::new();
+        *READER.get_or_init(|| Reader::from_value(std::env::var(READER_VARIABLE).ok().as_deref()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Reader;
+
+    #[test]
+    fn only_granit_turns_the_fast_path_off() {
+        assert_eq!(Reader::from_value(Some("granit")), Reader::Granit);
+        assert_eq!(Reader::from_value(Some(" GRANIT\n")), Reader::Granit);
+        for other in [None, Some(""), Some("fast"), Some("0"), Some("granite")] {
+            assert_eq!(Reader::from_value(other), Reader::Fast, "{other:?}");
+        }
+    }
+}

@@ -282,6 +282,26 @@ fn a_large_stream_reports_the_same_on_one_thread_and_many() {
         assert_eq!((many.code, &many.stderr), (one.code, &one.stderr));
         assert!(many.stdout == one.stdout, "--threads {threads} differs");
     }
+    // The triage switch: granit alone, without the fast path, gives the same report, and
+    // -v says which reader ran.
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_lblint"));
+    command.env("LBLINT_YAML", "granit");
+    let args = [
+        "check",
+        "-v",
+        "--no-config",
+        "--profile",
+        "examples/profiles/tke-ipvs.yaml",
+        "--format",
+        "json",
+        path,
+    ];
+    let granit = crate::lblint_command(".", &args, None, command);
+    let switch = "lblint: YAML: granit alone, without the fast path (LBLINT_YAML=granit)\n";
+    assert_eq!(granit.code, 1, "{}", granit.stderr);
+    assert!(granit.stderr.contains(switch), "{}", granit.stderr);
+    assert!(granit.stdout == one.stdout, "LBLINT_YAML=granit differs");
+    assert!(!crate::lblint(&args).stderr.contains("YAML:"));
 }
 
 fn walk_yaml(dir: &str) -> Vec<std::path::PathBuf> {

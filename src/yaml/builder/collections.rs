@@ -97,7 +97,7 @@ impl Builder<'_, '_, '_> {
                 parent.last_end = parent.last_end.max(end);
             }
         }
-        self.last_node_end = self.last_node_end.max(end);
+        self.progress.last_node_end = self.progress.last_node_end.max(end);
     }
 
     /// Allocate a node and link it into its parent (or as the root).
@@ -108,7 +108,7 @@ impl Builder<'_, '_, '_> {
         tag: Option<Box<str>>,
         anchor: usize,
     ) -> Result<NodeId, Abort> {
-        if self.total_nodes >= self.limits.max_nodes {
+        if self.progress.total_nodes >= self.limits.max_nodes {
             let msg = format!(
                 "too many YAML nodes (more than {}); stopped loading this file",
                 self.limits.max_nodes
@@ -125,7 +125,7 @@ impl Builder<'_, '_, '_> {
             let at = extent.start();
             return Err(Abort::File(self.error_at(at, at, msg)));
         };
-        self.total_nodes += 1;
+        self.progress.total_nodes += 1;
         self.charge(budget::node_cost(&kind, tag.as_deref()))?;
         let Some(state) = &mut self.doc else {
             return Ok(NodeId(u32::MAX));

@@ -10,17 +10,14 @@
 
 use granit_parser::Event;
 
-use super::{Abort, Builder, Chunk};
+use super::{Abort, Builder, Chunk, Progress};
 use crate::yaml::fast::{Doc, FastParser, Sink};
 use crate::yaml::split::{has_directives, next_marker_line};
 
 /// What building a document changes before it completes: restored when the fast path gives
-/// up on the document part way.
+/// up on the document part way. The document itself (`doc`, `doc_cost`) is dropped.
 struct Mark {
-    doc_count: usize,
-    total_nodes: usize,
-    last_node_end: usize,
-    last_event_end: usize,
+    progress: Progress,
     comments: usize,
 }
 
@@ -102,10 +99,7 @@ impl Builder<'_, '_, '_> {
 
     fn mark(&self) -> Mark {
         Mark {
-            doc_count: self.doc_count,
-            total_nodes: self.total_nodes,
-            last_node_end: self.last_node_end,
-            last_event_end: self.last_event_end,
+            progress: self.progress,
             comments: self.out.comments.len(),
         }
     }
@@ -115,10 +109,7 @@ impl Builder<'_, '_, '_> {
         self.doc = None;
         let cost = std::mem::take(&mut self.doc_cost);
         self.uncharge(cost);
-        self.doc_count = mark.doc_count;
-        self.total_nodes = mark.total_nodes;
-        self.last_node_end = mark.last_node_end;
-        self.last_event_end = mark.last_event_end;
+        self.progress = mark.progress;
         self.out.comments.truncate(mark.comments);
     }
 

@@ -50,6 +50,19 @@ struct DocState {
     may_merge: bool,
 }
 
+/// The counters building a document moves forward. Kept in one value so that the fast path
+/// saves them before each document and restores them whole when it gives up on it part way
+/// (`hybrid.rs`): a counter added here cannot leak from an abandoned document.
+#[derive(Clone, Copy, Debug, Default)]
+struct Progress {
+    doc_count: usize,
+    total_nodes: usize,
+    /// End of the last node built (any document, even an abandoned one).
+    last_node_end: usize,
+    /// End of the last content event, where scanning for a block scalar indicator starts.
+    last_event_end: usize,
+}
+
 pub(super) struct Builder<'s, 'l, 'f> {
     /// Receives each completed document (see [`load_with`]).
     finish_document: &'f mut dyn FnMut(Document) -> Document,
@@ -59,12 +72,7 @@ pub(super) struct Builder<'s, 'l, 'f> {
     lines: Positions<'s>,
     out: LoadedFile,
     doc: Option<DocState>,
-    doc_count: usize,
-    total_nodes: usize,
-    /// End of the last node built (any document, even an abandoned one).
-    last_node_end: usize,
-    /// End of the last content event, where scanning for a block scalar indicator starts.
-    last_event_end: usize,
+    progress: Progress,
     /// `DocState::comment_floor` of each entry of `out.documents`.
     comment_floors: Vec<usize>,
     /// Bytes taken from the run's memory budget for this file, and not yet taken (charged
@@ -139,10 +147,7 @@ impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
             lines,
             out: LoadedFile::default(),
             doc: None,
-            doc_count: 0,
-            total_nodes: 0,
-            last_node_end: 0,
-            last_event_end: 0,
+            progress: Progress::default(),
             comment_floors: Vec::new(),
             charged: 0,
             pending: 0,
@@ -150,7 +155,7 @@ impl<'s, 'l, 'f> Builder<'s, 'l, 'f> {
             read,
             reached_stop: false,
             cut_short: false,
-            use_fast: true,
+            use_fast: super::types::Reader::of_process() == super::types::Reader::Fast,
             needs_granit: false,
         }
     }
@@ -250,9 +255,9 @@ impl Builder<'_, '_, '_> {
         Part {
             out: self.out,
             comment_floors: self.comment_floors,
-            doc_count: self.doc_count,
-            last_node_end: self.last_node_end,
-            total_nodes: self.total_nodes,
+            doc_count: self.progress.doc_count,
+            last_node_end: self.progress.last_node_end,
+            total_nodes: self.progress.total_nodes,
             reached_stop: self.reached_stop,
             cut_short: self.cut_short,
             charged: self.charged,
@@ -334,12 +339,12 @@ impl Builder<'_, '_, '_> {
         end: usize,
         tag_end: Option<usize>,
     ) -> Result<(), Abort> {
-        let prev_end = self.last_event_end;
+        let prev_end = self.progress.last_event_end;
         match event {
             Event::StreamStart | Event::StreamEnd => {}
             // Comments and anchors are not tokens before content (see `scalar_extent`).
             Event::Comment(..) | Event::Anchor(..) => {}
-            _ => self.last_event_end = self.last_event_end.max(end),
+            _ => self.progress.last_event_end = self.progress.last_event_end.max(end),
         }
         match event {
             Event::StreamStart | Event::StreamEnd => {}
@@ -349,8 +354,8 @@ impl Builder<'_, '_, '_> {
                 self.reached_stop = true;
             }
             Event::DocumentStart(..) => {
-                let index = self.doc_count;
-                self.doc_count += 1;
+                let index = self.progress.doc_count;
+                self.progress.doc_count += 1;
                 // Every field written: `Document::default()` would allocate an empty file.
                 let doc = Document {
                     file: DocumentFile(self.file.clone()),
@@ -369,12 +374,12 @@ impl Builder<'_, '_, '_> {
                     open_items: Vec::new(),
                     open_entries: Vec::new(),
                     anchors: HashMap::new(),
-                    comment_floor: self.last_node_end,
+                    comment_floor: self.progress.last_node_end,
                     duplicates: Vec::new(),
                     has_alias: false,
                     may_merge: false,
                 });
-                self.last_event_end = end;
+                self.progress.last_event_end = end;
             }
             Event::DocumentEnd => {
                 if let Some(mut state) = self.doc.take() {
