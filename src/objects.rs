@@ -180,7 +180,7 @@ impl Workspace {
 
     /// Of several same-named candidates (a base and overlays, or dev/ and prod/ in one
     /// namespace), the ones nearest to `from`: the same file, else the same folder, else
-    /// the longest shared folder path (issue 12 item 11). All of them when they tie.
+    /// the longest shared folder path. All of them when they tie.
     pub fn nearest(&self, from: &Object, candidates: &[ObjectId]) -> Vec<ObjectId> {
         let folders = |object: &Object| -> Vec<&str> {
             let path: &str = &self.files[object.file].source.path;
@@ -401,7 +401,7 @@ const KINDS_WITH_READ_BODIES: &[&str] = &[
     "Pod",
 ];
 
-/// Keep what the rules read of a freshly parsed document (see [`KINDS_WITH_READ_BODIES`]):
+/// Keep what the rules read of a freshly parsed document (see `KINDS_WITH_READ_BODIES`):
 /// non-objects and lists stay whole, workloads (anything with a pod template) too.
 pub fn slim(doc: Document) -> Document {
     let Some(root) = doc.root() else { return doc };

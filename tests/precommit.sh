@@ -94,7 +94,7 @@ cp "$root/testdata/tke/private-no-caller.yaml" vendor/ledger.yaml
 git add vendor && git commit -qm vendored --no-verify
 expect 0 "an excluded path passed explicitly is still excluded"
 
-# A trap that spans files (issue 15 item 1): the load balancer was committed earlier
+# A trap that spans files (README, "pre-commit"): the load balancer was committed earlier
 # (orders.yaml, a private CLB on TKE, IPVS); the staged change adds a caller of its address
 # in another file. pre-commit passes only billing.yaml; --context still sees orders.yaml.
 cp "$root/testdata/context/profile.yaml" tke-profile.yaml

@@ -1,4 +1,4 @@
-//! Fuzz the fast path (issue 16): whatever the input, loading a stream with the fast path
+//! Fuzz the fast path (src/yaml/fast/): whatever the input, loading a stream with the fast path
 //! (on one thread, and split on several) must give exactly what granit alone gives.
 #![no_main]
 

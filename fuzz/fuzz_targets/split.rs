@@ -1,4 +1,4 @@
-//! Fuzz the split parse of one stream (issue 16): cut at every candidate document start and
+//! Fuzz the split parse of one stream (src/yaml/split.rs): cut at every candidate document start and
 //! parsed on several threads, it must load exactly what the one-thread parse loads, or fall
 //! back to it.
 #![no_main]

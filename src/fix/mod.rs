@@ -1,6 +1,6 @@
 //! `--fix`: apply the text edits diagnostics carry, without overlaps, and never to
 //! rendered output (a Helm or kustomize origin has no source to write back to). Planning
-//! works on texts; [`write`] puts a new text on disk or leaves the file as it was.
+//! works on texts; [`mod@write`] puts a new text on disk or leaves the file as it was.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;

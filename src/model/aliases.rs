@@ -1,7 +1,7 @@
 //! Names that lead to a load balancer, or away from one, through another object: an
 //! ExternalName Service or an Istio ServiceEntry that aliases a load-balancer address, a
-//! pod's hostAliases and the CoreDNS rewrites that send a host elsewhere (issue 12 items 5,
-//! 8 and 10). The caller search (`callers`) asks these before it judges a host.
+//! pod's hostAliases and the CoreDNS rewrites that send a host elsewhere (README, "The
+//! cluster model"). The caller search (`callers`) asks these before it judges a host.
 
 use std::collections::{HashMap, HashSet};
 
@@ -82,7 +82,7 @@ pub(super) fn targets_of(
 
 pub(super) type MeshHosts = HashMap<String, (ObjectId, Vec<EntryId>)>;
 
-/// Names that lead to a load balancer through another object (issue 12 items 8 and 10):
+/// Names that lead to a load balancer through another object:
 /// ExternalName Services whose externalName is a load-balancer address, by Service, and the
 /// hosts of Istio ServiceEntries with `resolution: STATIC` whose endpoint is one, by host (the
 /// sidecar sends a call of such a host to that endpoint).

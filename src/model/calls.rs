@@ -85,7 +85,7 @@ pub struct Caller {
     /// How strongly the value shows a call (a URL is a call, free text a mention).
     pub evidence: Evidence,
     /// A `hostNetwork` pod: it calls from the node's own network namespace, which some
-    /// kube-proxy modes treat differently (upstream IPVS and eTP Local, issue 12 item 13).
+    /// kube-proxy modes treat differently (upstream IPVS and eTP Local: rules/K8S013.md).
     pub from_node: bool,
     /// The object that maps the called name to the load balancer's address: an ExternalName
     /// Service or an Istio ServiceEntry with a STATIC endpoint. `None`: the address itself.

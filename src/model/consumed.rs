@@ -1,4 +1,4 @@
-//! The ConfigMap and Secret keys a pod reads (issue 12 items 4 and 9): `envFrom` and a
+//! The ConfigMap and Secret keys a pod reads (README, "The cluster model"): `envFrom` and a
 //! volume without `items:` read every key; `configMapKeyRef`/`secretKeyRef` and a volume
 //! with `items:` read only those. A Secret's `stringData` is text; its `data` is base64,
 //! decoded (bounded in size) so an address in it is found.

@@ -1,10 +1,10 @@
-//! Hosts served by in-cluster ingress controllers (issue 12 item 8). An Ingress of class X
-//! is served by the controller pods for X (an IngressClass names their controller; the
-//! pods' `--ingress-class` / `--controller-class` args say which they serve), and those
-//! pods sit behind a LoadBalancer Service (`--publish-service`, or the one that selects
-//! them). The Ingress hosts are then addresses of that Service: a pod calling
-//! `https://api.corp.example.com` through ingress-nginx calls the controller's load
-//! balancer.
+//! Hosts served by in-cluster ingress controllers (README, "The cluster model"). An
+//! Ingress of class X is served by the controller pods for X (an IngressClass names their
+//! controller; the pods' `--ingress-class` / `--controller-class` args say which they
+//! serve), and those pods sit behind a LoadBalancer Service (`--publish-service`, or the
+//! one that selects them). The Ingress hosts are then addresses of that Service: a pod
+//! calling `https://api.corp.example.com` through ingress-nginx calls the controller's
+//! load balancer.
 
 use std::collections::{HashMap, HashSet};
 

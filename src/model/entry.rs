@@ -139,10 +139,10 @@ const PROVIDER_PREFIXES: &[(Provider, &[&str])] = &[
     (Provider::Cce, &["kubernetes.io/elb."]),
 ];
 
-/// GKE's internal passthrough load-balancer class (`kubernetes/ingress-gce`, provider-facts
-/// §8.3).
+/// GKE's internal passthrough load-balancer class (`kubernetes/ingress-gce`; rules/GKE001.md).
 pub const GKE_INTERNAL_CLASS: &str = "networking.gke.io/l4-regional-internal";
-/// GKE's internal load-balancer annotation before GKE 1.17 (provider-facts §8.3).
+/// GKE's internal load-balancer annotation before GKE 1.17
+/// (<https://cloud.google.com/kubernetes-engine/docs/how-to/internal-load-balancing>).
 pub const GKE_LEGACY_TYPE: &str = "cloud.google.com/load-balancer-type";
 
 /// Which cloud's controller an object is written for: its annotations, else the profile.
@@ -169,7 +169,10 @@ fn text<'a>(node: Option<NodeRef<'a>>) -> Option<&'a str> {
     node.and_then(|n| n.as_str())
 }
 
-/// Private or public, from the provider's annotations (provider-facts §1.2, §2, §3.1, §4.5).
+/// Private or public, from the provider's annotations: upstream's internal-LB table
+/// (https://kubernetes.io/docs/concepts/services-networking/service/#internal-load-balancer),
+/// TKE https://www.tencentcloud.com/document/product/457/39142, the Volcengine CCM's
+/// docs/usage.md, ACK https://www.alibabacloud.com/help/en/document_detail/86531.html.
 fn service_network(annotations: Option<NodeRef<'_>>, provider: Option<Provider>) -> Network {
     let get = |key: &str| text(annotations.and_then(|a| a.get(key)));
     for (key, value) in UPSTREAM_INTERNAL

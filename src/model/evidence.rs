@@ -1,7 +1,7 @@
-//! How strongly a value that names a load-balancer address shows a call (issue 12 item 7):
-//! a URL, `host:port` or a host in a destination-like setting is a call; the app's own
-//! public URL, OAuth redirect and CORS origins are browser-facing identity, not calls from
-//! the pod; anything else is a mention in free text.
+//! How strongly a value that names a load-balancer address shows a call (README, "The
+//! cluster model"): a URL, `host:port` or a host in a destination-like setting is a call;
+//! the app's own public URL, OAuth redirect and CORS origins are browser-facing identity,
+//! not calls from the pod; anything else is a mention in free text.
 
 use super::calls::{Evidence, Via};
 

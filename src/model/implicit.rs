@@ -1,5 +1,5 @@
 //! Calls that no pod spells out but the manifests still imply: controllers that call a host
-//! on an object's behalf (provider-facts §9: "Typical in-cluster callers").
+//! on an object's behalf (README, "The cluster model").
 //!
 //! - cert-manager's HTTP-01 self-check: before it asks the ACME server to validate, the
 //!   cert-manager controller fetches `http://<host>/.well-known/acme-challenge/<token>` from

@@ -55,7 +55,8 @@ impl Fit {
 }
 
 pub const INSTANCE_TYPE_LABEL: &str = "node.kubernetes.io/instance-type";
-/// TKE super (virtual) nodes carry `node.kubernetes.io/instance-type: eklet` (provider-facts §1.7).
+/// TKE super (virtual) nodes carry `node.kubernetes.io/instance-type: eklet`
+/// (<https://tencentcloud.com/document/product/457/45561>; rules/TKE001.md).
 pub const SUPER_NODE_INSTANCE_TYPE: &str = "eklet";
 pub const HOSTNAME_TOPOLOGY: &str = "kubernetes.io/hostname";
 
@@ -342,7 +343,7 @@ pub fn repels(
 
 /// Does `template` require to run on a node beside pods with `other_labels`? That is,
 /// required pod affinity on `kubernetes.io/hostname`: it is then never on a node without
-/// one (issue 12 item 14).
+/// one.
 pub fn attracts(
     template: &PodTemplate<'_>,
     namespace: &str,

@@ -1,5 +1,6 @@
-//! Which TkeServiceConfig each Service and Ingress uses (TKE, provider-facts §1.4, §1.5):
-//! the one named by its manual annotation, else the controller's
+//! Which TkeServiceConfig each Service and Ingress uses (TKE; Tencent docs
+//! <https://www.tencentcloud.com/document/product/457/36834> and .../457/37015): the one
+//! named by its manual annotation, else the controller's
 //! `<name>-auto-{service,ingress}-config` with the auto annotation, in the same namespace.
 //! Computed once per run, for every rule that asks.
 

@@ -8,8 +8,8 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer};
 
-/// Cloud provider the cluster runs on. The names are a contract (DESIGN.md, "Providers
-/// beyond the seeds"): profiles and the held-out checks spell them exactly so.
+/// Cloud provider the cluster runs on. The names are a contract (README, "Cluster
+/// profile"): profiles and the held-out checks spell them exactly so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Provider {
@@ -212,7 +212,7 @@ pub struct Spec {
     #[serde(default)]
     pub kubernetes_version: Option<String>,
     /// Huawei CCE only: Standard or Turbo, which decide how in-cluster calls reach an ELB
-    /// (provider-facts §8.4).
+    /// (rules/CCE001.md, rules/CCE002.md).
     #[serde(default)]
     pub cce_flavour: Option<CceFlavour>,
     #[serde(default)]
@@ -338,8 +338,8 @@ pub struct Addons {
     pub cilium: Option<String>,
 }
 
-/// `addons.cloudControllerManagerOptions`: each is a setting of one provider's CCM
-/// (provider-facts §9); `None` when the profile does not say, never the CCM's default.
+/// `addons.cloudControllerManagerOptions`: each is a setting of one provider's CCM (README,
+/// "Cluster profile"); `None` when the profile does not say, never the CCM's default.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CloudControllerManagerOptions {

@@ -26,7 +26,7 @@ pub fn did_you_mean<'c, S: AsRef<str>>(input: &str, candidates: &'c [S]) -> Opti
 }
 
 /// What people write for a provider instead of its profile name, letters and digits only,
-/// lowercase: vendors, products and controllers (provider-facts §8-§9).
+/// lowercase: vendors, products and controllers.
 const PROVIDER_ALIASES: &[(&str, &str)] = &[
     ("tencent", "tke"),
     ("tencentcloud", "tke"),

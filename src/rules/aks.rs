@@ -1,8 +1,8 @@
-//! Azure AKS (provider-facts §8.2). AKS001: a Service on an internal Azure load balancer,
-//! called from inside the cluster (Z1). Azure documents that a backend VM's flow to the
+//! Azure AKS (rules/AKS001.md). AKS001: a Service on an internal Azure load balancer,
+//! called from inside the cluster. Azure documents that a backend VM's flow to the
 //! frontend of its own internal load balancer fails; kube-proxy answers most such calls on
-//! the node, so this is an advisory (§12.1 C10). Floating IP (Z3) and `azure-pip-*` (Z4)
-//! carry no hairpin text and are not linted.
+//! the node, so this is an advisory. Floating IP (`azure-disable-load-balancer-floating-ip`)
+//! and `azure-pip-*` carry no hairpin text and are not linted.
 
 use crate::diagnostic::Diagnostic;
 use crate::profile::Provider;

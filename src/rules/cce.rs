@@ -1,9 +1,9 @@
-//! Huawei Cloud CCE (provider-facts §8.4). CCE001: `externalTrafficPolicy: Local` called
-//! in-cluster without `kubernetes.io/elb.pass-through` (H1; the verdict lives with ACK001's
-//! and K8S013's in `ack::local_policy_in_cluster`, so each Service is judged once).
+//! Huawei Cloud CCE (rules/CCE001.md to CCE003.md). CCE001: `externalTrafficPolicy: Local`
+//! called in-cluster without `kubernetes.io/elb.pass-through` (the verdict lives with
+//! ACK001's and K8S013's in `ack::local_policy_in_cluster`, so each Service is judged once).
 //! CCE002: pass-through on CCE Standard with a caller that can share a node with a backend
-//! pod, which fails with a dedicated ELB (H2). CCE003: Services on one ELB that disagree on
-//! pass-through under IPVS (H3).
+//! pod, which fails with a dedicated ELB. CCE003: Services on one ELB that disagree on
+//! pass-through under IPVS.
 
 use std::collections::BTreeMap;
 

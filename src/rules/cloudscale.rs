@@ -1,4 +1,4 @@
-//! cloudscale.ch (provider-facts §9.6). CLOUDSCALE001: a PROXY-protocol pool whose in-cluster
+//! cloudscale.ch (rules/CLOUDSCALE001.md). CLOUDSCALE001: a PROXY-protocol pool whose in-cluster
 //! calls are short-circuited: the controller sets `ipMode: Proxy` by default from Kubernetes
 //! 1.30, unless the Service forces `VIP`; before 1.30 only a forced hostname helps.
 

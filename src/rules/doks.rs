@@ -1,7 +1,7 @@
-//! DigitalOcean DOKS (provider-facts §9.1). DOKS001: PROXY protocol or TLS termination on the
-//! load balancer, bypassed by in-cluster calls (the controller never sets `ipMode: Proxy`;
-//! only a hostname status avoids the shortcut). DOKS002: the hostname way out needs a DNS
-//! record first.
+//! DigitalOcean DOKS (rules/DOKS001.md, DOKS002.md). DOKS001: PROXY protocol or TLS
+//! termination on the load balancer, bypassed by in-cluster calls (the controller never sets
+//! `ipMode: Proxy`; only a hostname status avoids the shortcut). DOKS002: the hostname way
+//! out needs a DNS record first.
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::Provider;

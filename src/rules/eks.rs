@@ -1,5 +1,5 @@
-//! AWS EKS (provider-facts §8.1): Network Load Balancers that keep the client's IP cannot
-//! hairpin. EKS001: an NLB with client IP preservation called from inside the cluster.
+//! AWS EKS (rules/EKS001.md to EKS003.md): Network Load Balancers that keep the client's IP
+//! cannot hairpin. EKS001: an NLB with client IP preservation called from inside the cluster.
 //! EKS002: instance targets without node ports. EKS003: PROXY v2 with instance targets and
 //! `externalTrafficPolicy: Local`.
 //!

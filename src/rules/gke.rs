@@ -1,8 +1,8 @@
-//! Google GKE (provider-facts §8.3). GKE001: a node (hostNetwork) caller of an internal
-//! passthrough load balancer's address (G1). GCP routes a backend VM's packets for its
+//! Google GKE (rules/GKE001.md). GKE001: a node (hostNetwork) caller of an internal
+//! passthrough load balancer's address. GCP routes a backend VM's packets for its
 //! load balancer's IP back to the VM itself, and kube-proxy serves them there, so this is
-//! an advisory (§12.1 C10). G2 (`internalTrafficPolicy` on GKE Dataplane V2) needs a
-//! profile fact for Dataplane V2, which the profile does not have: not linted.
+//! an advisory. `internalTrafficPolicy` on GKE Dataplane V2 needs a profile fact for
+//! Dataplane V2, which the profile does not have: not linted.
 
 use crate::diagnostic::Diagnostic;
 use crate::model::entry::{GKE_INTERNAL_CLASS, GKE_LEGACY_TYPE};

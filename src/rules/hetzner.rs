@@ -1,7 +1,7 @@
-//! Hetzner Cloud (provider-facts §9.2). HETZNER001: PROXY protocol bypassed by in-cluster
-//! calls (the hcloud controller sets `ipMode: Proxy` only from v1.21.0). HETZNER002: the
-//! hostname workaround kept after that upgrade. HETZNER003: a private-IP load balancer whose
-//! private ingress loops IPVS.
+//! Hetzner Cloud (rules/HETZNER001.md to HETZNER003.md). HETZNER001: PROXY protocol
+//! bypassed by in-cluster calls (the hcloud controller sets `ipMode: Proxy` only from
+//! v1.21.0). HETZNER002: the hostname workaround kept after that upgrade. HETZNER003: a
+//! private-IP load balancer whose private ingress loops IPVS.
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::{Provider, ProxyMode};

@@ -1,10 +1,10 @@
-//! Family 1 advisories (provider-facts §8.2, §8.3, §12.1 C10): an internal load balancer
+//! Family 1 advisories (rules/AKS001.md, rules/GKE001.md): an internal load balancer
 //! that the vendor documents as unable to serve a backend's own call (Azure), or that
 //! routes it back to the calling VM (GCP). kube-proxy answers such calls on the node in its
 //! default paths, so they never meet that limitation: a note. Only where kube-proxy does not
 //! serve the call on the node (IPVS hostNetwork callers and nftables before v1.34.0 /
-//! v1.33.6, with `externalTrafficPolicy: Local`, §10.2) is it a warning: no vendor documents
-//! a failure on these clusters, so never an error.
+//! v1.33.6, with `externalTrafficPolicy: Local`; rules/K8S013.md) is it a warning: no
+//! vendor documents a failure on these clusters, so never an error.
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{Caller, EntryId, EntryPoint, Fit};

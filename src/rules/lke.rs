@@ -1,4 +1,4 @@
-//! Linode / Akamai LKE (provider-facts §9.3). LKE001: PROXY protocol on the NodeBalancer,
+//! Linode / Akamai LKE (rules/LKE001.md). LKE001: PROXY protocol on the NodeBalancer,
 //! bypassed by in-cluster calls: the controller never sets `ipMode: Proxy`, and only a
 //! hostname-only status avoids the shortcut.
 

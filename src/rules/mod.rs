@@ -115,8 +115,9 @@ pub(crate) fn calls_first<'m>(
     callers
 }
 
-/// A verdict that rests on `caller`: an error needs a real call (issue 12), so when the
-/// value only mentions the address in free text the verdict is a warning, and says why.
+/// A verdict that rests on `caller`: an error needs a real call (README, "The cluster
+/// model"), so when the value only mentions the address in free text the verdict is a
+/// warning, and says why.
 pub(crate) fn weigh(
     severity: Severity,
     caller: &crate::model::Caller,

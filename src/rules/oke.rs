@@ -1,4 +1,4 @@
-//! Oracle OKE (provider-facts §9.7). The opt-in `oci.oraclecloud.com/ingress-ip-mode`
+//! Oracle OKE (rules/OKE001.md, OKE002.md). The opt-in `oci.oraclecloud.com/ingress-ip-mode`
 //! annotation: OKE001, a value the controller rejects; OKE002, set on a cluster before
 //! Kubernetes 1.30, where the ipMode field does not take effect. (TLS termination bypassed
 //! in-cluster on OCI is KEP reasoning only, with no Oracle text, so it is not a rule.)

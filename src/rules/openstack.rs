@@ -1,4 +1,4 @@
-//! OpenStack OCCM (provider-facts §9.5; OVHcloud Octavia, Selectel, plusserver, SCS).
+//! OpenStack OCCM (rules/OPENSTACK001.md; OVHcloud Octavia, Selectel, plusserver, SCS).
 //! OPENSTACK001: PROXY protocol bypassed by in-cluster calls. Ways out: a hostname annotation,
 //! the OCCM option `enable-ingress-hostname`, or OCCM v1.30.0+, which sets `ipMode: Proxy`.
 

@@ -1,4 +1,4 @@
-//! The PROXY-protocol family (provider-facts §9): a load balancer that speaks PROXY protocol
+//! The PROXY-protocol family (KEP-1860, Motivation): a load balancer that speaks PROXY protocol
 //! (or terminates TLS) while kube-proxy short-circuits in-cluster calls to its IP. In-cluster
 //! clients then reach the backend without the PROXY header; ingress-nginx with
 //! `use-proxy-protocol` answers "broken header" and the client gets an empty reply

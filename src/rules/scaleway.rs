@@ -1,4 +1,4 @@
-//! Scaleway Kapsule (provider-facts §9.4, §12 C1). SCALEWAY001: PROXY protocol bypassed by
+//! Scaleway Kapsule (rules/SCALEWAY001.md). SCALEWAY001: PROXY protocol bypassed by
 //! in-cluster calls. The controller sets `ipMode: Proxy` from v0.33.0, and only when PROXY
 //! protocol is on for every port of the Service (or the Service asks for it).
 

@@ -1,4 +1,4 @@
-//! Upstream Kubernetes facts that several providers' rules share (provider-facts §10, §11):
+//! Upstream Kubernetes facts that several providers' rules share (KEP-1860; rules/K8S010.md):
 //! whether `ipMode: Proxy` takes effect on this cluster. Each answer says why, naming the
 //! profile field when the answer is unknown.
 
@@ -27,7 +27,7 @@ impl Gate {
 }
 
 /// First Cilium release that honours `ipMode` (cilium/cilium#34780; the release number
-/// comes from a third-party comment, provider-facts §11).
+/// comes from a third-party comment).
 const CILIUM_IP_MODE_SINCE: &str = "1.17.0";
 /// Cilium 1.18.0 ignores `ipMode: Proxy` (cilium/cilium#40913, fixed by #40915).
 const CILIUM_IP_MODE_REGRESSION: &str = "1.18.0";
@@ -36,7 +36,7 @@ const CILIUM_IP_MODE_REGRESSION: &str = "1.18.0";
 /// Kubernetes 1.30 or later (the LoadBalancerIPMode gate is beta and on from 1.30), and a
 /// dataplane that honours it: kube-proxy in iptables or IPVS mode (KEP-1860), Cilium's
 /// kube-proxy replacement from 1.17 except 1.18.0. Whether nftables honours it is not
-/// documented (provider-facts §12.2), so it stays unknown.
+/// documented (KEP-1860 names iptables and IPVS only), so it stays unknown.
 pub fn ip_mode_proxy_honoured(cx: &Context<'_>) -> Gate {
     kubernetes_has_ip_mode(cx).and(dataplane_honours_ip_mode(cx))
 }

@@ -1,4 +1,4 @@
-//! One large stream parsed on several threads (issue 16): the text is cut at document
+//! One large stream parsed on several threads: the text is cut at document
 //! starts and each chunk is parsed by its own builder. A cut is only a candidate, `---` at
 //! the start of a line: the chunk before it must itself reach a document start at exactly
 //! that offset, so the whole-stream parse would start a document there too (a `---` line

@@ -545,7 +545,8 @@ fn long_comment_blocks_are_fine() {
     assert_eq!(file.documents[1].leading_comments.len(), 1000);
 }
 
-/// Every node of a 50 MB stream's kept trees is held at once (issue 16): keep them small.
+/// Every node of a 50 MB stream's kept trees is held at once: keep them small (the peak-RSS
+/// target in README, "Performance").
 #[test]
 fn nodes_stay_small() {
     assert_eq!(std::mem::size_of::<crate::yaml::Node>(), 48);

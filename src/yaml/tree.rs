@@ -258,7 +258,7 @@ pub struct Document {
     /// (where Helm writes `# Source: ...`).
     pub leading_comments: Vec<Comment>,
     /// For each mapping with `<<` merge keys, the entries merged into it, one per key, in
-    /// lookup order (see [`super::merge::index_merges`]; the loader fills it).
+    /// lookup order (see `merge::index_merges`; the loader fills it).
     pub merged: HashMap<NodeId, Box<[Entry]>>,
 }
 

@@ -1,5 +1,5 @@
-//! ACK001–ACK004 verdicts for seed 003, Alibaba ASM "pods cannot access the CLB IP
-//! address of the ingress gateway" (testdata/ack/).
+//! ACK001–ACK004 verdicts for Alibaba ASM's "pods cannot access the CLB IP address of the
+//! ingress gateway" (rules/ACK001.md, References; testdata/ack/).
 
 use crate::{check_json, f, findings};
 
@@ -274,7 +274,7 @@ fn k8s001_notes_ack_callers() {
     );
 }
 
-/// Issue 12, item 14: a caller that a required podAffinity on `kubernetes.io/hostname`
+/// A caller that a required podAffinity on `kubernetes.io/hostname`
 /// pins beside a backend pod is never on a node without one: ACK001 is silent, where the
 /// same caller unpinned is an error.
 #[test]

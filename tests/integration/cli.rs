@@ -286,7 +286,7 @@ fn rules_and_explain() {
         "{}",
         table.stdout
     );
-    // Issue 15 item 5: the table fits the terminal (the tests run at COLUMNS=100); one too
+    // The table fits the terminal (the tests run at COLUMNS=100); one too
     // narrow for a summary column gets the summary under each row.
     let widest = table
         .stdout
@@ -401,7 +401,7 @@ pub fn tempdir(name: &str) -> std::path::PathBuf {
     dir
 }
 
-/// Issue 15 item 6: every error of a profile in one run, in file order, with values that
+/// Every error of a profile in one run, in file order, with values that
 /// parse but that no rule can use (a version lblint cannot compare, an address that is
 /// neither an IP nor a DNS name).
 #[test]

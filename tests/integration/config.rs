@@ -262,7 +262,7 @@ fn config_errors_are_located_with_did_you_mean() {
     }
 }
 
-/// Issue 15 item 6: every error of a config file in one run (a bad value, a bad level, a
+/// Every error of a config file in one run (a bad value, a bad level, a
 /// wrong type, an unknown key in an entry, a missing field, an unknown top-level key), in
 /// file order, each with its place and help, under the path relative to the working
 /// directory.

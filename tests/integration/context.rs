@@ -1,4 +1,4 @@
-//! Issue 15 item 1: `--context=DIR` lints the named files in the context of a repository's
+//! `--context=DIR` lints the named files in the context of a repository's
 //! manifests and reports the findings that involve a named file (testdata/context/).
 
 use crate::{check_json, f, findings};

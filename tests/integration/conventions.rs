@@ -1,4 +1,4 @@
-//! CLI conventions (issue 15 item 4): --statistics, -q/-qq, -v, a warning when nothing is
+//! CLI conventions (README, "Usage"): --statistics, -q/-qq, -v, a warning when nothing is
 //! found to lint, --exit-zero, completions, `model` reading the config file, sizes, help
 //! for every option, and the colour environment variables.
 

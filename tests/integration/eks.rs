@@ -1,4 +1,4 @@
-//! Issue 14 item 1: AWS NLBs that keep the client IP cannot hairpin (provider-facts §8.1).
+//! AWS NLBs that keep the client IP cannot hairpin (rules/EKS001.md to EKS003.md).
 //! Each case lints a fixture of testdata/eks/ against a profile written here.
 
 use crate::{lint_file, one, profile_with as profile};
@@ -87,7 +87,7 @@ fn a_host_served_by_ingress_nginx_behind_the_nlb_is_a_call_of_the_nlb() {
     assert_eq!(found, vec![]);
 }
 
-/// The documented misconfigurations next to the hairpin (A9, A6), each fixture with a
+/// The documented misconfigurations next to the hairpin (EKS002, EKS003), each fixture with a
 /// passing Service beside the failing one.
 #[test]
 fn instance_mode_needs_node_ports_and_no_proxy_v2_with_local() {

@@ -1,5 +1,5 @@
-//! Issue 14 items 2-4: family 1 (client-IP-preserving L4 hairpin) on Huawei CCE, and the
-//! Azure AKS / GKE internal-LB advisories (provider-facts §8.2-§8.4, §10, §12). Each case
+//! Family 1 (client-IP-preserving L4 hairpin) on Huawei CCE, and the Azure AKS / GKE
+//! internal-LB advisories (rules/CCE001.md to CCE003.md, AKS001.md, GKE001.md). Each case
 //! lints a fixture of testdata/family1/ (or a variant with one string replaced, keeping
 //! its lines) against a profile written here, so every profile fact that decides a verdict
 //! is tried on both sides.
@@ -77,7 +77,7 @@ fn assert_mentions(message: &str, parts: &[&str]) {
     }
 }
 
-// CCE001 (H1): externalTrafficPolicy Local called in-cluster without pass-through.
+// CCE001: externalTrafficPolicy Local called in-cluster without pass-through.
 
 #[test]
 fn cce_local_policy_by_flavour_pass_through_and_dataplane() {
@@ -151,7 +151,7 @@ fn cce_local_policy_replaces_k8s013() {
     );
 }
 
-// CCE002 (H2): pass-through with a dedicated ELB on CCE Standard and a co-located caller.
+// CCE002: pass-through with a dedicated ELB on CCE Standard and a co-located caller.
 
 #[test]
 fn cce_pass_through_beside_a_backend_by_flavour_and_placement() {
@@ -191,7 +191,7 @@ fn cce_pass_through_beside_a_backend_by_flavour_and_placement() {
     assert_mentions(&message, &["`spec.cceFlavour`"]);
 }
 
-// CCE003 (H3): Services on one ELB that disagree on pass-through, in IPVS mode.
+// CCE003: Services on one ELB that disagree on pass-through, in IPVS mode.
 
 #[test]
 fn cce_mixed_pass_through_on_one_elb_by_kube_proxy_mode() {
@@ -244,7 +244,7 @@ fn cce_one_service_in_two_files_is_not_a_mixed_elb() {
     );
 }
 
-// AKS001 (Z1): internal Azure load balancer called in-cluster.
+// AKS001: internal Azure load balancer called in-cluster.
 
 #[test]
 fn aks_internal_lb_is_a_note_unless_kube_proxy_does_not_serve_the_call() {
@@ -312,7 +312,7 @@ fn aks_internal_lb_is_a_note_unless_kube_proxy_does_not_serve_the_call() {
     );
 }
 
-// GKE001 (G1): node callers of an internal passthrough load balancer.
+// GKE001: node callers of an internal passthrough load balancer.
 
 #[test]
 fn gke_internal_lb_node_caller_is_a_note_unless_kube_proxy_does_not_serve_it() {

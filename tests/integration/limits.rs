@@ -7,7 +7,7 @@ use std::fs;
 use crate::robust::{relative, scratch};
 use crate::{check_json, f, findings};
 
-/// The shape from issue 10: 16 anchors, each `<<`-merging 6 copies of the one before, into
+/// A merge bomb (rules/LBL006.md): 16 anchors, each `<<`-merging 6 copies of the one before, into
 /// a Service's annotations (6^16 lookups if merges were followed path by path).
 fn merge_bomb() -> String {
     let mut text = String::from("x-anchors:\n  a0: &a0 {k: v}\n");

@@ -235,7 +235,7 @@ fn lone_cr_line_ends_give_one_position_everywhere() {
     );
 }
 
-/// A stream of a few megabytes is parsed in chunks on several threads (issue 16): the
+/// A stream of a few megabytes is parsed in chunks on several threads: the
 /// report must be byte for byte the one-thread report, findings and order alike.
 #[test]
 fn a_large_stream_reports_the_same_on_one_thread_and_many() {

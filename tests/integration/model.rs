@@ -121,7 +121,7 @@ fn one_object_in_several_files_is_one_entry_point_to_a_caller() {
     );
 }
 
-/// Issue 12, items 1, 3, 4, 6 and 16: a mention is not a call. E-mail domains, comment
+/// A mention is not a call. E-mail domains, comment
 /// lines of an embedded file, ConfigMap keys a volume with `items:` does not mount, and
 /// loopback or cluster-internal names are never calls; an address in a block scalar is
 /// reported on its own line, not at the `|`.
@@ -153,7 +153,7 @@ fn mentions_are_not_calls_and_block_scalar_calls_point_at_the_address() {
     assert_eq!(edit["content"], "api");
 }
 
-/// Issue 12, items 2 and 7: only a real call makes an error. A mention in free text makes
+/// Only a real call makes an error. A mention in free text makes
 /// at most a warning that says so; the app's own public URL (and a CORS origin) is not a
 /// caller at all, only a K8S001 note, and none on a backend naming its own Service's host.
 #[test]
@@ -220,7 +220,7 @@ fn evidence_strength_decides_the_severity() {
     assert_eq!(evidence, ["call", "mention"]);
 }
 
-/// Issue 12, item 8: an Ingress of class nginx is served by the in-cluster ingress-nginx
+/// An Ingress of class nginx is served by the in-cluster ingress-nginx
 /// (IngressClass controller, the pods' --ingress-class, --publish-service with
 /// $(POD_NAMESPACE)); its hosts are addresses of the controller's private CLB, so a pod
 /// calling the host is a caller of that Service (TKE001 error). Another class is not.
@@ -273,7 +273,7 @@ fn hosts_served_by_an_in_cluster_ingress_controller_reach_its_load_balancer() {
     );
 }
 
-/// Issue 12, item 5: hostAliases that map the host elsewhere, and CoreDNS rewrites of the
+/// Pod hostAliases that map the host elsewhere, and CoreDNS rewrites of the
 /// host to an in-cluster name, keep calls inside the cluster; CoreDNS is never a caller.
 #[test]
 fn host_aliases_and_coredns_rewrites_keep_calls_inside() {
@@ -286,7 +286,7 @@ fn host_aliases_and_coredns_rewrites_keep_calls_inside() {
         .starts_with("Deployment/shop/reports calls shop.example.com"));
 }
 
-/// Issue 12, item 10: calling an ExternalName Service that aliases a load-balancer host
+/// Calling an ExternalName Service that aliases a load-balancer host
 /// calls the load balancer; a plain Service name stays a safe call.
 #[test]
 fn an_external_name_alias_of_a_load_balancer_host_is_a_caller() {
@@ -318,7 +318,7 @@ fn an_external_name_alias_of_a_load_balancer_host_is_a_caller() {
     assert_eq!(safe, ["api"]);
 }
 
-/// Issue 12, item 8: an Istio ServiceEntry whose STATIC endpoint is a load-balancer address
+/// An Istio ServiceEntry whose STATIC endpoint is a load-balancer address
 /// makes its host a name of that load balancer; DNS resolution, or an endpoint that is no load
 /// balancer of this cluster, does not. `lblint model` names the ServiceEntry.
 #[test]
@@ -369,7 +369,7 @@ fn the_model_names_the_objects_that_link_a_served_host() {
     );
 }
 
-/// Issue 12, item 9: Secrets a pod reads (secretKeyRef, envFrom.secretRef, secret volumes
+/// Secrets a pod reads (secretKeyRef, envFrom.secretRef, secret volumes
 /// with their items) are searched, `data` decoded from base64; the finding points at the
 /// Secret key's value and names the decoded address.
 #[test]
@@ -397,7 +397,7 @@ fn secrets_a_pod_reads_are_searched_decoded() {
         .all(|s| s["edits"].as_array().unwrap().is_empty()));
 }
 
-/// Issue 12, item 13: a hostNetwork pod is a caller from the node, kept distinct (ACK001
+/// A hostNetwork pod is a caller from the node, kept distinct (ACK001
 /// and the upstream IPVS gap depend on it), and `lblint model` shows it.
 #[test]
 fn host_network_callers_are_kept_distinct() {
@@ -426,7 +426,7 @@ fn host_network_callers_are_kept_distinct() {
         .all(|(_, node)| !node));
 }
 
-/// Issue 12, item 8, Istio and Gateway API: hosts of an Istio Gateway and of the
+/// Istio and Gateway API: hosts of an Istio Gateway and of the
 /// VirtualServices bound to it reach the LB Service in front of the gateway pods; a
 /// Gateway API route's hostnames are addresses of the Gateway its parentRefs name.
 #[test]
@@ -453,7 +453,7 @@ fn hosts_of_istio_gateways_and_gateway_api_routes_reach_their_load_balancers() {
     );
 }
 
-/// Issue 12, item 11: same-named objects in dev/ and prod/ of one namespace. A pod reads its
+/// Same-named objects in dev/ and prod/ of one namespace. A pod reads its
 /// own folder's ConfigMap, so only prod's web calls the load balancer (dev's calls the
 /// Service by name); the last definition does not win for both.
 #[test]
@@ -482,7 +482,7 @@ fn same_named_objects_resolve_to_the_nearest_copy() {
     assert_eq!(safe, ["testdata/model/same-names/dev/app.yaml"]);
 }
 
-/// Issue 12, item 8, profile link: with the controller's pods installed elsewhere, the
+/// Profile link: with the controller's pods installed elsewhere, the
 /// profile's `spec.ingressControllers` names the Service in front of class nginx; the
 /// Ingress hosts reach it again. Its backends are not in the manifests, so whether the
 /// caller shares their node is unknown: a warning that says so.

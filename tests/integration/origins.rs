@@ -1,7 +1,7 @@
-//! SARIF locations that resolve (issue 15 item 3): where `%SRCROOT%` is, links to related
-//! locations, and the template a rendered object came from (kustomize by its overlay, Helm
-//! by its chart, in the chart roots named with `--chart-root` or `chartRoots` first). Every
-//! log is validated against the SARIF 2.1.0 schema where a template is linked.
+//! SARIF locations that resolve (README, "Output formats"): where `%SRCROOT%` is, links to
+//! related locations, and the template a rendered object came from (kustomize by its
+//! overlay, Helm by its chart, in the chart roots named with `--chart-root` or `chartRoots`
+//! first). Every log is validated against the SARIF 2.1.0 schema where a template is linked.
 
 use serde_json::Value;
 
@@ -13,7 +13,7 @@ const PROFILE: &str = concat!(
 );
 const HELM: &str = "testdata/origins/helm/rendered.yaml";
 
-/// Issue 15 item 3: the run says where `%SRCROOT%` is and which lblint wrote it; a result
+/// The run says where `%SRCROOT%` is and which lblint wrote it; a result
 /// links its related locations from the message (GitHub shows them only so); standard
 /// input without `--stdin-filename` is no artifact.
 #[test]
@@ -61,7 +61,7 @@ fn sarif_base_ids_version_links_and_stdin() {
     }
 }
 
-/// Issue 15 item 3: a kustomize origin is relative to the overlay that rendered it; SARIF
+/// A kustomize origin is relative to the overlay that rendered it; SARIF
 /// resolves it by that kustomization to the file that exists, or leaves it out.
 #[test]
 fn sarif_resolves_kustomize_origins_by_their_overlay() {
@@ -116,7 +116,7 @@ fn template(result: &Value) -> Option<&Value> {
         .map(|r| &r["physicalLocation"]["artifactLocation"])
 }
 
-/// Issue 15 item 3: the chart `orders` lives in `deploy/chart`, a directory the search by
+/// The chart `orders` lives in `deploy/chart`, a directory the search by
 /// chart name cannot tell from another (and `vendor/orders` is skipped by it): without a
 /// chart root the template is left out; with one, the root is the chart itself (its
 /// `Chart.yaml` names it) or holds a directory of the chart's name.

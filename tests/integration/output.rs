@@ -46,7 +46,7 @@ fn profile_errors() {
     snapshot!("cli_profile_bad_enum", run.stderr);
 }
 
-/// Issue 15 item 5: human output fits the width (the tests run at COLUMNS=100): the
+/// Human output fits the width (the tests run at COLUMNS=100): the
 /// message, help and notes wrap, and a label that cannot fit beside its span becomes a
 /// wrapped related note.
 #[test]

@@ -1,4 +1,4 @@
-//! Fix preview (issue 15 item 2): `--diff` prints what `--fix` would write and writes
+//! Fix preview (README, "Previewing fixes"): `--diff` prints what `--fix` would write and writes
 //! nothing, `--show-fixes` lists each finding's fix, and a fix left out of rendered output
 //! names the template to edit.
 

@@ -1,7 +1,7 @@
-//! Issue 13: the PROXY-protocol family, provider by provider (provider-facts §9), with the
-//! upstream gates that decide whether `ipMode: Proxy` takes effect (§10, §11). Each case
-//! lints a fixture of testdata/proxy/ against a profile written here, so every fact that
-//! decides a verdict is tried on both sides.
+//! The PROXY-protocol family, provider by provider (each provider's rules/<ID>.md), with
+//! the upstream gates that decide whether `ipMode: Proxy` takes effect (KEP-1860, Cilium;
+//! rules/K8S010.md). Each case lints a fixture of testdata/proxy/ against a profile written
+//! here, so every fact that decides a verdict is tried on both sides.
 
 use lblint::check::check_sources;
 use lblint::profile::{self, Profile};
@@ -303,7 +303,7 @@ fn rules_stay_with_their_provider() {
     assert_eq!(found, vec![]);
 }
 
-/// K8S013, upstream eTP Local gates (provider-facts §10.2): nftables dropped pod calls on
+/// K8S013, upstream eTP Local gates (rules/K8S013.md): nftables dropped pod calls on
 /// nodes without a backend until v1.34.0 (v1.33.6 on 1.33); eBPF dataplanes serve them.
 #[test]
 fn local_policy_follows_the_kube_proxy_version_in_nftables_mode() {
@@ -334,8 +334,8 @@ fn local_policy_follows_the_kube_proxy_version_in_nftables_mode() {
     );
 }
 
-/// The calls the manifests imply without a pod writing them (provider-facts §9, "typical
-/// in-cluster callers"): cert-manager's HTTP-01 self-check of a name whose issuer solves
+/// The calls the manifests imply without a pod writing them (README, "The cluster model"):
+/// cert-manager's HTTP-01 self-check of a name whose issuer solves
 /// HTTP-01 (an Ingress's tls hosts with the issuer annotation, or a Certificate), and
 /// ingress-nginx's auth-url subrequest.
 #[test]
@@ -375,7 +375,7 @@ fn cert_manager_self_checks_and_auth_url_subrequests_are_calls() {
     assert!(note.suggestions.is_empty() && note.fix.is_none());
 }
 
-/// Issue 13 item 5: the vendor's way out as an edit where it fits in the manifest, with an
+/// The vendor's way out as an edit where it fits in the manifest, with an
 /// honest applicability: Linode's hostname-only switch and Scaleway's ipMode annotation are
 /// unsafe fixes (the traffic path changes); a hostname needs a DNS name, so it is only shown.
 #[test]
@@ -441,8 +441,7 @@ fn unsafe_fixes_add_the_vendor_switch_and_relint_clean() {
     );
 }
 
-/// Every value form the vendors document turns the feature on; the off forms do not
-/// (issue 13 item 6).
+/// Every value form the vendors document turns the feature on; the off forms do not.
 #[test]
 fn every_documented_value_form_is_read() {
     let verdict = |fixture: &str, from: &str, to: &str, provider: &str, spec: &str| {

@@ -1,4 +1,5 @@
-//! TKE001 verdicts for the rows of seed 000's tables (testdata/tke/).
+//! TKE001 verdicts for the rows of the tables in Tencent's "Guide to CLB Loopback"
+//! (rules/TKE001.md, References; testdata/tke/).
 
 use crate::{check_json, f, findings, Finding};
 
@@ -309,7 +310,7 @@ fn prevent_loopback_does_nothing_for_layer_7() {
     );
 }
 
-/// Issue 12 item 14: on a LoadBalancer Service, prevent-loopback works for layer 4; relying
+/// On a LoadBalancer Service, prevent-loopback works for layer 4; relying
 /// on it for the Ingress in front is exactly as sure as that Ingress's own loopback (TKE002).
 #[test]
 fn prevent_loopback_on_an_l4_backend_follows_the_ingress_verdict() {
@@ -404,7 +405,7 @@ fn unquoted_annotation_and_label_values() {
     );
 }
 
-/// Issue 12, item 14: where TKE004 says prevent-loopback cannot work (kube-proxy too old),
+/// Where TKE004 says prevent-loopback cannot work (kube-proxy too old),
 /// TKE014 does not also say that calls bypass the CLB; where it works, TKE014 notes it.
 #[test]
 fn the_bypass_note_does_not_contradict_a_prevent_loopback_that_cannot_work() {
@@ -425,7 +426,7 @@ fn the_bypass_note_does_not_contradict_a_prevent_loopback_that_cannot_work() {
     );
 }
 
-/// Issue 12, item 12: a reused CLB (`tke-existed-lbid`) is judged once the profile states
+/// A reused CLB (`tke-existed-lbid`) is judged once the profile states
 /// its network (`loadBalancers[].network: private`); without that, a called one is a
 /// warning that names the field.
 #[test]
@@ -460,7 +461,7 @@ fn a_reused_clb_is_judged_when_the_profile_states_its_network() {
     );
 }
 
-/// Issue 12, item 12, layer 7: a called Ingress on a reused CLB (`ingress.existLbId`) is a
+/// Layer 7: a called Ingress on a reused CLB (`ingress.existLbId`) is a
 /// TKE002 error once the profile states the CLB is private, and a warning naming
 /// `spec.loadBalancers[].network` while it does not.
 #[test]

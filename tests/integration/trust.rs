@@ -78,7 +78,7 @@ fn a_config_cannot_name_a_profile_outside_its_repository() {
     assert!(!run.stderr.contains("outside the repository"));
 }
 
-/// Issue 15 item 6: a profile outside the repository is reported with the file's other
+/// A profile outside the repository is reported with the file's other
 /// errors, in one run, still without reading it.
 #[test]
 fn a_profile_outside_is_reported_with_the_other_errors() {

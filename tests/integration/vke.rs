@@ -1,5 +1,5 @@
-//! VKE001–VKE005 verdicts for seed 002, "Configuring the IP mode of the LoadBalancer
-//! Service" (testdata/vke/).
+//! VKE001–VKE005 verdicts for Volcengine's "Configuring the IP mode of the LoadBalancer
+//! Service" (rules/VKE001.md, References; testdata/vke/).
 
 use crate::{check_json, f, findings};
 
@@ -97,7 +97,7 @@ fn unknown_node_pools_make_a_caller_a_warning_naming_the_field() {
 
 #[test]
 fn vip_and_the_default_mode_are_never_reported() {
-    // VIP column of the seed's table; "The VIP mode is used by default".
+    // VIP column of the vendor doc's table; "The VIP mode is used by default".
     for manifest in ["vip-with-caller", "default-with-caller"] {
         for profile in ["profile-ready", "profile-k8s-1.29", "profile-unknown"] {
             let (code, report) = lint(profile, manifest);
@@ -300,7 +300,7 @@ fn an_annotation_that_matches_the_status_is_fine() {
     assert!(findings(&report).iter().all(|d| d.0 != "VKE005"));
 }
 
-/// Issue 12, item 14: a Service with a foreign `loadBalancerClass` is not the Volcengine
+/// A Service with a foreign `loadBalancerClass` is not the Volcengine
 /// controller's, so its IP-mode annotation does nothing: VKE003/VKE004 stay silent (with a
 /// ready profile and with an unknown one) and K8S012 says why.
 #[test]

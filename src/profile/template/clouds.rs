@@ -1,6 +1,7 @@
 //! What `profile init` says for the providers beyond the seeds: per provider, the trap in a
-//! few lines and why each fact matters. Every sentence restates provider-facts.md §8-§11;
-//! what that file marks UNCONFIRMED is not claimed here.
+//! few lines and why each fact matters. Every sentence restates a source that the
+//! provider's rule documents cite (`rules/<ID>.md`, `references:`); what no primary source
+//! confirms is not claimed here.
 
 use super::Out;
 use crate::profile::Provider;
@@ -24,15 +25,16 @@ const IP_MODE_GATE: &str =
     "ipMode Proxy takes effect from Kubernetes 1.30 (LoadBalancerIPMode: beta and on by\n\
      default; GA in 1.32).";
 
-/// kube-proxy per mode (provider-facts §10.1-§10.3); the KEP names only iptables and IPVS
-/// as honouring `ipMode: Proxy`, so nftables is not claimed.
+/// kube-proxy per mode (rules/K8S010.md, rules/K8S013.md); KEP-1860 names only iptables
+/// and IPVS as honouring `ipMode: Proxy`, so nftables is not claimed.
 const KUBE_PROXY: &str =
     "How Services are forwarded on the nodes. kube-proxy answers pod calls to a load-balancer\n\
      IP on the node itself, bypassing the load balancer, unless the status has only a hostname\n\
      or `ipMode: Proxy` (iptables and IPVS honour it). With externalTrafficPolicy: Local, IPVS\n\
      fails hostNetwork callers on nodes without a local endpoint.";
 
-/// nftables eTP=Local drop, fixed in v1.34.0 (the 1.33.6 backport is PARTIAL: not named).
+/// nftables eTP=Local drop, fixed in v1.34.0 (kubernetes/kubernetes#132456); the 1.33.6
+/// backport is known only from a third-party copy of the changelog, so it is not named.
 const NFTABLES_FIX: &str =
     "With externalTrafficPolicy: Local, nftables kube-proxy before 1.34.0 drops in-cluster\n\
      calls to the LB IP from nodes without a local endpoint.";

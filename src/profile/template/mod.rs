@@ -6,7 +6,7 @@
 //! YAML starts with a lowercase key or `- `.
 //!
 //! The seed providers (tke, vke, ack) and generic share one text; each provider beyond them
-//! explains its own facts ([`clouds`]), every claim as provider-facts.md §8-§12 states it.
+//! explains its own facts (`clouds.rs`), every claim as its rule documents' sources state it.
 
 mod clouds;
 

@@ -1,5 +1,5 @@
-//! The providers beyond the seeds and their facts (DESIGN.md, "Providers beyond the
-//! seeds"): accepted as written, located when wrong, and read through their `Fact`s.
+//! The providers beyond tke, vke and ack, and their facts (README, "Cluster profile"):
+//! accepted as written, located when wrong, and read through their `Fact`s.
 
 use super::{check_schema, ok, yaml_to_json};
 use crate::profile::*;

@@ -1,5 +1,5 @@
 //! `profile init`: the text parses for every provider and mode, claims nothing unasked, and
-//! says what it says about each provider in the words of provider-facts.md.
+//! says what it says about each provider in the words of the sources its rules cite.
 
 use super::{check_schema, yaml_to_json};
 use crate::profile::*;
@@ -166,8 +166,9 @@ fn the_template_says_which_providers_have_no_rules_yet() {
     }
 }
 
-/// The version facts in the words of provider-facts.md (§9.2, §9.4, §9.5, §9.6, §9.7, §11),
-/// each on one line.
+/// The version facts in the words of their sources (rules/HETZNER001.md, SCALEWAY001.md,
+/// OPENSTACK001.md, CLOUDSCALE001.md, OKE002.md, EKS001.md; Cilium: cilium/cilium#34780,
+/// #40913), each on one line.
 #[test]
 fn provider_comments_state_the_documented_versions() {
     let cases: &[(Provider, &[&str])] = &[

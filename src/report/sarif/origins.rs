@@ -1,4 +1,4 @@
-//! Where a rendered object's template really is, for SARIF (issue 15 item 3). The origin is
+//! Where a rendered object's template really is, for SARIF. The origin is
 //! written relative to something the log does not know: a kustomize origin is relative to
 //! the overlay that rendered it, a Helm `# Source:` starts with the chart's name. Resolved
 //! to a file in a chart root the user named (`--chart-root`, `chartRoots`) or under the

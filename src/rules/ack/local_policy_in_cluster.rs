@@ -1,9 +1,9 @@
 //! `externalTrafficPolicy: Local` with an in-cluster caller of the load-balancer address
 //! that can run on a node without a backend pod, judged once per Service by whoever
 //! documents the gap: ACK001 ack-local-policy-in-cluster on ACK (the vendor's verdict),
-//! CCE001 cce-local-policy-in-cluster on Huawei CCE (the vendor's verdict, provider-facts
-//! §8.4 H1), K8S013 local-policy-in-cluster everywhere else (upstream kube-proxy's gaps by
-//! mode and version, provider-facts §10.2, §10.3, §11).
+//! CCE001 cce-local-policy-in-cluster on Huawei CCE (the vendor's verdict, rules/CCE001.md),
+//! K8S013 local-policy-in-cluster everywhere else (upstream kube-proxy's gaps by mode and
+//! version, rules/K8S013.md).
 
 use super::*;
 
@@ -52,7 +52,7 @@ impl Judge {
             EntryKind::Service if entry.provider == Some(Provider::Ack) => Some(Judge::Ack),
             EntryKind::Service if crate::rules::cce::handles(entry) => Some(Judge::Cce),
             // AWS load balancers always report a hostname: kube-proxy never short-circuits
-            // them, and EKS001 judges the call (provider-facts §8.1).
+            // them, and EKS001 judges the call (rules/EKS001.md).
             EntryKind::Service if entry.provider == Some(Provider::Eks) => None,
             EntryKind::Service => Some(Judge::Upstream),
             _ => None,
@@ -145,7 +145,7 @@ fn gap(cx: &Context<'_>, judge: Judge) -> Gap {
     }
 }
 
-/// Huawei CCE (provider-facts §8.4 H1): kube-proxy puts the ELB address in every node's
+/// Huawei CCE (cce_10_0355, rules/CCE001.md): kube-proxy puts the ELB address in every node's
 /// local rules, and with `externalTrafficPolicy: Local` "if the node where the client runs
 /// does not have the corresponding backend pod, the access may fail". CCE Turbo sends
 /// containers' calls through the ELB (pass-through) by default; node (hostNetwork) clients
@@ -273,7 +273,7 @@ fn upstream_gap(cx: &Context<'_>) -> Gap {
     }
 }
 
-/// A call that upstream kube-proxy does not serve on the node (provider-facts §10.2): the
+/// A call that upstream kube-proxy does not serve on the node (rules/K8S013.md): the
 /// Service has `externalTrafficPolicy: Local`, the proxy mode leaves `caller` without a rule
 /// for the address, and the caller can run on a node without a backend pod. The reach says
 /// whether that is documented for this cluster or hangs on a profile fact. Used by the

@@ -1,6 +1,7 @@
 //! Alibaba Cloud ACK / ASM: `externalTrafficPolicy: Local` and ENI backends.
-//! Source: Alibaba Cloud ASM, "pods cannot access the CLB address of an ingress gateway"
-//! (seed 003) and provider-facts §0.3, §3, §4.2.
+//! Source: Alibaba Cloud ASM, "pods cannot access the CLB address of an ingress gateway",
+//! the Alibaba CCM's docs/usage.md and upstream kube-proxy (rules/ACK001.md to ACK004.md,
+//! References).
 
 pub mod eni_needs_terway;
 pub mod eni_with_local_policy;

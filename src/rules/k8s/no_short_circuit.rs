@@ -13,7 +13,8 @@ pub use crate::rules::meta::K8S010 as META;
 pub struct NoShortCircuit;
 
 /// Providers whose load balancers speak PROXY protocol or terminate TLS, where in-cluster
-/// calls should go through the load balancer (provider-facts §9).
+/// calls should go through the load balancer (KEP-1860, Motivation; each provider's
+/// `rules/<ID>.md`).
 pub fn proxy_protocol_family(provider: Provider) -> bool {
     matches!(
         provider,
@@ -41,8 +42,8 @@ impl Rule for NoShortCircuit {
                 continue;
             }
             // The PROXY-protocol family: going through the load balancer is the vendor's own
-            // way out there, not a risk (provider-facts §9); their rules judge it. On AWS,
-            // EKS001 knows whether the NLB can take the call back (§8.1).
+            // way out there, not a risk; their rules judge it. On AWS, EKS001 knows whether
+            // the NLB can take the call back (rules/EKS001.md).
             if entry.provider.is_some_and(proxy_protocol_family)
                 || entry.provider == Some(Provider::Eks)
                 || entry.class.as_deref() == Some(crate::rules::eks::NLB_CLASS)

@@ -48,7 +48,7 @@ fn check_service(
     let service = &ws.objects[entry.object];
     // Only a private-network CLB loops back: a public CLB sees the node's public egress IP.
     // A reused CLB whose network the profile does not state: judged only when a pod calls
-    // it, and then at most a warning that names the field (issue 12 item 12).
+    // it, and then at most a warning that names the field (rules/TKE001.md).
     let reused_unknown = entry.network == Network::Unknown
         && ws.annotation(service, EXISTED_LB).is_some()
         && cx.model.callers_of(entry_index).next().is_some();

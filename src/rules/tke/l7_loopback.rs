@@ -59,7 +59,7 @@ impl Rule for L7Loopback {
 }
 
 /// A called Ingress on a reused CLB (`ingress.existLbId`) whose network the profile does not
-/// state: a warning that names the field (issue 12 item 12).
+/// state: a warning that names the field (README, "Cluster profile").
 fn reused_unknown(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> bool {
     entry.network == Network::Unknown
         && cx

@@ -1,5 +1,7 @@
 //! Tencent Kubernetes Engine (TKE): CLB loopback rules.
-//! Source: Tencent Cloud, "Guide to CLB Loopback" (seed 000) and provider-facts §1.
+//! Source: Tencent Cloud, "Guide to CLB Loopback"
+//! (<https://www.tencentcloud.com/document/product/457/42976>) and the TKE documentation that
+//! rules/TKE001.md to TKE014.md cite.
 
 pub mod l4_loopback;
 pub mod service_config;
@@ -18,7 +20,7 @@ pub mod l7_loopback;
 pub mod prevent_loopback;
 pub mod snat;
 
-/// The ingress-controller release that reads `l7Listeners[].snatEnable` (seed 000).
+/// The ingress-controller release that reads `l7Listeners[].snatEnable` (rules/TKE006.md).
 pub const L7_SNAT_FIELD_SINCE: &str = "v2.9.0";
 pub use crate::model::tke_config::{
     INGRESS_CONFIG, INGRESS_CONFIG_AUTO, INGRESS_CONFIG_DOC, SERVICE_CONFIG, SERVICE_CONFIG_AUTO,

@@ -82,7 +82,7 @@ impl Rule for PreventLoopbackL7 {
                 }
                 // On a LoadBalancer Service the annotation does its layer-4 job; only the
                 // reliance on it for the Ingress is wrong, and that is as sure as the Ingress's
-                // own loopback (issue 12 item 14). Elsewhere it cannot work at all.
+                // own loopback (rules/TKE003.md). Elsewhere it cannot work at all.
                 let (severity, message) = if cx
                     .views
                     .service(service_index)
@@ -132,7 +132,7 @@ impl Rule for PreventLoopbackL7 {
 }
 
 /// kube-proxy builds documented to bind LB addresses to the IPVS NIC, by minor
-/// (provider-facts §1.1): the first build of each minor that has it.
+/// (rules/TKE004.md, References): the first build of each minor that has it.
 const BINDING_BUILDS: &[&str] = &[
     "v1.20.6-tke.12",
     "v1.18.4-tke.20",

@@ -92,7 +92,8 @@ impl Rule for SnatAllowlist {
             }
             for listener in listeners(ws, config, Section::L7) {
                 if let Some((key, _)) = listener.l7_snat() {
-                    // Seed 000: layer-7 SNAT needs both the L7 SNAT and the Keep Alive capability.
+                    // Layer-7 SNAT needs both the L7 SNAT and the Keep Alive capability
+                    // (rules/TKE005.md).
                     report(
                         key,
                         &[

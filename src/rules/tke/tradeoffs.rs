@@ -1,4 +1,5 @@
-//! TKE012–TKE014: trade-offs of the vendor's loopback fixes (seed 000), as notes.
+//! TKE012–TKE014: trade-offs of the vendor's loopback fixes, as notes (rules/TKE012.md to
+//! TKE014.md).
 //!
 //! - SNAT on a layer-4 listener: the backend sees the CLB's address; UDP cannot get the
 //!   real client IP back (TCP only through Proxy Protocol).

@@ -1,6 +1,7 @@
 //! Volcengine Kubernetes Engine (VKE): the IP mode of LoadBalancer Services.
-//! Source: Volcengine, "Configuring the IP mode of the LoadBalancer Service" (seed 002,
-//! last updated 2026-07-24) and provider-facts §0.2, §2, §4.1.
+//! Source: Volcengine, "Configuring the IP mode of the LoadBalancer Service" (last updated
+//! 2026-07-24; <https://www.volcengine.com/docs/6460>), KEP-1860 and
+//! `volcengine/volcengine-cloud-controller-manager` docs/usage.md (rules/VKE001.md).
 
 pub mod ip_mode_invalid;
 pub mod ip_mode_not_load_balancer;
@@ -16,7 +17,7 @@ use crate::rules::{edit, Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
 pub const IP_MODE: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-ip-mode";
-/// The seed's valid values, spelled as it spells them (`VIP` is the default).
+/// The vendor doc's valid values, spelled as it spells them (`VIP` is the default).
 pub const VALID_MODES: [&str; 2] = ["VIP", "Proxy"];
 pub const SEED_DOC: &str =
     "Volcengine VKE, \"Configuring the IP mode of the LoadBalancer Service\"";

@@ -1,4 +1,4 @@
-//! The builder's reading loop (issue 16): each document is read by the fast path when it
+//! The builder's reading loop: each document is read by the fast path when it
 //! can, and by granit when it cannot.
 //!
 //! granit takes over at the start of a document the fast path gives up on, and hands back

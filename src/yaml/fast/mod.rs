@@ -1,4 +1,4 @@
-//! A fast path for the block-style YAML that manifests are written in (issue 16).
+//! A fast path for the block-style YAML that manifests are written in (README, "Performance").
 //!
 //! granit-parser is general and careful, and most of a large stream's run was spent in it.
 //! Nearly every manifest uses a small part of YAML: block mappings and sequences, plain and

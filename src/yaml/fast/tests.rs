@@ -209,7 +209,8 @@ fn the_repository_s_yaml_loads_the_same_with_the_fast_path() {
     assert!(fast * 2 > total, "fast path read {fast} of {total} bytes");
 }
 
-/// By hand: `LBLINT_FAST_CORPUS=../shared/corpus cargo test --release fast_corpus -- --ignored`.
+/// By hand, over any directory of real manifests:
+/// `LBLINT_FAST_CORPUS=<dir> cargo test --release fast_corpus -- --ignored`.
 #[test]
 #[ignore]
 fn fast_corpus() {

@@ -2,7 +2,8 @@
 //! (`service.cloud.tencent.com/tke-service-config[-auto]`) and Ingresses
 //! (`ingress.cloud.tencent.com/tke-service-config[-auto]`).
 //!
-//! Facts (provider-facts §1.4, §1.5; Tencent docs 457/36834 and 457/37015):
+//! Facts (Tencent docs <https://www.tencentcloud.com/document/product/457/36834> and
+//! .../457/37015):
 //! - the config must be in the same namespace as the Service or Ingress;
 //! - the manual and the auto annotation cannot be used together;
 //! - a manual name cannot end with `-auto-service-config` or `-auto-ingress-config`;
