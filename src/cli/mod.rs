@@ -18,11 +18,12 @@ mod args;
 mod check;
 mod color;
 mod notices;
+mod settings;
 mod size;
 
 pub use args::{
-    CheckArgs, Cli, ColorArg, Command, FailOn, FormatArg, ModelArgs, ModelFormat, ProfileCommand,
-    ProxyModeArg, RulesFormat, SchemaArg,
+    CheckArgs, Cli, ColorArg, Command, ModelArgs, ModelFormat, ProfileCommand, ProxyModeArg,
+    RulesFormat, SchemaArg,
 };
 
 /// Exit status: no diagnostic at or above --fail-on.
@@ -153,7 +154,7 @@ fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {
 /// `include` and `exclude`; the rest is about findings, which the model has none of).
 fn run_model(args: ModelArgs) -> i32 {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let config = match check::load_config(args.config.as_ref(), args.no_config, &cwd) {
+    let config = match settings::load_config(args.config.as_ref(), args.no_config, &cwd) {
         Ok(c) => c,
         Err(code) => return code,
     };

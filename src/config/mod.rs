@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::diagnostic::Severity;
+use crate::diagnostic::{FailOn, Severity};
 use crate::profile::{Place, ProfileError};
 use crate::rules::{self, RuleMeta};
 use crate::source::SourceFile;
@@ -49,14 +49,6 @@ pub enum RuleLevel {
     Severity(Severity),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailOnLevel {
-    Error,
-    Warning,
-    Note,
-    Never,
-}
-
 /// A loaded config file.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -73,7 +65,7 @@ pub struct Config {
     pub(crate) profile_at: Option<Place>,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
-    pub fail_on: Option<FailOnLevel>,
+    pub fail_on: Option<FailOn>,
     pub rules: Vec<(&'static RuleMeta, RuleLevel)>,
     pub ignore: Vec<ConfigIgnore>,
     /// `chartRoots`, resolved against [`Config::dir`]: where SARIF looks first for the
