@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::config::RuleLevel;
 use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::filter::Filter;
-use crate::load::{file_skipped, guarded, load_all, load_bytes, Loaded};
+use crate::load::{guarded, load_all, load_bytes, Loaded};
 use crate::model::Model;
 use crate::objects::Workspace;
 use crate::panic::InternalError;
@@ -119,7 +119,7 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
     let diagnostics = walked
         .skipped
         .iter()
-        .map(|skipped| file_skipped(&skipped.display, &skipped.reason, None))
+        .map(|skipped| crate::rules::lbl::file_skipped(&skipped.display, &skipped.reason, None))
         .collect();
     let order: Vec<&str> = walked.files.iter().map(|f| f.display.as_str()).collect();
     let filter = Filter {
