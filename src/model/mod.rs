@@ -10,6 +10,7 @@ pub mod consumed;
 pub mod controllers;
 pub mod entry;
 pub mod evidence;
+mod gateways;
 pub mod implicit;
 pub mod report;
 pub mod scheduling;
@@ -130,7 +131,7 @@ impl Model {
         }
         let workloads = backends.workloads;
         controllers::link_ingress_hosts(ws, &workloads, &mut entry_points, profile);
-        controllers::link_gateway_hosts(ws, &mut entry_points);
+        gateways::link_gateway_hosts(ws, &mut entry_points);
         let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads, threads);
         let mut callers_by_target = vec![Vec::new(); entry_points.len()];
         // A pod naming the address as its own public URL does not call it: the provider

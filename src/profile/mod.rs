@@ -19,9 +19,9 @@ pub use error::{ProfileDiagnostic, ProfileError};
 pub use load::{generic, load_profile, parse_profile};
 pub use model::{
     Addons, Allowlists, AwsLoadBalancerControllerOptions, CceFlavour,
-    CloudControllerManagerOptions, FactTree, KubeProxy, LbNetwork, LoadBalancer, Network, NodePool,
-    NodeType, ObjectKey, ObjectKeyError, Profile, Provider, ProxyMode, Spec, Taint, TaintEffect,
-    OBJECT_KINDS,
+    CloudControllerManagerOptions, FactTree, IngressControllerLink, KubeProxy, LbNetwork,
+    LoadBalancer, Network, NodePool, NodeType, ObjectKey, ObjectKeyError, Profile, Provider,
+    ProxyMode, Spec, Taint, TaintEffect, OBJECT_KINDS,
 };
 pub use schema::json_schema;
 pub(crate) use syntax::{is_empty_yaml, place_of, yaml_options};
