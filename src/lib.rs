@@ -21,5 +21,6 @@ pub mod rules;
 pub mod source;
 pub mod suppress;
 pub mod text;
+pub mod views;
 pub mod walk;
 pub mod yaml;

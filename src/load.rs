@@ -264,7 +264,7 @@ pub(crate) fn load_bytes(
     let text = &source.text;
     let finish = |doc: yaml::Document, braced: &mut Vec<(usize, usize)>| {
         braced.extend(braced_scalar_spans(&doc, text));
-        crate::objects::slim(doc)
+        crate::views::slim(doc)
     };
     let (mut loaded, braced) = yaml::load_split(&source, limits, split, &finish);
     let mut braced = braced.concat();

@@ -5,7 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::objects::{ObjectId, PodTemplate, Workspace};
+use crate::objects::{ObjectId, Workspace};
+use crate::views::PodTemplate;
 use crate::yaml::NodeRef;
 
 use super::address::normalize;

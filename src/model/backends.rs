@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::objects::{pod_template, selector_matches, ObjectId, Workspace};
+use crate::objects::{ObjectId, Workspace};
+use crate::views::{pod_template, selector_matches};
 use crate::yaml::NodeRef;
 
 use super::{scheduling, EntryKind};

@@ -4,7 +4,8 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use crate::objects::{pod_template, Object, ObjectId, PodTemplate, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
+use crate::views::{pod_template, PodTemplate};
 use crate::yaml::{NodeRef, Span};
 
 use super::address::{host_tokens, normalize};

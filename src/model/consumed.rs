@@ -8,7 +8,8 @@ use std::borrow::Cow;
 use base64::Engine as _;
 
 use super::views::DataView;
-use crate::objects::{Object, PodTemplate, Workspace};
+use crate::objects::{Object, Workspace};
+use crate::views::PodTemplate;
 use crate::yaml::NodeRef;
 
 /// Where a pod reads configuration from.

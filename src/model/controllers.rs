@@ -8,8 +8,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::objects::{pod_template, ObjectId, Workspace};
+use crate::objects::{ObjectId, Workspace};
 use crate::profile::{Profile, Provider};
+use crate::views::pod_template;
 use crate::yaml::NodeRef;
 
 use super::address::{Address, AddressSource};

@@ -6,7 +6,8 @@
 
 use std::collections::HashMap;
 
-use crate::objects::{pod_template, Object, Workspace};
+use crate::objects::{Object, Workspace};
+use crate::views::pod_template;
 use crate::yaml::NodeRef;
 
 use super::address::{Address, AddressSource};
@@ -132,7 +133,7 @@ fn istio_gateway_hosts(ws: &Workspace, entry_points: &[EntryPoint]) -> Vec<(usiz
             }
             let fronts_gateway = entry.backends.iter().any(|&w| {
                 pod_template(ws, &ws.objects[w])
-                    .is_some_and(|t| crate::objects::selector_matches(selector, t.labels))
+                    .is_some_and(|t| crate::views::selector_matches(selector, t.labels))
             });
             if fronts_gateway {
                 served.extend(hosts.iter().zip(&host_objects).filter_map(|(&h, o)| {

@@ -13,7 +13,8 @@
 
 use std::collections::HashSet;
 
-use crate::objects::{pod_template, Object, ObjectId, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
+use crate::views::pod_template;
 use crate::yaml::NodeRef;
 
 use super::address::{host_tokens, normalize};

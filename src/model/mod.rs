@@ -15,13 +15,14 @@ pub mod implicit;
 pub mod report;
 pub mod scheduling;
 pub mod tke_config;
-pub mod views;
+pub use crate::views;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::objects::{pod_template, ObjectId, Workspace};
+use crate::objects::{ObjectId, Workspace};
 use crate::profile::{NodePool, Profile, Provider};
+use crate::views::pod_template;
 
 use backends::Backends;
 

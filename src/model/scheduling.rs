@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::objects::PodTemplate;
 use crate::profile::{NodePool, NodeType, TaintEffect};
+use crate::views::PodTemplate;
 use crate::yaml::NodeRef;
 
 /// A three-valued answer: the profile may not hold the fact that decides it.

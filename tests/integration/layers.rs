@@ -17,6 +17,7 @@ const STAGES: &[&str] = &[
     "yaml",       // the parser and its tree
     "profile",    // the cluster profile and the settings-parsing kit
     "objects",    // documents to Kubernetes objects
+    "views",      // typed views of objects: the one reader of raw YAML after loading
     "diagnostic", // findings
     "model",      // entry points, callers, views
     "rules",      // the rules and their registry

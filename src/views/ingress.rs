@@ -1,0 +1,71 @@
+//! Ingresses and IngressClasses.
+
+use crate::objects::{Object, Workspace};
+use crate::yaml::NodeRef;
+
+use super::Kind;
+
+/// The kinds [`IngressView`] reads.
+pub const INGRESS: &[Kind] = &[("networking.k8s.io", "Ingress"), ("extensions", "Ingress")];
+/// The kinds [`IngressClassView`] reads.
+pub const INGRESS_CLASS: &[Kind] = &[("networking.k8s.io", "IngressClass")];
+
+/// A `networking.k8s.io` (or `extensions`) Ingress.
+#[derive(Clone, Debug)]
+pub struct IngressView<'w> {
+    pub object: &'w Object,
+    /// `spec.ingressClassName`.
+    pub class_name: Option<NodeRef<'w>>,
+    /// `spec.tls` and `spec.rules` as (key, value).
+    pub tls: Option<(NodeRef<'w>, NodeRef<'w>)>,
+    pub rules: Option<(NodeRef<'w>, NodeRef<'w>)>,
+}
+
+impl<'w> IngressView<'w> {
+    pub fn of(ws: &'w Workspace, object: &'w Object) -> Option<IngressView<'w>> {
+        if !super::is_kind(object, INGRESS) {
+            return None;
+        }
+        let spec = ws.spec(object);
+        Some(IngressView {
+            object,
+            class_name: spec.and_then(|s| s.get("ingressClassName")),
+            tls: spec.and_then(|s| s.get_entry("tls")),
+            rules: spec.and_then(|s| s.get_entry("rules")),
+        })
+    }
+
+    /// Whether `spec.tls` lists at least one entry (the CLB then gets an HTTPS listener).
+    pub fn has_tls(&self) -> bool {
+        self.tls
+            .is_some_and(|(_, tls)| tls.items().next().is_some())
+    }
+}
+
+/// A `networking.k8s.io` IngressClass.
+#[derive(Clone, Debug)]
+pub struct IngressClassView<'w> {
+    pub object: &'w Object,
+    /// `spec.controller`, e.g. `k8s.io/ingress-nginx`.
+    pub controller: Option<NodeRef<'w>>,
+    /// The `ingressclass.kubernetes.io/is-default-class` annotation, as (key, value).
+    pub default_class: Option<(NodeRef<'w>, NodeRef<'w>)>,
+}
+
+impl<'w> IngressClassView<'w> {
+    pub fn of(ws: &'w Workspace, object: &'w Object) -> Option<IngressClassView<'w>> {
+        if !super::is_kind(object, INGRESS_CLASS) {
+            return None;
+        }
+        Some(IngressClassView {
+            object,
+            controller: ws.spec(object).and_then(|s| s.get("controller")),
+            default_class: ws.annotation(object, "ingressclass.kubernetes.io/is-default-class"),
+        })
+    }
+
+    /// Whether Ingresses without a class get this one.
+    pub fn is_default(&self) -> bool {
+        self.default_class.and_then(|(_, v)| v.as_str()) == Some("true")
+    }
+}
