@@ -18,6 +18,7 @@ use crate::profile::Profile;
 use crate::rules::{self, Context, Rule, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::ConfigIgnores;
+use crate::views::Views;
 use crate::walk::{self, InputSource, WalkError, WalkOptions};
 use crate::yaml::{Limits, Split};
 
@@ -242,13 +243,14 @@ fn lint_loaded(
         }
     }
     let ws = Workspace::new(files);
-    let model = Model::build_on(&ws, profile, threads);
+    let views = Views::build(&ws);
+    let model = Model::build_on(&ws, &views, profile, threads);
     let cx = Context {
         ws: &ws,
         profile,
         model: &model,
         tke_configs: crate::model::tke_config::Index::new(&ws),
-        views: crate::model::views::Views::build(&ws),
+        views,
     };
     let rules = rules::for_provider(rules, profile.provider());
     let internal_errors = crate::rules::run_rules(&rules, &cx, &mut diagnostics);
@@ -288,7 +290,8 @@ pub fn load_model(
 ) -> Result<(Workspace, Model), CheckError> {
     let (_, loaded, _) = walk_and_load(options)?;
     let ws = Workspace::new(loaded.into_iter().filter_map(|l| l.file).collect());
-    let model = Model::build_on(&ws, profile, crate::load::cores(options.threads));
+    let views = Views::build(&ws);
+    let model = Model::build_on(&ws, &views, profile, crate::load::cores(options.threads));
     Ok((ws, model))
 }
 

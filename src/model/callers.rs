@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::objects::{Object, ObjectId, Workspace};
+use crate::views::Views;
 use crate::views::{pod_template, PodTemplate};
 use crate::yaml::{NodeRef, Span};
 
@@ -173,6 +174,7 @@ fn unplaced_service(
 /// rewrites. Shared by the threads that scan workloads.
 struct CallIndex<'w> {
     ws: &'w Workspace,
+    views: &'w Views<'w>,
     entry_points: &'w [EntryPoint],
     /// Load-balancer addresses, and the suffixes of wildcard ones (`*.shop.example`).
     exact: HashMap<&'w str, Vec<EntryId>>,
@@ -215,11 +217,12 @@ struct Scan<'a, 'w> {
 
 pub fn find(
     ws: &Workspace,
+    views: &Views<'_>,
     entry_points: &[EntryPoint],
     workloads: &[ObjectId],
     threads: usize,
 ) -> (Vec<Caller>, Vec<SafeCall>) {
-    let index = CallIndex::new(ws, entry_points);
+    let index = CallIndex::new(ws, views, entry_points);
     // Workloads are independent, so they are scanned on `threads`.
     let (mut callers, safe) = in_parts(workloads, threads, |part| {
         let (mut callers, mut safe) = (Vec::new(), Vec::new());
@@ -235,7 +238,11 @@ pub fn find(
 }
 
 impl<'w> CallIndex<'w> {
-    fn new(ws: &'w Workspace, entry_points: &'w [EntryPoint]) -> CallIndex<'w> {
+    fn new(
+        ws: &'w Workspace,
+        views: &'w Views<'w>,
+        entry_points: &'w [EntryPoint],
+    ) -> CallIndex<'w> {
         let mut exact: HashMap<&str, Vec<EntryId>> = HashMap::new();
         let mut wildcard: HashMap<&str, Vec<EntryId>> = HashMap::new();
         for (index, entry) in entry_points.iter().enumerate() {
@@ -249,6 +256,7 @@ impl<'w> CallIndex<'w> {
         }
         let mut index = CallIndex {
             ws,
+            views,
             entry_points,
             exact,
             wildcard,
@@ -271,8 +279,8 @@ impl<'w> CallIndex<'w> {
                 _ => {}
             }
         }
-        (index.aliases, index.mesh_hosts) = alias_maps(ws, &index.exact, &index.wildcard);
-        index.rewritten = coredns_rewrites(ws, &index.stores);
+        (index.aliases, index.mesh_hosts) = alias_maps(views, &index.exact, &index.wildcard);
+        index.rewritten = coredns_rewrites(views, &index.stores);
         index
     }
 
@@ -289,13 +297,12 @@ impl<'w> CallIndex<'w> {
         }
         self.short_names
             .insert((object.namespace(), object.name()), id);
-        let spec = self.ws.spec(object);
-        let ips = spec.and_then(|s| s.get("clusterIP")).into_iter().chain(
-            spec.and_then(|s| s.get("clusterIPs"))
-                .into_iter()
-                .flat_map(NodeRef::items),
-        );
-        for ip in ips.filter_map(|ip| ip.as_str()) {
+        for &ip in self
+            .views
+            .service(id)
+            .into_iter()
+            .flat_map(|s| &s.cluster_ips)
+        {
             if ip != "None" && !ip.is_empty() {
                 self.in_cluster.insert(normalize(ip), id);
             }

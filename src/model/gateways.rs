@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::objects::{Object, Workspace};
-use crate::views::pod_template;
+use crate::views::{pod_template, selector_matches, Views, VirtualServiceView};
 use crate::yaml::NodeRef;
 
 use super::address::{Address, AddressSource};
@@ -16,9 +16,9 @@ use super::entry::EntryKind;
 use super::EntryPoint;
 
 /// Adds the hosts routed through each gateway to the entry points that serve them.
-pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
-    let mut served = route_hosts(ws, entry_points);
-    served.extend(istio_gateway_hosts(ws, entry_points));
+pub fn link_gateway_hosts(ws: &Workspace, views: &Views<'_>, entry_points: &mut [EntryPoint]) {
+    let mut served = route_hosts(ws, views, entry_points);
+    served.extend(istio_gateway_hosts(ws, views, entry_points));
     add_new_addresses(entry_points, served);
 }
 
@@ -42,13 +42,15 @@ fn host_address(
 }
 
 /// Gateway API routes' hostnames, for each Gateway entry point a parentRef names.
-fn route_hosts(ws: &Workspace, entry_points: &[EntryPoint]) -> Vec<(usize, Address)> {
+fn route_hosts(
+    ws: &Workspace,
+    views: &Views<'_>,
+    entry_points: &[EntryPoint],
+) -> Vec<(usize, Address)> {
     let mut served = Vec::new();
     let gateways = by_name(ws, entry_points, EntryKind::Gateway);
-    for object in &ws.objects {
-        let Some(route) = super::views::RouteView::of(ws, object) else {
-            continue;
-        };
+    for route in views.routes() {
+        let object = route.object;
         for parent in &route.parent_refs {
             let (Some(name), namespace) = (parent.name, parent.namespace) else {
                 continue;
@@ -68,24 +70,16 @@ fn route_hosts(ws: &Workspace, entry_points: &[EntryPoint]) -> Vec<(usize, Addre
 
 /// Istio VirtualServices by the gateways they bind to: `namespace/name`, or `name` in
 /// their own namespace.
-fn virtual_services_by_gateway(ws: &Workspace) -> HashMap<(&str, &str), Vec<&Object>> {
-    let mut bound_to: HashMap<(&str, &str), Vec<&Object>> = HashMap::new();
-    for virtual_service in &ws.objects {
-        if virtual_service.kind() != "VirtualService"
-            || virtual_service.group() != "networking.istio.io"
-        {
-            continue;
-        }
-        let mut refs: Vec<(&str, &str)> = ws
-            .spec(virtual_service)
-            .and_then(|s| s.get("gateways"))
-            .into_iter()
-            .flat_map(NodeRef::items)
-            .filter_map(|g| g.as_str())
-            .map(|g| {
-                g.split_once('/')
-                    .unwrap_or((virtual_service.namespace(), g))
-            })
+fn virtual_services_by_gateway<'v, 'w>(
+    views: &'v Views<'w>,
+) -> HashMap<(&'w str, &'w str), Vec<&'v VirtualServiceView<'w>>> {
+    let mut bound_to: HashMap<(&str, &str), Vec<&VirtualServiceView<'w>>> = HashMap::new();
+    for virtual_service in views.virtual_services() {
+        let own = virtual_service.object.namespace();
+        let mut refs: Vec<(&str, &str)> = virtual_service
+            .gateways
+            .iter()
+            .map(|g| g.split_once('/').unwrap_or((own, g)))
             .collect();
         // Bound once however often it names the gateway.
         refs.sort_unstable();
@@ -99,32 +93,22 @@ fn virtual_services_by_gateway(ws: &Workspace) -> HashMap<(&str, &str), Vec<&Obj
 
 /// Istio Gateways: selector -> gateway pods -> the LoadBalancer Services selecting them,
 /// which serve the Gateway's hosts and its VirtualServices'.
-fn istio_gateway_hosts(ws: &Workspace, entry_points: &[EntryPoint]) -> Vec<(usize, Address)> {
+fn istio_gateway_hosts(
+    ws: &Workspace,
+    views: &Views<'_>,
+    entry_points: &[EntryPoint],
+) -> Vec<(usize, Address)> {
     let mut served = Vec::new();
-    let bound_to = virtual_services_by_gateway(ws);
-    for object in &ws.objects {
-        if object.kind() != "Gateway" || object.group() != "networking.istio.io" {
-            continue;
-        }
-        let spec = ws.spec(object);
-        let selector = spec.and_then(|s| s.get("selector"));
-        let mut hosts: Vec<NodeRef<'_>> = spec
-            .and_then(|s| s.get("servers"))
-            .into_iter()
-            .flat_map(NodeRef::items)
-            .flat_map(|server| server.get("hosts").into_iter().flat_map(NodeRef::items))
-            .collect();
+    let bound_to = virtual_services_by_gateway(views);
+    for gateway in views.mesh_gateways() {
+        let object = gateway.object;
+        let mut hosts: Vec<NodeRef<'_>> = gateway.hosts.clone();
         let mut host_objects = vec![object; hosts.len()];
         let bound = bound_to.get(&(object.namespace(), object.name()));
         for &virtual_service in bound.into_iter().flatten() {
-            for host in ws
-                .spec(virtual_service)
-                .and_then(|s| s.get("hosts"))
-                .into_iter()
-                .flat_map(NodeRef::items)
-            {
+            for &host in &virtual_service.hosts {
                 hosts.push(host);
-                host_objects.push(virtual_service);
+                host_objects.push(virtual_service.object);
             }
         }
         for (target, entry) in entry_points.iter().enumerate() {
@@ -133,7 +117,7 @@ fn istio_gateway_hosts(ws: &Workspace, entry_points: &[EntryPoint]) -> Vec<(usiz
             }
             let fronts_gateway = entry.backends.iter().any(|&w| {
                 pod_template(ws, &ws.objects[w])
-                    .is_some_and(|t| crate::views::selector_matches(selector, t.labels))
+                    .is_some_and(|t| selector_matches(gateway.selector, t.labels))
             });
             if fronts_gateway {
                 served.extend(hosts.iter().zip(&host_objects).filter_map(|(&h, o)| {

@@ -16,6 +16,7 @@ pub mod report;
 pub mod scheduling;
 pub mod tke_config;
 pub use crate::views;
+use crate::views::Views;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -89,12 +90,12 @@ impl Model {
     }
 
     pub fn build(ws: &Workspace, profile: &Profile) -> Model {
-        Model::build_on(ws, profile, 1)
+        Model::build_on(ws, &Views::build(ws), profile, 1)
     }
 
     /// [`Model::build`], scanning the workloads for calls on up to `threads` threads (the
     /// result is the same on any number).
-    pub fn build_on(ws: &Workspace, profile: &Profile, threads: usize) -> Model {
+    pub fn build_on(ws: &Workspace, views: &Views<'_>, profile: &Profile, threads: usize) -> Model {
         let pools = profile.node_pools();
         let mut backends = Backends::new(ws);
         let mut placements = HashMap::new();
@@ -132,8 +133,8 @@ impl Model {
         }
         let workloads = backends.workloads;
         controllers::link_ingress_hosts(ws, &workloads, &mut entry_points, profile);
-        gateways::link_gateway_hosts(ws, &mut entry_points);
-        let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads, threads);
+        gateways::link_gateway_hosts(ws, views, &mut entry_points);
+        let (callers, safe_calls) = callers::find(ws, views, &entry_points, &workloads, threads);
         let mut callers_by_target = vec![Vec::new(); entry_points.len()];
         // A pod naming the address as its own public URL does not call it: the provider
         // rules never see it (K8S001 still notes it).

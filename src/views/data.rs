@@ -38,6 +38,14 @@ impl<'w> DataView<'w> {
         })
     }
 
+    /// The value of one key of `data` only (a ConfigMap's files).
+    pub fn data_value(&self, key: &str) -> Option<NodeRef<'w>> {
+        self.data
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|&(_, v)| v)
+    }
+
     /// The value of one key, from `data` or `stringData`.
     pub fn get(&self, key: &str) -> Option<NodeRef<'w>> {
         self.data

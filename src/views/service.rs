@@ -46,6 +46,10 @@ pub struct ServiceView<'w> {
     pub internal_traffic_policy: Option<NodeRef<'w>>,
     pub load_balancer_class: Option<NodeRef<'w>>,
     pub status_ingress: Vec<LbIngress<'w>>,
+    /// `spec.clusterIP` then `spec.clusterIPs[]`, as written (`None` included).
+    pub cluster_ips: Vec<&'w str>,
+    /// `spec.externalName` (an ExternalName Service's alias).
+    pub external_name: Option<NodeRef<'w>>,
 }
 
 impl<'w> ServiceView<'w> {
@@ -89,11 +93,25 @@ impl<'w> ServiceView<'w> {
             internal_traffic_policy: field("internalTrafficPolicy"),
             load_balancer_class: field("loadBalancerClass"),
             status_ingress,
+            cluster_ips: field("clusterIP")
+                .into_iter()
+                .chain(field("clusterIPs").into_iter().flat_map(NodeRef::items))
+                .filter_map(|ip| ip.as_str())
+                .collect(),
+            external_name: field("externalName"),
         })
     }
 
     pub fn is_load_balancer(&self) -> bool {
         self.service_type.and_then(|t| t.as_str()) == Some("LoadBalancer")
+    }
+
+    /// `spec.externalName` of an ExternalName Service.
+    pub fn alias(&self) -> Option<&'w str> {
+        if self.service_type.and_then(|t| t.as_str()) != Some("ExternalName") {
+            return None;
+        }
+        self.external_name?.as_str()
     }
 
     /// The reported `ipMode` nodes.
