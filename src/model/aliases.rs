@@ -7,7 +7,6 @@ use std::collections::{HashMap, HashSet};
 
 use crate::objects::ObjectId;
 use crate::views::{PodTemplate, Views};
-use crate::yaml::NodeRef;
 
 use super::address::normalize;
 use super::consumed::Store;
@@ -52,18 +51,11 @@ pub(super) fn aliased_elsewhere(
     lb_addresses: &HashMap<&str, Vec<EntryId>>,
 ) -> HashSet<String> {
     let mut out = HashSet::new();
-    for alias in template
-        .spec
-        .get("hostAliases")
-        .into_iter()
-        .flat_map(NodeRef::items)
-    {
-        let ip = alias.get("ip").and_then(|ip| ip.as_str()).map(normalize);
-        if ip.is_some_and(|ip| lb_addresses.contains_key(ip.as_str())) {
+    for (ip, hostnames) in template.host_aliases() {
+        if ip.is_some_and(|ip| lb_addresses.contains_key(normalize(ip).as_str())) {
             continue;
         }
-        let names = alias.get("hostnames").into_iter().flat_map(NodeRef::items);
-        out.extend(names.filter_map(|n| n.as_str()).map(normalize));
+        out.extend(hostnames.into_iter().map(normalize));
     }
     out
 }

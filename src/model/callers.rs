@@ -5,14 +5,13 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::objects::{Object, ObjectId, Workspace};
-use crate::views::Views;
-use crate::views::{pod_template, PodTemplate};
+use crate::views::{pod_template, PodTemplate, Site, Views};
 use crate::yaml::{NodeRef, Span};
 
 use super::address::{host_tokens, normalize};
 use super::aliases::{alias_maps, aliased_elsewhere, coredns_rewrites, targets_of, MeshHosts};
 use super::calls::{Caller, Evidence, SafeCall, Via};
-use super::consumed::{consumed, store_values, Store};
+use super::consumed::{store_values, Store};
 use super::evidence::classify;
 use super::{EntryId, EntryPoint};
 
@@ -25,57 +24,24 @@ struct Value<'w> {
     via: Via,
 }
 
+/// The values the pod may dial, each with where the pod writes it.
 fn container_values<'w>(object: &'w Object, template: &PodTemplate<'w>, out: &mut Vec<Value<'w>>) {
-    let spec = template.spec;
-    for list in ["initContainers", "containers", "ephemeralContainers"] {
-        for container in spec.get(list).into_iter().flat_map(NodeRef::items) {
-            for env in container.get("env").into_iter().flat_map(NodeRef::items) {
-                if let Some(value) = env.get("value") {
-                    let name = env
-                        .get("name")
-                        .and_then(|n| n.as_str())
-                        .unwrap_or("")
-                        .to_string();
-                    out.push(Value {
-                        node: value,
-                        text: value.as_str().map(Cow::Borrowed),
-                        object,
-                        via: Via::Env { name },
-                    });
-                }
-            }
-            for (key, via) in [("args", Via::Arg), ("command", Via::Command)] {
-                for item in container.get(key).into_iter().flat_map(NodeRef::items) {
-                    out.push(Value {
-                        node: item,
-                        text: item.as_str().map(Cow::Borrowed),
-                        object,
-                        via: via.clone(),
-                    });
-                }
-            }
-            for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
-                if let Some(host) = container.path(&[probe, "httpGet", "host"]) {
-                    out.push(Value {
-                        node: host,
-                        text: host.as_str().map(Cow::Borrowed),
-                        object,
-                        via: Via::Probe,
-                    });
-                }
-            }
-        }
-    }
-    for alias in spec.get("hostAliases").into_iter().flat_map(NodeRef::items) {
-        // A pod that maps a name to the LB IP calls that IP for the name.
-        if let Some(ip) = alias.get("ip") {
-            out.push(Value {
-                node: ip,
-                text: ip.as_str().map(Cow::Borrowed),
-                object,
-                via: Via::HostAlias,
-            });
-        }
+    for (node, site) in template.values() {
+        let via = match site {
+            Site::Env(name) => Via::Env {
+                name: name.to_string(),
+            },
+            Site::Arg => Via::Arg,
+            Site::Command => Via::Command,
+            Site::Probe => Via::Probe,
+            Site::HostAlias => Via::HostAlias,
+        };
+        out.push(Value {
+            node,
+            text: node.as_str().map(Cow::Borrowed),
+            object,
+            via,
+        });
     }
 }
 
@@ -231,7 +197,7 @@ pub fn find(
         }
         (callers, safe)
     });
-    callers.extend(super::implicit::callers(ws, workloads, |host| {
+    callers.extend(super::implicit::callers(ws, views, workloads, |host| {
         targets_of(host, &index.exact, &index.wildcard)
     }));
     (callers, safe)
@@ -358,7 +324,7 @@ impl<'w> CallIndex<'w> {
     ) {
         let ws = self.ws;
         for store in [Store::ConfigMap, Store::Secret] {
-            for (name, key) in consumed(template, store) {
+            for (name, key) in template.consumed(store) {
                 // CoreDNS reads its Corefile; the hosts in it are names it serves, not calls.
                 if (object.namespace(), name) == ("kube-system", "coredns") {
                     continue;

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use crate::objects::{ObjectId, Workspace};
 use crate::profile::{Profile, Provider};
 use crate::views::pod_template;
-use crate::yaml::NodeRef;
+use crate::views::Views;
 
 use super::address::{Address, AddressSource};
 use super::entry::EntryKind;
@@ -66,21 +66,9 @@ fn flags(items: &[&str]) -> Vec<(String, String)> {
 fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
     let template = pod_template(ws, &ws.objects[workload])?;
     let mut found = None;
-    for container in template
-        .spec
-        .get("containers")
-        .into_iter()
-        .flat_map(NodeRef::items)
-    {
-        let image = container
-            .get("image")
-            .and_then(|i| i.as_str())
-            .unwrap_or("");
-        let words: Vec<&str> = ["command", "args"]
-            .into_iter()
-            .flat_map(|k| container.get(k).into_iter().flat_map(NodeRef::items))
-            .filter_map(|n| n.as_str())
-            .collect();
+    for container in template.containers() {
+        let image = container.image().unwrap_or("");
+        let words = container.words();
         let nginx = image.contains("ingress-nginx")
             || words.iter().any(|w| w.contains("nginx-ingress-controller"));
         let mut c = Controller {
@@ -154,6 +142,7 @@ fn hosts_of(entry: &EntryPoint, link: &str) -> Vec<Address> {
 /// its controller.
 pub fn link_ingress_hosts(
     ws: &Workspace,
+    views: &Views<'_>,
     workloads: &[ObjectId],
     entry_points: &mut [EntryPoint],
     profile: &Profile,
@@ -170,7 +159,7 @@ pub fn link_ingress_hosts(
     if controllers.is_empty() && links.is_empty() {
         return;
     }
-    let classes = ingress_classes(ws);
+    let classes = ingress_classes(views);
     let serving = Serving {
         ws,
         entry_points,
@@ -193,22 +182,14 @@ pub fn link_ingress_hosts(
 }
 
 /// IngressClass name -> (spec.controller, default class).
-fn ingress_classes(ws: &Workspace) -> HashMap<&str, (Option<&str>, bool)> {
-    let mut classes = HashMap::new();
-    for object in &ws.objects {
-        if object.kind() == "IngressClass" && object.group() == "networking.k8s.io" {
-            let controller = ws
-                .spec(object)
-                .and_then(|s| s.get("controller"))
-                .and_then(|c| c.as_str());
-            let default = ws
-                .annotation(object, "ingressclass.kubernetes.io/is-default-class")
-                .and_then(|(_, v)| v.as_str())
-                == Some("true");
-            classes.insert(object.name(), (controller, default));
-        }
-    }
-    classes
+fn ingress_classes<'w>(views: &Views<'w>) -> HashMap<&'w str, (Option<&'w str>, bool)> {
+    views
+        .ingress_classes()
+        .map(|class| {
+            let controller = class.controller.and_then(|c| c.as_str());
+            (class.object.name(), (controller, class.is_default()))
+        })
+        .collect()
 }
 
 /// LoadBalancer Service entry points by the workloads they select, in entry order.

@@ -132,7 +132,7 @@ impl Model {
             });
         }
         let workloads = backends.workloads;
-        controllers::link_ingress_hosts(ws, &workloads, &mut entry_points, profile);
+        controllers::link_ingress_hosts(ws, views, &workloads, &mut entry_points, profile);
         gateways::link_gateway_hosts(ws, views, &mut entry_points);
         let (callers, safe_calls) = callers::find(ws, views, &entry_points, &workloads, threads);
         let mut callers_by_target = vec![Vec::new(); entry_points.len()];

@@ -24,7 +24,10 @@ pub use data::DataView;
 pub use gateway::{GatewayListener, GatewayView, ParentRef, RouteView};
 pub use ingress::{IngressClassView, IngressView};
 pub use istio::{IstioGatewayView, MeshGatewayView, ServiceEntryView, VirtualServiceView};
-pub use pod::{pod_template, selector_matches, PodTemplate};
+pub use pod::{
+    pod_template, selector_matches, Container, LabelSelector, NodeSelectorTerm, PodAffinityTerm,
+    PodTemplate, Requirement, Site, Store, Toleration,
+};
 pub use service::{LbIngress, ServicePort, ServiceView};
 
 /// An object kind: (API group, kind); the core group is `""`.
@@ -146,6 +149,10 @@ impl<'w> Views<'w> {
     /// Every Service view, in object order.
     pub fn services(&self) -> impl Iterator<Item = (ObjectId, &ServiceView<'w>)> {
         self.services.iter()
+    }
+
+    pub fn ingress_classes(&self) -> impl Iterator<Item = &IngressClassView<'w>> {
+        self.ingress_classes.iter().map(|(_, v)| v)
     }
 
     pub fn mesh_gateways(&self) -> impl Iterator<Item = &MeshGatewayView<'w>> {

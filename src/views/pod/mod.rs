@@ -6,8 +6,14 @@ use crate::yaml::NodeRef;
 
 use super::Kind;
 
+mod containers;
+mod scheduling;
+
+pub use containers::{Container, Site, Store};
+pub use scheduling::{LabelSelector, NodeSelectorTerm, PodAffinityTerm, Requirement, Toleration};
+
 /// The kinds read whole as pods; every other object with a pod template (`spec.template`,
-/// `spec.jobTemplate`) is a workload whatever its kind (see [`super::slim`]).
+/// `spec.jobTemplate`) is a workload whatever its kind (see [`crate::views::slim`]).
 pub const POD: &[Kind] = &[("", "Pod")];
 
 /// The pod template of a workload: `spec.template` (Deployment, StatefulSet, DaemonSet,
