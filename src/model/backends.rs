@@ -6,8 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::objects::{ObjectId, Workspace};
-use crate::views::{pod_template, selector_matches};
-use crate::yaml::NodeRef;
+use crate::views::{pod_template, selector_matches, Views};
 
 use super::{scheduling, EntryKind};
 
@@ -16,6 +15,7 @@ type SelectorKey<'a> = (&'a str, Vec<(&'a str, &'a str)>);
 
 pub(super) struct Backends<'w> {
     ws: &'w Workspace,
+    views: &'w Views<'w>,
     /// Every object with a pod template, in object order.
     pub(super) workloads: Vec<ObjectId>,
     by_namespace: HashMap<&'w str, Vec<ObjectId>>,
@@ -30,9 +30,10 @@ pub(super) struct Backends<'w> {
 }
 
 impl<'w> Backends<'w> {
-    pub(super) fn new(ws: &'w Workspace) -> Backends<'w> {
+    pub(super) fn new(ws: &'w Workspace, views: &'w Views<'w>) -> Backends<'w> {
         let mut backends = Backends {
             ws,
+            views,
             workloads: Vec::new(),
             by_namespace: HashMap::new(),
             by_label: HashMap::new(),
@@ -93,7 +94,7 @@ impl<'w> Backends<'w> {
     fn of_service(&mut self, service: ObjectId) -> Arc<[ObjectId]> {
         let ws = self.ws;
         let object = &ws.objects[service];
-        let selector = ws.spec(object).and_then(|s| s.get("selector"));
+        let selector = self.views.service(service).and_then(|s| s.selector);
         let pairs: Option<Vec<(&str, &str)>> = selector.and_then(|s| {
             s.entries()
                 .map(|(k, v)| Some((k.as_str()?, v.as_str()?)))
@@ -140,8 +141,10 @@ impl<'w> Backends<'w> {
     fn ingress_services(&self, ingress: ObjectId) -> Vec<ObjectId> {
         let ws = self.ws;
         let object = &ws.objects[ingress];
-        ingress_service_names(ws.spec(object))
+        let names = self.views.ingress(ingress).map(|i| i.service_names.clone());
+        names
             .into_iter()
+            .flatten()
             .flat_map(|name| {
                 self.services_by_name
                     .get(&(object.namespace(), name))
@@ -161,7 +164,7 @@ impl<'w> Backends<'w> {
     fn gateway_pods(&self, gateway: ObjectId) -> Vec<ObjectId> {
         let ws = self.ws;
         let object = &ws.objects[gateway];
-        let pod_labels = ws.spec(object).and_then(|s| s.get("podLabels"));
+        let pod_labels = self.views.istio_gateway(gateway).and_then(|g| g.pod_labels);
         self.by_namespace
             .get(object.namespace())
             .into_iter()
@@ -175,32 +178,4 @@ impl<'w> Backends<'w> {
             })
             .collect()
     }
-}
-
-/// Service names an Ingress routes to (v1 `service.name`, v1beta1 `serviceName`).
-fn ingress_service_names<'w>(spec: Option<NodeRef<'w>>) -> Vec<&'w str> {
-    fn backend_name<'w>(backend: NodeRef<'w>) -> Option<&'w str> {
-        backend
-            .path(&["service", "name"])
-            .or_else(|| backend.get("serviceName"))
-            .and_then(|n| n.as_str())
-    }
-    let Some(spec) = spec else { return Vec::new() };
-    let mut names: Vec<&str> = Vec::new();
-    for default in [spec.get("defaultBackend"), spec.get("backend")]
-        .into_iter()
-        .flatten()
-    {
-        names.extend(backend_name(default));
-    }
-    for rule in spec.get("rules").into_iter().flat_map(NodeRef::items) {
-        for path in rule
-            .path(&["http", "paths"])
-            .into_iter()
-            .flat_map(NodeRef::items)
-        {
-            names.extend(path.get("backend").and_then(backend_name));
-        }
-    }
-    names
 }

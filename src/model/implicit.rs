@@ -89,14 +89,8 @@ fn issuer_names<'w>(
             let Some((kind, name)) = issuer else {
                 return Vec::new();
             };
-            let names = views
-                .ingress(id)
-                .and_then(|ingress| ingress.tls)
-                .map(|(_, tls)| tls)
-                .into_iter()
-                .flat_map(NodeRef::items)
-                .flat_map(|t| t.get("hosts").into_iter().flat_map(NodeRef::items));
-            (kind, name, names.collect())
+            let names = views.ingress(id).map(|ingress| ingress.tls_hosts());
+            (kind, name, names.unwrap_or_default())
         } else {
             return Vec::new();
         };

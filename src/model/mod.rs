@@ -97,7 +97,7 @@ impl Model {
     /// result is the same on any number).
     pub fn build_on(ws: &Workspace, views: &Views<'_>, profile: &Profile, threads: usize) -> Model {
         let pools = profile.node_pools();
-        let mut backends = Backends::new(ws);
+        let mut backends = Backends::new(ws, views);
         let mut placements = HashMap::new();
         for &workload in &backends.workloads {
             if let Some(template) = pod_template(ws, &ws.objects[workload]) {
@@ -106,10 +106,10 @@ impl Model {
         }
         let mut entry_points = Vec::new();
         for (index, object) in ws.ids() {
-            let Some(class) = entry::classify(ws, object, profile) else {
+            let Some(class) = entry::classify(ws, views, index, profile) else {
                 continue;
             };
-            let addresses = address::collect(ws, object, class.kind, profile);
+            let addresses = address::collect(ws, views, index, class.kind, profile);
             // A Gateway is an entry point only once it has an address or a listener hostname.
             if class.kind == EntryKind::Gateway && addresses.is_empty() {
                 continue;

@@ -11,6 +11,7 @@ use crate::objects::{Object, ObjectId, Workspace};
 use crate::yaml::NodeRef;
 
 pub use crate::views::tke::{is_config, listeners, Listener, Section};
+use crate::views::Annotations;
 
 pub const SERVICE_CONFIG: &str = "service.cloud.tencent.com/tke-service-config";
 pub const SERVICE_CONFIG_AUTO: &str = "service.cloud.tencent.com/tke-service-config-auto";
@@ -126,9 +127,10 @@ pub fn references(ws: &Workspace) -> Vec<Reference<'_>> {
     ws.ids()
         .filter_map(|(index, object)| {
             let owner = Owner::of(object)?;
-            let manual = ws.annotation(object, owner.manual_key());
-            let auto = ws
-                .annotation(object, owner.auto_key())
+            let annotations = Annotations::of(ws, object);
+            let manual = annotations.entry(owner.manual_key());
+            let auto = annotations
+                .entry(owner.auto_key())
                 .filter(|(_, v)| v.as_str().is_some_and(|v| v.trim() == "true"));
             (manual.is_some() || auto.is_some()).then_some(Reference {
                 object: index,

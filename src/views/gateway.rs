@@ -33,6 +33,8 @@ pub struct GatewayView<'w> {
     pub listeners: Vec<GatewayListener<'w>>,
     /// `spec.addresses[].value` and `status.addresses[].value`.
     pub addresses: Vec<NodeRef<'w>>,
+    /// How many of `addresses` come from `spec` (the rest from `status`).
+    pub spec_addresses: usize,
 }
 
 impl<'w> GatewayView<'w> {
@@ -54,20 +56,22 @@ impl<'w> GatewayView<'w> {
                 port: node.get("port"),
             })
             .collect();
-        let addresses = [
-            root.path(&["spec", "addresses"]),
-            root.path(&["status", "addresses"]),
-        ]
-        .into_iter()
-        .flatten()
-        .flat_map(NodeRef::items)
-        .filter_map(|a| a.get("value"))
-        .collect();
+        let values = |path: &[&str]| -> Vec<NodeRef<'w>> {
+            root.path(path)
+                .into_iter()
+                .flat_map(NodeRef::items)
+                .filter_map(|a| a.get("value"))
+                .collect()
+        };
+        let mut addresses = values(&["spec", "addresses"]);
+        let spec_addresses = addresses.len();
+        addresses.extend(values(&["status", "addresses"]));
         Some(GatewayView {
             object,
             class_name: spec.and_then(|s| s.get("gatewayClassName")),
             listeners,
             addresses,
+            spec_addresses,
         })
     }
 }

@@ -19,6 +19,8 @@ pub struct IngressView<'w> {
     /// `spec.tls` and `spec.rules` as (key, value).
     pub tls: Option<(NodeRef<'w>, NodeRef<'w>)>,
     pub rules: Option<(NodeRef<'w>, NodeRef<'w>)>,
+    /// The Services it routes to, as written (default backend first, then each path's).
+    pub service_names: Vec<&'w str>,
 }
 
 impl<'w> IngressView<'w> {
@@ -32,7 +34,27 @@ impl<'w> IngressView<'w> {
             class_name: spec.and_then(|s| s.get("ingressClassName")),
             tls: spec.and_then(|s| s.get_entry("tls")),
             rules: spec.and_then(|s| s.get_entry("rules")),
+            service_names: ingress_service_names(spec),
         })
+    }
+
+    /// `spec.rules[].host`.
+    pub fn rule_hosts(&self) -> Vec<NodeRef<'w>> {
+        let rules = self.rules.map(|(_, rules)| rules);
+        rules
+            .into_iter()
+            .flat_map(NodeRef::items)
+            .filter_map(|rule| rule.get("host"))
+            .collect()
+    }
+
+    /// `spec.tls[].hosts[]`.
+    pub fn tls_hosts(&self) -> Vec<NodeRef<'w>> {
+        let tls = self.tls.map(|(_, tls)| tls);
+        tls.into_iter()
+            .flat_map(NodeRef::items)
+            .flat_map(|t| t.get("hosts").into_iter().flat_map(NodeRef::items))
+            .collect()
     }
 
     /// Whether `spec.tls` lists at least one entry (the CLB then gets an HTTPS listener).
@@ -68,4 +90,32 @@ impl<'w> IngressClassView<'w> {
     pub fn is_default(&self) -> bool {
         self.default_class.and_then(|(_, v)| v.as_str()) == Some("true")
     }
+}
+
+/// Service names an Ingress routes to (v1 `service.name`, v1beta1 `serviceName`).
+fn ingress_service_names<'w>(spec: Option<NodeRef<'w>>) -> Vec<&'w str> {
+    fn backend_name<'w>(backend: NodeRef<'w>) -> Option<&'w str> {
+        backend
+            .path(&["service", "name"])
+            .or_else(|| backend.get("serviceName"))
+            .and_then(|n| n.as_str())
+    }
+    let Some(spec) = spec else { return Vec::new() };
+    let mut names: Vec<&str> = Vec::new();
+    for default in [spec.get("defaultBackend"), spec.get("backend")]
+        .into_iter()
+        .flatten()
+    {
+        names.extend(backend_name(default));
+    }
+    for rule in spec.get("rules").into_iter().flat_map(NodeRef::items) {
+        for path in rule
+            .path(&["http", "paths"])
+            .into_iter()
+            .flat_map(NodeRef::items)
+        {
+            names.extend(path.get("backend").and_then(backend_name));
+        }
+    }
+    names
 }

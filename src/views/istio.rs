@@ -15,6 +15,10 @@ pub struct IstioGatewayView<'w> {
     pub external_traffic_policy: Option<NodeRef<'w>>,
     /// `spec.serviceAnnotations`: annotations ASM puts on the gateway's Service.
     pub service_annotations: Option<NodeRef<'w>>,
+    /// `spec.podLabels`: the labels of the gateway pods ASM runs.
+    pub pod_labels: Option<NodeRef<'w>>,
+    /// `spec.serviceType` of the gateway's Service.
+    pub service_type: Option<NodeRef<'w>>,
 }
 
 impl<'w> IstioGatewayView<'w> {
@@ -27,6 +31,8 @@ impl<'w> IstioGatewayView<'w> {
             object,
             external_traffic_policy: spec.and_then(|s| s.get("externalTrafficPolicy")),
             service_annotations: spec.and_then(|s| s.get("serviceAnnotations")),
+            pod_labels: spec.and_then(|s| s.get("podLabels")),
+            service_type: spec.and_then(|s| s.get("serviceType")),
         })
     }
 }

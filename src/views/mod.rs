@@ -28,7 +28,7 @@ pub use pod::{
     pod_template, selector_matches, Container, LabelSelector, NodeSelectorTerm, PodAffinityTerm,
     PodTemplate, Requirement, Site, Store, Toleration,
 };
-pub use service::{LbIngress, ServicePort, ServiceView};
+pub use service::{load_balancer_status, LbIngress, ServicePort, ServiceView};
 
 /// An object kind: (API group, kind); the core group is `""`.
 pub type Kind = (&'static str, &'static str);

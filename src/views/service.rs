@@ -32,6 +32,21 @@ pub struct LbIngress<'w> {
     pub ip_mode: Option<NodeRef<'w>>,
 }
 
+/// `status.loadBalancer.ingress[]` of any object (Services, Ingresses and others report
+/// their load balancer there).
+pub fn load_balancer_status<'w>(ws: &'w Workspace, object: &Object) -> Vec<LbIngress<'w>> {
+    ws.root(object)
+        .path(&["status", "loadBalancer", "ingress"])
+        .into_iter()
+        .flat_map(NodeRef::items)
+        .map(|entry| LbIngress {
+            ip: entry.get("ip"),
+            hostname: entry.get("hostname"),
+            ip_mode: entry.get("ipMode"),
+        })
+        .collect()
+}
+
 /// A core `Service`.
 #[derive(Clone, Debug)]
 pub struct ServiceView<'w> {
@@ -50,6 +65,9 @@ pub struct ServiceView<'w> {
     pub cluster_ips: Vec<&'w str>,
     /// `spec.externalName` (an ExternalName Service's alias).
     pub external_name: Option<NodeRef<'w>>,
+    /// `spec.loadBalancerIP` (deprecated, still honoured by some controllers).
+    pub load_balancer_ip: Option<NodeRef<'w>>,
+    pub external_ips: Vec<NodeRef<'w>>,
 }
 
 impl<'w> ServiceView<'w> {
@@ -72,17 +90,7 @@ impl<'w> ServiceView<'w> {
                     .unwrap_or("TCP"),
             })
             .collect();
-        let status_ingress = ws
-            .root(object)
-            .path(&["status", "loadBalancer", "ingress"])
-            .into_iter()
-            .flat_map(NodeRef::items)
-            .map(|entry| LbIngress {
-                ip: entry.get("ip"),
-                hostname: entry.get("hostname"),
-                ip_mode: entry.get("ipMode"),
-            })
-            .collect();
+        let status_ingress = load_balancer_status(ws, object);
         Some(ServiceView {
             object,
             service_type: field("type"),
@@ -99,6 +107,11 @@ impl<'w> ServiceView<'w> {
                 .filter_map(|ip| ip.as_str())
                 .collect(),
             external_name: field("externalName"),
+            load_balancer_ip: field("loadBalancerIP"),
+            external_ips: field("externalIPs")
+                .into_iter()
+                .flat_map(NodeRef::items)
+                .collect(),
         })
     }
 
