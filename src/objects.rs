@@ -42,9 +42,10 @@ pub struct Object {
     /// Index into that file's documents.
     pub doc: usize,
     pub root: NodeId,
-    pub id: ObjectRef,
+    /// Shared with the object's findings (`Diagnostic::on`), not copied into each.
+    pub id: Arc<ObjectRef>,
     /// Template the object was rendered from: Helm `# Source:` or kustomize origin annotation.
-    pub origin: Option<String>,
+    pub origin: Option<Arc<str>>,
 }
 
 impl Object {
@@ -279,7 +280,7 @@ fn kustomize_origin(node: NodeRef<'_>) -> Option<String> {
 fn collect_document(file: usize, doc_index: usize, doc: &Document, out: &mut Vec<Object>) {
     let Some(root) = doc.root() else { return };
     let Some(id) = identity(root) else { return };
-    let helm = helm_source(doc);
+    let helm: Option<Arc<str>> = helm_source(doc).map(Arc::from);
     let is_list = id.kind == "List"
         || (id.kind.ends_with("List") && root.get("items").is_some_and(|i| i.is_sequence()));
     if is_list {
@@ -294,8 +295,10 @@ fn collect_document(file: usize, doc_index: usize, doc: &Document, out: &mut Vec
                     file,
                     doc: doc_index,
                     root: item.id,
-                    origin: kustomize_origin(item).or_else(|| helm.clone()),
-                    id: item_id,
+                    origin: kustomize_origin(item)
+                        .map(Arc::from)
+                        .or_else(|| helm.clone()),
+                    id: Arc::new(item_id),
                 });
             }
         }
@@ -305,7 +308,7 @@ fn collect_document(file: usize, doc_index: usize, doc: &Document, out: &mut Vec
         file,
         doc: doc_index,
         root: root.resolved().id,
-        origin: kustomize_origin(root).or(helm),
-        id,
+        origin: kustomize_origin(root).map(Arc::from).or(helm),
+        id: Arc::new(id),
     });
 }
