@@ -18,13 +18,9 @@ pub(super) fn find_duplicates(doc: &Document, id: NodeId, out: &mut Vec<Duplicat
         return;
     }
     let key_text = |e: &Entry| -> Option<(&str, Extent)> {
-        let node = &doc.nodes[e.key.0 as usize];
-        match &node.kind {
-            NodeKind::Scalar(s) if !(s.style == Style::Plain && s.value == "<<") => {
-                Some((s.value.as_str(), node.extent))
-            }
-            _ => None,
-        }
+        let s = doc.scalar(e.key)?;
+        let merge = s.style == Style::Plain && s.value == "<<";
+        (!merge).then(|| (s.value, doc.node(e.key).extent))
     };
     let mut push = |text: &str, first: Extent, second: Extent| {
         out.push(DuplicateKey {

@@ -15,6 +15,7 @@ mod lines;
 mod load;
 mod merge;
 mod resolve;
+mod scalar;
 mod split;
 mod tree;
 mod types;
@@ -27,7 +28,8 @@ pub use merge::TooComplex;
 pub use resolve::{resolve_plain, Resolved};
 pub use split::{load_split, Split};
 pub use tree::{
-    Children, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, NodeRef, Scalar, Style,
+    Children, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, NodeRef, Scalar,
+    ScalarValue, Style,
 };
 pub use types::{DuplicateKey, Limits, LoadedFile, Reader, SyntaxError, READER_VARIABLE};
 

@@ -3,8 +3,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use compact_str::CompactString;
+
 use super::comment::Comment;
 use super::resolve::Resolved;
+pub use super::scalar::{Scalar, ScalarValue, Style};
 use super::Span;
 use crate::source::SourceFile;
 
@@ -12,81 +15,10 @@ use crate::source::SourceFile;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub u32);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Style {
-    Plain,
-    SingleQuoted,
-    DoubleQuoted,
-    Literal,
-    Folded,
-}
-
-/// Which [`Resolved`] a scalar is. Its number or boolean is read again from the text when
-/// asked: numbers are rare, and every node of a big stream is 16 bytes smaller for it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ResolvedKind {
-    Null,
-    Bool,
-    Int,
-    Float,
-    Timestamp,
-    Str,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Scalar {
-    /// The value after YAML escape processing and folding.
-    pub value: compact_str::CompactString,
-    pub style: Style,
-    kind: ResolvedKind,
-}
-
-impl Scalar {
-    /// A scalar whose value `resolved` was resolved from `value` (by its text, its style
-    /// and its tag).
-    pub fn new(value: compact_str::CompactString, style: Style, resolved: &Resolved) -> Scalar {
-        let kind = match resolved {
-            Resolved::Null => ResolvedKind::Null,
-            Resolved::Bool(_) => ResolvedKind::Bool,
-            Resolved::Int(_) => ResolvedKind::Int,
-            Resolved::Float(_) => ResolvedKind::Float,
-            Resolved::Timestamp => ResolvedKind::Timestamp,
-            Resolved::Str => ResolvedKind::Str,
-        };
-        Scalar { value, style, kind }
-    }
-
-    /// The value as Kubernetes reads it. A tag only ever confirms what the text resolves to
-    /// (or makes a string of it), so the text alone gives the value back; `!!float` on an
-    /// integer is that integer as a float.
-    pub fn resolved(&self) -> Resolved {
-        let by_text = || super::resolve::resolve_plain(&self.value);
-        match self.kind {
-            ResolvedKind::Null => Resolved::Null,
-            ResolvedKind::Timestamp => Resolved::Timestamp,
-            ResolvedKind::Str => Resolved::Str,
-            // Only these read the text again.
-            ResolvedKind::Bool | ResolvedKind::Int => by_text(),
-            ResolvedKind::Float => match by_text() {
-                Resolved::Int(i) => Resolved::Float(i as f64),
-                float => float,
-            },
-        }
-    }
-
-    /// Kubernetes reads it as a string.
-    pub fn is_str(&self) -> bool {
-        self.kind == ResolvedKind::Str
-    }
-
-    pub fn is_null(&self) -> bool {
-        self.kind == ResolvedKind::Null
-    }
-}
-
 /// A plain `<<` key: the YAML 1.1 merge key (a quoted one is an ordinary key).
 pub(super) fn is_merge_key(doc: &Document, key: NodeId) -> bool {
-    matches!(&doc.node(key).kind, NodeKind::Scalar(s) if s.style == Style::Plain && s.value == "<<")
+    doc.scalar(key)
+        .is_some_and(|s| s.style == Style::Plain && s.value == "<<")
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,6 +174,8 @@ pub struct Document {
     pub items: Vec<NodeId>,
     /// The entries of every mapping, each mapping's together.
     pub entries: Vec<Entry>,
+    /// The values of the scalars whose value is not their text as written ([`Scalar`]).
+    pub values: Vec<CompactString>,
     /// `None` for an empty document (`---` alone, comments only).
     pub root: Option<NodeId>,
     /// From the document start (or `---`) to its end.
@@ -259,6 +193,15 @@ pub struct Document {
 impl Document {
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
+    }
+
+    /// Node `id` when it is a scalar, with its value (aliases not followed).
+    pub fn scalar(&self, id: NodeId) -> Option<ScalarValue<'_>> {
+        let node = self.node(id);
+        match &node.kind {
+            NodeKind::Scalar(s) => Some(s.read(node.extent.slice(&self.file.0.text), &self.values)),
+            _ => None,
+        }
     }
 
     /// Items of a sequence of this document.
@@ -331,6 +274,7 @@ impl Document {
             nodes: Vec::new(),
             items: Vec::new(),
             entries: Vec::new(),
+            values: Vec::new(),
         };
         // The root first, so it keeps id 0 semantics simple; its entries are filled after.
         let placeholder = NodeKind::Mapping(Children::default());
@@ -349,16 +293,19 @@ impl Document {
             mut nodes,
             mut items,
             mut entries,
+            mut values,
             ..
         } = copier;
         nodes.shrink_to_fit();
         items.shrink_to_fit();
         entries.shrink_to_fit();
+        values.shrink_to_fit();
         Document {
             file: self.file,
             nodes,
             items,
             entries,
+            values,
             root: Some(NodeId(0)),
             span: self.span,
             index: self.index,
@@ -380,6 +327,7 @@ struct Copier<'d> {
     nodes: Vec<Node>,
     items: Vec<NodeId>,
     entries: Vec<Entry>,
+    values: Vec<CompactString>,
 }
 
 impl Copier<'_> {
@@ -397,7 +345,13 @@ impl Copier<'_> {
         // Children are copied first (they append their own children), then appended
         // together: a collection's children stay contiguous.
         let kind = match &old.kind {
-            NodeKind::Scalar(s) => NodeKind::Scalar(s.clone()),
+            NodeKind::Scalar(s) => NodeKind::Scalar(match s.stored() {
+                None => *s,
+                Some(index) => {
+                    self.values.push(from.values[index].clone());
+                    s.stored_at(self.values.len() - 1)
+                }
+            }),
             &NodeKind::Sequence(children) => {
                 let copied: Vec<NodeId> = from
                     .items_of(children)
@@ -459,23 +413,19 @@ impl<'d> NodeRef<'d> {
         self.node().extent
     }
 
-    pub fn scalar(&self) -> Option<&'d Scalar> {
-        match &self.resolved().node().kind {
-            NodeKind::Scalar(s) => Some(s),
-            _ => None,
-        }
+    pub fn scalar(&self) -> Option<ScalarValue<'d>> {
+        let node = self.resolved();
+        node.doc.scalar(node.id)
     }
 
     /// The scalar's text, whatever its resolved type (Kubernetes coerces into string fields).
     pub fn as_str(&self) -> Option<&'d str> {
-        self.scalar().map(|s| s.value.as_str())
+        self.scalar().map(|s| s.value)
     }
 
     /// A scalar that Kubernetes reads as a string (quoted, block, or plain that resolves to str).
     pub fn as_string_value(&self) -> Option<&'d str> {
-        self.scalar()
-            .filter(|s| s.is_str())
-            .map(|s| s.value.as_str())
+        self.scalar().filter(|s| s.is_str()).map(|s| s.value)
     }
 
     pub fn as_bool(&self) -> Option<bool> {
@@ -493,7 +443,7 @@ impl<'d> NodeRef<'d> {
     }
 
     pub fn is_null(&self) -> bool {
-        self.scalar().is_some_and(Scalar::is_null)
+        self.scalar().is_some_and(|s| s.is_null())
     }
 
     /// A `|` or `>` block scalar.

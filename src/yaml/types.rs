@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::budget::MemoryBudget;
 use super::comment::Comment;
 use super::merge::TooComplex;
-use super::tree::Document;
+use super::tree::{Document, NodeId};
 use super::Span;
 
 /// Bounds that keep hostile input cheap.
@@ -78,13 +78,19 @@ impl LoadedFile {
         for doc in &self.documents {
             let mut merged: Vec<_> = doc.merged.iter().collect();
             merged.sort_by_key(|(id, _)| **id);
+            // Every scalar's value, wherever it is kept.
+            let values: Vec<&str> = (0..doc.nodes.len())
+                .filter_map(|i| doc.scalar(NodeId(u32::try_from(i).ok()?)))
+                .map(|s| s.value)
+                .collect();
             let _ = writeln!(
                 text,
-                "{} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                "{} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
                 doc.index,
                 doc.span,
                 doc.root,
                 doc.nodes,
+                values,
                 doc.items,
                 doc.entries,
                 doc.leading_comments,

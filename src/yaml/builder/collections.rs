@@ -42,7 +42,7 @@ impl Builder<'_, '_, '_> {
         let flow = style == granit_parser::StructureStyle::Flow;
         let is_seq = matches!(kind, NodeKind::Sequence(_));
         let extent = self.lines.extent(start, start);
-        let id = self.add_node(extent, kind, tag.map(|t| t.original().into()), anchor)?;
+        let id = self.add_node(extent, kind, 0, tag.map(|t| t.original().into()), anchor)?;
         if let Some(state) = &mut self.doc {
             let (kind, first_child) = if is_seq {
                 (FrameKind::Seq, state.open_items.len())
@@ -101,10 +101,12 @@ impl Builder<'_, '_, '_> {
     }
 
     /// Allocate a node and link it into its parent (or as the root).
+    /// A node; `value_len` is a scalar's value's length (what it is charged for).
     pub(super) fn add_node(
         &mut self,
         extent: Extent,
         kind: NodeKind,
+        value_len: usize,
         tag: Option<Box<str>>,
         anchor: usize,
     ) -> Result<NodeId, Abort> {
@@ -126,7 +128,7 @@ impl Builder<'_, '_, '_> {
             return Err(Abort::File(self.error_at(at, at, msg)));
         };
         self.progress.total_nodes += 1;
-        self.charge(budget::node_cost(&kind, tag.as_deref()))?;
+        self.charge(budget::node_cost(&kind, value_len, tag.as_deref()))?;
         let Some(state) = &mut self.doc else {
             return Ok(NodeId(u32::MAX));
         };

@@ -375,13 +375,13 @@ impl Builder<'_, '_, '_> {
                 }
                 let target = self.doc.as_ref().and_then(|s| s.anchors.get(&id).copied());
                 let extent = self.lines.extent(start, end);
-                self.add_node(extent, NodeKind::Alias(target), None, 0)?;
+                self.add_node(extent, NodeKind::Alias(target), 0, None, 0)?;
                 self.finish_node(end);
             }
             Event::UnresolvedAlias(_) => {
                 // Not enabled in our options; treat like an alias to nothing if it ever comes.
                 let extent = self.lines.extent(start, end);
-                self.add_node(extent, NodeKind::Alias(None), None, 0)?;
+                self.add_node(extent, NodeKind::Alias(None), 0, None, 0)?;
                 self.finish_node(end);
             }
             Event::Scalar(value, style, anchor, tag) => {
@@ -413,6 +413,7 @@ impl Builder<'_, '_, '_> {
             nodes: Vec::new(),
             items: Vec::new(),
             entries: Vec::new(),
+            values: Vec::new(),
             root: None,
             span: self.lines.span(start, end),
             index,
@@ -441,6 +442,7 @@ impl Builder<'_, '_, '_> {
             state.doc.nodes.shrink_to_fit();
             state.doc.items.shrink_to_fit();
             state.doc.entries.shrink_to_fit();
+            state.doc.values.shrink_to_fit();
             state.doc.span.end = self.lines.pos(end);
             let budget = merge::merge_budget(&state.doc);
             let indexed = merge::resolve_aliases(state.doc, state.has_alias, state.may_merge)
@@ -463,7 +465,7 @@ impl Builder<'_, '_, '_> {
                 }
             };
             // Slimming dropped most of some documents: only what is kept counts.
-            let kept = budget::document_cost(&document.nodes);
+            let kept = budget::document_cost(&document);
             self.uncharge(full_cost.saturating_sub(kept));
             self.comment_floors.push(state.comment_floor);
             let index = self.out.documents.len();
@@ -489,18 +491,11 @@ impl Builder<'_, '_, '_> {
         let (start, end, prev_end, tag_end) = token;
         let (start, end) = self.scalar_extent(style, start, end, prev_end, tag_end);
         let plain_empty = style == ScalarStyle::Plain && start == end;
-        let value = if plain_empty && tag.is_none() && value == "~" {
-            // granit spells an omitted value `~`; the source has nothing there.
-            compact_str::CompactString::default()
+        // granit spells an omitted value `~`; the source has nothing there.
+        let value: &str = if plain_empty && tag.is_none() && value == "~" {
+            ""
         } else {
-            match value {
-                // granit's buffer for a long (block) scalar has room to spare; a
-                // big stream keeps thousands of them.
-                std::borrow::Cow::Owned(text) if text.capacity() > text.len() => {
-                    compact_str::CompactString::new(&text)
-                }
-                value => compact_str::CompactString::from(value),
-            }
+            &value
         };
         let style = map_style(style);
         if style == Style::Plain && value == "<<" {
@@ -508,11 +503,18 @@ impl Builder<'_, '_, '_> {
                 state.may_merge = true;
             }
         }
-        let resolved = resolve_scalar(&value, style, tag.as_deref());
+        let resolved = resolve_scalar(value, style, tag.as_deref());
         let tag = tag.map(|t| t.original().into_boxed_str());
         let extent = self.lines.extent(start, end);
-        let kind = NodeKind::Scalar(Scalar::new(value, style, &resolved));
-        self.add_node(extent, kind, tag, anchor)?;
+        let written = extent.slice(self.source());
+        let mut elsewhere = Vec::new();
+        let values = match &mut self.doc {
+            Some(state) => &mut state.doc.values,
+            // Content outside a document cannot happen with granit (`add_node`).
+            None => &mut elsewhere,
+        };
+        let kind = NodeKind::Scalar(Scalar::new(value, written, style, &resolved, values));
+        self.add_node(extent, kind, value.len(), tag, anchor)?;
         self.finish_node(end);
         Ok(())
     }

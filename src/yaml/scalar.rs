@@ -1,0 +1,163 @@
+//! Scalar nodes: their style, what they resolve to, and where their value is.
+
+use compact_str::CompactString;
+
+use super::resolve::{resolve_plain, Resolved};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+/// Which [`Resolved`] a scalar is. Its number or boolean is read again from the text when
+/// asked: numbers are rare, and every node of a big stream is 16 bytes smaller for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ResolvedKind {
+    Null,
+    Bool,
+    Int,
+    Float,
+    Timestamp,
+    Str,
+}
+
+/// A scalar node. Its value is nearly always its text as written (a plain scalar's text, a
+/// quoted one's between the quotes), and is then read from the file when asked; the others
+/// (escapes, folded lines, block scalars) are kept in the document's `values`. A node is 32
+/// bytes instead of 48 for it: a stream of 917,446 Services of 28 nodes each holds 25.7
+/// million nodes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scalar {
+    /// Index into the document's `values`, or [`AS_WRITTEN`].
+    value: u32,
+    pub style: Style,
+    kind: ResolvedKind,
+}
+
+/// The value is the scalar's text as written.
+const AS_WRITTEN: u32 = u32::MAX;
+
+/// The value a scalar written as `written` has when it is that text as written.
+fn as_written(written: &str, style: Style) -> Option<&str> {
+    match style {
+        Style::Plain => Some(written),
+        Style::SingleQuoted | Style::DoubleQuoted => written.get(1..written.len().checked_sub(1)?),
+        Style::Literal | Style::Folded => None,
+    }
+}
+
+impl Scalar {
+    /// A scalar of `value`, written as `written` in `style`, which resolved to `resolved`
+    /// (by its text, its style and its tag). A value that is not its text as written is
+    /// added to `values`, the document's.
+    pub(crate) fn new(
+        value: &str,
+        written: &str,
+        style: Style,
+        resolved: &Resolved,
+        values: &mut Vec<CompactString>,
+    ) -> Scalar {
+        let kind = match resolved {
+            Resolved::Null => ResolvedKind::Null,
+            Resolved::Bool(_) => ResolvedKind::Bool,
+            Resolved::Int(_) => ResolvedKind::Int,
+            Resolved::Float(_) => ResolvedKind::Float,
+            Resolved::Timestamp => ResolvedKind::Timestamp,
+            Resolved::Str => ResolvedKind::Str,
+        };
+        let value = if as_written(written, style) == Some(value) {
+            AS_WRITTEN
+        } else {
+            // A document has fewer values than nodes, and its node ids are `u32`s.
+            let index = u32::try_from(values.len()).unwrap_or(AS_WRITTEN);
+            values.push(CompactString::new(value));
+            index
+        };
+        Scalar { value, style, kind }
+    }
+
+    /// The value, given the node's text as written and its document's `values`.
+    pub(crate) fn value<'d>(&self, written: &'d str, values: &'d [CompactString]) -> &'d str {
+        match self.stored() {
+            None => as_written(written, self.style).unwrap_or_default(),
+            Some(index) => values.get(index).map_or("", |v| v.as_str()),
+        }
+    }
+
+    /// Where the value is in the document's `values`, if it is kept there.
+    pub(crate) fn stored(&self) -> Option<usize> {
+        (self.value != AS_WRITTEN).then_some(self.value as usize)
+    }
+
+    /// This scalar with its value at `index` of another document's `values`.
+    pub(crate) fn stored_at(self, index: usize) -> Scalar {
+        Scalar {
+            value: u32::try_from(index).unwrap_or(AS_WRITTEN),
+            ..self
+        }
+    }
+
+    /// The scalar with its value read: what [`super::NodeRef::scalar`] gives.
+    pub(crate) fn read<'d>(
+        &self,
+        written: &'d str,
+        values: &'d [CompactString],
+    ) -> ScalarValue<'d> {
+        ScalarValue {
+            value: self.value(written, values),
+            style: self.style,
+            kind: self.kind,
+        }
+    }
+
+    /// Kubernetes reads it as a string.
+    pub fn is_str(&self) -> bool {
+        self.kind == ResolvedKind::Str
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.kind == ResolvedKind::Null
+    }
+}
+
+/// A scalar's value, style and resolution.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalarValue<'d> {
+    /// The value after YAML escape processing and folding.
+    pub value: &'d str,
+    pub style: Style,
+    kind: ResolvedKind,
+}
+
+impl ScalarValue<'_> {
+    /// The value as Kubernetes reads it. A tag only ever confirms what the text resolves to
+    /// (or makes a string of it), so the text alone gives the value back; `!!float` on an
+    /// integer is that integer as a float.
+    pub fn resolved(&self) -> Resolved {
+        let by_text = || resolve_plain(self.value);
+        match self.kind {
+            ResolvedKind::Null => Resolved::Null,
+            ResolvedKind::Timestamp => Resolved::Timestamp,
+            ResolvedKind::Str => Resolved::Str,
+            // Only these read the text again.
+            ResolvedKind::Bool | ResolvedKind::Int => by_text(),
+            ResolvedKind::Float => match by_text() {
+                Resolved::Int(i) => Resolved::Float(i as f64),
+                float => float,
+            },
+        }
+    }
+
+    /// Kubernetes reads it as a string.
+    pub fn is_str(&self) -> bool {
+        self.kind == ResolvedKind::Str
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.kind == ResolvedKind::Null
+    }
+}
