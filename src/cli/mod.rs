@@ -183,14 +183,14 @@ fn run_model(args: ModelArgs) -> i32 {
     };
     match args.format {
         ModelFormat::Json => {
-            let json = crate::model::report::to_json(&ws, &model);
+            let json = crate::report::model::to_json(&ws, &model);
             println!(
                 "{}",
                 serde_json::to_string_pretty(&json).unwrap_or_default()
             );
         }
         ModelFormat::Table => {
-            let table = crate::model::report::to_human(&ws, &model);
+            let table = crate::report::model::to_human(&ws, &model);
             print!("{}", escape(&table, Keep::Newlines));
         }
     }

@@ -2,8 +2,8 @@
 //! on which provider, and whether its address is private or public.
 
 use crate::objects::{Object, ObjectId, Workspace};
-use crate::views::{Annotations, IngressView, Views};
 use crate::profile::{Profile, Provider};
+use crate::views::{Annotations, IngressView, Views};
 use crate::yaml::NodeRef;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

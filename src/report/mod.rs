@@ -17,6 +17,7 @@ mod github;
 mod guarded;
 mod human;
 mod json;
+pub mod model;
 pub mod sarif;
 pub use guarded::{render_report, Rendered};
 pub mod statistics;
