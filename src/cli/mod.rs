@@ -1,6 +1,9 @@
 //! Command-line interface: the clap types are in `args`, `lblint check` is in `check`,
 //! and this file has one function for each other subcommand.
 
+// The CLI is where lblint prints: reports, notices and errors.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
