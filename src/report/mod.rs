@@ -43,6 +43,11 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order `--help` lists them.
+    pub fn all() -> &'static [Format] {
+        <Format as clap::ValueEnum>::value_variants()
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Human => "human",
