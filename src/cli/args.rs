@@ -6,7 +6,7 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
-use crate::profile::Provider;
+use crate::profile::{Provider, ProxyMode};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -97,7 +97,7 @@ pub enum ProfileCommand {
         /// The cluster's kube-proxy mode, filled in as `spec.kubeProxy.mode` [default: left
         /// for you to state].
         #[arg(long = "proxy-mode", value_enum)]
-        proxy_mode: Option<ProxyModeArg>,
+        proxy_mode: Option<ProxyMode>,
     },
     /// Validate a cluster profile file.
     Check {
@@ -164,14 +164,6 @@ impl TypedValueParser for ProviderParser {
         let values = Provider::ALL.map(|p| PossibleValue::new(p.as_str()).help(p.label()));
         Some(Box::new(values.into_iter()))
     }
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ProxyModeArg {
-    Iptables,
-    Ipvs,
-    Nftables,
-    Ebpf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

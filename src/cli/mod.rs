@@ -22,7 +22,7 @@ mod size;
 
 pub use args::{
     CheckArgs, Cli, ColorArg, Command, FailOn, FormatArg, ModelArgs, ModelFormat, ProfileCommand,
-    ProxyModeArg, RulesFormat, SchemaArg,
+    RulesFormat, SchemaArg,
 };
 
 /// Exit status: no diagnostic at or above --fail-on.
@@ -295,13 +295,7 @@ fn run_explain(key: &str) -> i32 {
     }
 }
 
-fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyModeArg>) -> i32 {
-    let proxy_mode = proxy_mode.map(|m| match m {
-        ProxyModeArg::Iptables => ProxyMode::Iptables,
-        ProxyModeArg::Ipvs => ProxyMode::Ipvs,
-        ProxyModeArg::Nftables => ProxyMode::Nftables,
-        ProxyModeArg::Ebpf => ProxyMode::Ebpf,
-    });
+fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) -> i32 {
     let own_rules = provider.map_or_else(Vec::new, |p| crate::rules::ids_for_provider(p.as_str()));
     print!(
         "{}",

@@ -148,8 +148,10 @@ impl fmt::Display for Provider {
     }
 }
 
-/// kube-proxy (or replacement) forwarding mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
+/// kube-proxy (or replacement) forwarding mode. Also `profile init --proxy-mode`'s values
+/// (clap's names are serde's: lowercase words); variants carry no doc comments, which
+/// clap would show as help.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum ProxyMode {
     Iptables,
@@ -159,13 +161,6 @@ pub enum ProxyMode {
 }
 
 impl ProxyMode {
-    pub const ALL: [ProxyMode; 4] = [
-        ProxyMode::Iptables,
-        ProxyMode::Ipvs,
-        ProxyMode::Nftables,
-        ProxyMode::Ebpf,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             ProxyMode::Iptables => "iptables",
