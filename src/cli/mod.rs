@@ -25,8 +25,8 @@ mod settings;
 mod size;
 
 pub use args::{
-    CheckArgs, Cli, ColorArg, Command, ModelArgs, ModelFormat, ProfileCommand, ProxyModeArg,
-    RulesFormat, SchemaArg,
+    CheckArgs, Cli, ColorArg, Command, ModelArgs, ModelFormat, ProfileCommand, RulesFormat,
+    SchemaArg,
 };
 
 /// Exit status: no diagnostic at or above --fail-on.
@@ -299,13 +299,7 @@ fn run_explain(key: &str) -> i32 {
     }
 }
 
-fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyModeArg>) -> i32 {
-    let proxy_mode = proxy_mode.map(|m| match m {
-        ProxyModeArg::Iptables => ProxyMode::Iptables,
-        ProxyModeArg::Ipvs => ProxyMode::Ipvs,
-        ProxyModeArg::Nftables => ProxyMode::Nftables,
-        ProxyModeArg::Ebpf => ProxyMode::Ebpf,
-    });
+fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) -> i32 {
     let own_rules = provider.map_or_else(Vec::new, |p| crate::rules::ids_for_provider(p.as_str()));
     print!(
         "{}",

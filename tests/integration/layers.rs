@@ -15,7 +15,8 @@ const STAGES: &[&str] = &[
     "read",       // reading files without blocking
     "walk",       // paths to lint, path display
     "yaml",       // the parser and its tree
-    "profile",    // the cluster profile and the settings-parsing kit
+    "settings",   // the kit settings files are read with
+    "profile",    // the cluster profile
     "objects",    // documents to Kubernetes objects
     "views",      // typed views of objects: the one reader of raw YAML after loading
     "diagnostic", // findings

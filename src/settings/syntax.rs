@@ -1,22 +1,15 @@
-//! What profiles and lblint.yaml share to read a small hand-written YAML file: the
-//! parser's options and budget, the profile's header constants, and how a serde-saphyr
-//! location becomes a [`Place`] in the text.
+//! How a small hand-written YAML file (a profile, lblint.yaml) is read: the parser's options
+//! and budget, and how a serde-saphyr location becomes a [`Place`] in the text.
 
 use super::error::Place;
 
-pub const API_VERSION: &str = "lblint.dev/v1alpha1";
-pub const KIND: &str = "ClusterProfile";
-
-/// Profiles are hand-written and small; anything bigger is a mistake or an attack.
-pub const MAX_PROFILE_BYTES: usize = 1024 * 1024;
-
-pub(super) const STARTER_HELP: &str =
-    "a profile starts with `apiVersion: lblint.dev/v1alpha1`, `kind: ClusterProfile` and `spec.provider`";
+/// Settings files are hand-written and small; anything bigger is a mistake or an attack.
+pub const MAX_BYTES: usize = 1024 * 1024;
 
 /// Parser options and safety budget for small hand-written files (profiles, config).
 pub(crate) fn yaml_options() -> serde_saphyr::Options {
-    // A profile has a few hundred nodes at most; these limits leave ample room for that and
-    // stop alias bombs and deep nesting long before they cost anything.
+    // A settings file has a few hundred nodes at most; these limits leave ample room for
+    // that and stop alias bombs and deep nesting long before they cost anything.
     let mut options = serde_saphyr::Options::default();
     options.budget = serde_saphyr::budget! {
         max_events: 100_000,
@@ -26,9 +19,9 @@ pub(crate) fn yaml_options() -> serde_saphyr::Options {
         max_aliases: 256,
         max_anchors: 256,
         max_merge_keys: 64,
-        max_total_scalar_bytes: MAX_PROFILE_BYTES,
+        max_total_scalar_bytes: MAX_BYTES,
         max_recorded_anchor_events: 10_000,
-        max_recorded_anchor_bytes: MAX_PROFILE_BYTES,
+        max_recorded_anchor_bytes: MAX_BYTES,
     };
     options.alias_limits.max_total_replayed_events = 10_000;
     options.alias_limits.max_replay_stack_depth = 16;
@@ -47,7 +40,8 @@ pub(crate) fn is_empty_yaml(text: &str) -> bool {
     })
 }
 
-pub(super) fn first_content_offset(text: &str) -> usize {
+/// Where the first line that is not blank, a comment or `---` starts (0 when none is).
+pub(crate) fn first_content_offset(text: &str) -> usize {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let t = line.trim();
@@ -59,6 +53,7 @@ pub(super) fn first_content_offset(text: &str) -> usize {
     0
 }
 
+/// The place of a serde-saphyr location in `text`.
 pub(crate) fn place_of(loc: &serde_saphyr::Location, text: &str) -> Place {
     if loc.line() == 0 {
         return Place::at_offset(text, 0, 0);
@@ -76,5 +71,17 @@ pub(crate) fn place_of(loc: &serde_saphyr::Location, text: &str) -> Place {
             usize::try_from(loc.line()).unwrap_or(1),
             usize::try_from(loc.column()).unwrap_or(1),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_yaml() {
+        assert!(is_empty_yaml(""));
+        assert!(is_empty_yaml("# c\n\n---\n"));
+        assert!(!is_empty_yaml("a: 1"));
     }
 }

@@ -1,22 +1,14 @@
-//! Every error of a profile or config file in one run: after an error, the offending entry
-//! is blanked out (its bytes become spaces, so every later position stays where it was) and
-//! the file is parsed again; and values that parse but that no rule can use (a version
-//! lblint cannot compare, an address that is neither an IP nor a DNS name) are errors too.
-
-use std::sync::Arc;
+//! Every error of a settings file in one run: after an error, the offending entry is blanked
+//! out (its bytes become spaces, so every later position stays where it was) and the file is
+//! parsed again.
 
 use serde_saphyr::Error as YamlError;
 
-use super::error::{Place, ProfileError};
-use super::model::Profile;
-use super::version::parse_version;
+use super::error::SettingsError;
+use super::translate::is_refusal;
 
 /// Errors reported from one file, at most (a runaway file stops there).
 const MAX_ERRORS: usize = 20;
-
-/// What lblint's own deserializers put before a custom error (`lblint-config:`,
-/// `lblint-object-key:`): a value they refused, an error of its own like a wrong type.
-pub(crate) const TAG_PREFIX: &str = "lblint-";
 
 /// What goes with an error before the file is parsed again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,14 +31,14 @@ pub(crate) enum Blank {
 pub(crate) fn parse_all<T: serde::de::DeserializeOwned>(
     text: &str,
     blank: Blank,
-    convert: impl Fn(&YamlError) -> ProfileError,
-) -> (Option<T>, Vec<ProfileError>) {
-    let mut errors: Vec<ProfileError> = Vec::new();
+    convert: impl Fn(&YamlError) -> SettingsError,
+) -> (Option<T>, Vec<SettingsError>) {
+    let mut errors: Vec<SettingsError> = Vec::new();
     let mut work = text.to_string();
     // Where the last blank ends: an error there or before it is the blank's doing.
     let mut blanked_end = 0;
     loop {
-        match serde_saphyr::from_str_with_options::<T>(&work, super::syntax::yaml_options()) {
+        match serde_saphyr::from_str_with_options::<T>(&work, super::yaml_options()) {
             Ok(doc) => return (Some(doc), errors),
             Err(e) => {
                 let err = convert(&e);
@@ -58,7 +50,7 @@ pub(crate) fn parse_all<T: serde::de::DeserializeOwned>(
                     | YamlError::SerdeInvalidValue { .. }
                     | YamlError::SerdeUnknownVariant { .. }
                     | YamlError::SerdeUnknownField { .. } => true,
-                    YamlError::Message { msg, .. } => msg.starts_with(TAG_PREFIX),
+                    YamlError::Message { msg, .. } => is_refusal(msg),
                     // A value of the wrong shape (a string for a list), a required field
                     // missing: the blank's doing when an item is kept as a bare `- `, never
                     // when items go whole.
@@ -176,109 +168,6 @@ fn blank_block(text: &mut String, from: usize, column: usize) -> Option<usize> {
     Some(end)
 }
 
-/// Values that parse but that no rule can use, each at its place in the profile.
-pub(crate) fn unusable_values(
-    profile: &Profile,
-    path: &str,
-    source: &Arc<str>,
-) -> Vec<ProfileError> {
-    let mut errors = Vec::new();
-    let at = |keys: &[&str]| {
-        profile
-            .fact_location(keys)
-            .map(|l| Place::at_offset(source, l.span.start.offset, l.span.len()))
-            .unwrap_or(Place::NOWHERE)
-    };
-    let spec = &profile.spec;
-    let addons = spec.addons.as_ref();
-    let versions: [(&[&str], Option<&String>); 6] = [
-        (
-            &["spec", "kubernetesVersion"],
-            spec.kubernetes_version.as_ref(),
-        ),
-        (
-            &["spec", "kubeProxy", "version"],
-            spec.kube_proxy.as_ref().and_then(|k| k.version.as_ref()),
-        ),
-        (
-            &["spec", "addons", "ingressController"],
-            addons.and_then(|a| a.ingress_controller.as_ref()),
-        ),
-        (
-            &["spec", "addons", "cloudControllerManager"],
-            addons.and_then(|a| a.cloud_controller_manager.as_ref()),
-        ),
-        (
-            &["spec", "addons", "awsLoadBalancerController"],
-            addons.and_then(|a| a.aws_load_balancer_controller.as_ref()),
-        ),
-        (
-            &["spec", "addons", "cilium"],
-            addons.and_then(|a| a.cilium.as_ref()),
-        ),
-    ];
-    for (keys, value) in versions {
-        let Some(value) = value else { continue };
-        // A vendor build suffix (`-eksbuild.1`, `-gke.100`) keeps a version readable; rules
-        // that cannot order it treat it as unknown and say so.
-        let core = value
-            .split_once('-')
-            .map_or(value.as_str(), |(core, _)| core);
-        if parse_version(value).is_none() && parse_version(core).is_none() {
-            errors.push(ProfileError::new(
-                path,
-                source.clone(),
-                at(keys),
-                format!(
-                    "`{value}` is not a version lblint can compare, for `{}`",
-                    keys.join(".")
-                ),
-                Some(
-                    "write the version as the cluster shows it, e.g. \"1.31.4\", \"v1.21.0\" or \
-                     \"v1.20.6-tke.12\"; leave the field out if it is unknown"
-                        .into(),
-                ),
-            ));
-        }
-    }
-    for (i, lb) in spec.load_balancers.iter().flatten().enumerate() {
-        for (j, address) in lb.addresses.iter().flatten().enumerate() {
-            if !is_ip_or_dns_name(address) {
-                let (i, j) = (i.to_string(), j.to_string());
-                errors.push(ProfileError::new(
-                    path,
-                    source.clone(),
-                    at(&["spec", "loadBalancers", &i, "addresses", &j]),
-                    format!("`{address}` is neither an IP address nor a DNS name"),
-                    Some("list the addresses clients use for this load balancer: its IP or its DNS name".into()),
-                ));
-            }
-        }
-    }
-    errors
-}
-
-/// An IPv4 or IPv6 address, or a DNS name (labels of letters, digits and `-`, a leading
-/// `*.` for a wildcard, a trailing dot allowed).
-fn is_ip_or_dns_name(text: &str) -> bool {
-    if text.parse::<std::net::IpAddr>().is_ok() {
-        return true;
-    }
-    let name = text.strip_prefix("*.").unwrap_or(text);
-    let name = name.strip_suffix('.').unwrap_or(name);
-    !name.is_empty()
-        && name.len() <= 253
-        && name.split('.').all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,27 +217,5 @@ mod tests {
         let expected = format!("rules:\n{}\nfailOn: x\n", blank(14));
         assert_eq!(item(text, "warn"), (true, expected.clone()));
         assert_eq!(item(&expected, "    "), (false, expected.clone()));
-    }
-
-    #[test]
-    fn lblints_own_error_tags_start_with_the_prefix() {
-        assert!(super::super::model::OBJECT_KEY_ERROR_TAG.starts_with(TAG_PREFIX));
-        assert!(crate::config::ERROR_TAG.starts_with(TAG_PREFIX));
-    }
-
-    #[test]
-    fn addresses_are_ips_or_dns_names() {
-        for ok in [
-            "10.0.0.1",
-            "::1",
-            "gw.example.com",
-            "*.example.com",
-            "a-b.example.com.",
-        ] {
-            assert!(is_ip_or_dns_name(ok), "{ok}");
-        }
-        for bad in ["", "http://x", "a..b", "-a.com", "a b", "10.0.0.1:80"] {
-            assert!(!is_ip_or_dns_name(bad), "{bad}");
-        }
     }
 }

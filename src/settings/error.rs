@@ -1,4 +1,5 @@
-//! A profile that cannot be used, with the place in the profile file that says why.
+//! A settings file (profile, lblint.yaml) that cannot be used, with the place in the file
+//! that says why: one error type, so every settings error is shown the same way.
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -8,13 +9,13 @@ use miette::{Diagnostic, LabeledSpan, MietteError, SourceCode, SourceSpan, SpanC
 use crate::text::escape::{escape, Keep};
 use crate::text::excerpt::Excerpt;
 
-/// Why a profile could not be loaded.
+/// Why a settings file could not be loaded.
 ///
 /// `line`/`column` are 1-based (column in chars, like the rest of lblint); both are 0 when
 /// the error has no place in the file (the file could not be read). `offset`/`len` are the
-/// byte range of the offending key or value in [`ProfileError::source_text`].
+/// byte range of the offending key or value in [`SettingsError::source_text`].
 #[derive(Clone, Debug)]
-pub struct ProfileError {
+pub struct SettingsError {
     pub path: String,
     pub line: usize,
     pub column: usize,
@@ -23,30 +24,31 @@ pub struct ProfileError {
     pub message: String,
     pub help: Option<String>,
     /// Text and snippet for miette, and the miette code; boxed to keep
-    /// `Result<_, ProfileError>` small.
+    /// `Result<_, SettingsError>` small.
     named: Box<Named>,
 }
 
 #[derive(Clone, Debug)]
 struct Named {
     text: Arc<str>,
-    /// `lblint::profile`, or `lblint::config` for config-file errors.
+    /// The miette code: `lblint::profile`, `lblint::config`.
     code: &'static str,
     /// Built when first rendered.
     snippet: OnceLock<Snippet>,
     /// Further errors found in the same run, in file order (shown after this one).
-    more: Vec<ProfileError>,
+    more: Vec<SettingsError>,
 }
 
-impl ProfileError {
+impl SettingsError {
     pub(crate) fn new(
+        code: &'static str,
         path: &str,
         source_text: Arc<str>,
         at: Place,
         message: impl Into<String>,
         help: Option<String>,
-    ) -> ProfileError {
-        ProfileError {
+    ) -> SettingsError {
+        SettingsError {
             path: path.to_owned(),
             line: at.line,
             column: at.column,
@@ -56,7 +58,7 @@ impl ProfileError {
             help,
             named: Box::new(Named {
                 text: source_text,
-                code: "lblint::profile",
+                code,
                 snippet: OnceLock::new(),
                 more: Vec::new(),
             }),
@@ -64,7 +66,7 @@ impl ProfileError {
     }
 
     /// The first of `errors`, carrying the others; `None` when there are none.
-    pub(crate) fn all(mut errors: Vec<ProfileError>) -> Option<ProfileError> {
+    pub(crate) fn all(mut errors: Vec<SettingsError>) -> Option<SettingsError> {
         errors.sort_by_key(|e| (e.line == 0, e.line, e.column));
         let mut rest = errors.into_iter();
         let mut first = rest.next()?;
@@ -73,23 +75,17 @@ impl ProfileError {
     }
 
     /// This error and the ones found with it.
-    pub fn each(&self) -> impl Iterator<Item = &ProfileError> {
+    pub fn each(&self) -> impl Iterator<Item = &SettingsError> {
         std::iter::once(self).chain(&self.named.more)
     }
 
-    /// The same error, shown with another miette code (`lblint::config`).
-    pub(crate) fn with_code(mut self, code: &'static str) -> ProfileError {
-        self.named.code = code;
-        self
-    }
-
-    /// The profile text as parsed (BOM stripped); empty when the file could not be read.
+    /// The file's text as parsed (BOM stripped); empty when the file could not be read.
     pub fn source_text(&self) -> &str {
         &self.named.text
     }
 
     /// The snippet miette draws: the error's line, clipped and escaped like a finding's (a
-    /// one-line JSON profile must not make miette panic on columns past 65,535).
+    /// one-line JSON file must not make miette panic on columns past 65,535).
     fn snippet(&self) -> &Snippet {
         self.named.snippet.get_or_init(|| {
             let text = &*self.named.text;
@@ -161,7 +157,7 @@ impl Place {
     }
 }
 
-impl fmt::Display for ProfileError {
+impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = escape(&self.path, Keep::Nothing);
         let message = escape(&self.message, Keep::Newlines);
@@ -180,11 +176,11 @@ impl fmt::Display for ProfileError {
     }
 }
 
-impl std::error::Error for ProfileError {}
+impl std::error::Error for SettingsError {}
 
-/// Delegates to [`ProfileDiagnostic`]; note that miette then uses the full `Display`
-/// (with location and help) as the heading. Prefer [`ProfileError::diagnostic`] for reports.
-impl Diagnostic for ProfileError {
+/// Delegates to [`SettingsDiagnostic`]; note that miette then uses the full `Display`
+/// (with location and help) as the heading. Prefer [`SettingsError::diagnostic`] for reports.
+impl Diagnostic for SettingsError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.named.code))
     }
@@ -205,14 +201,14 @@ impl Diagnostic for ProfileError {
     }
 }
 
-/// [`ProfileError`] for miette's graphical handler: the heading is the bare message, and
+/// [`SettingsError`] for miette's graphical handler: the heading is the bare message, and
 /// miette draws path, position, snippet and help itself.
 #[derive(Clone, Copy, Debug)]
-pub struct ProfileDiagnostic<'a>(pub &'a ProfileError);
+pub struct SettingsDiagnostic<'a>(pub &'a SettingsError);
 
-impl ProfileError {
-    pub fn diagnostic(&self) -> ProfileDiagnostic<'_> {
-        ProfileDiagnostic(self)
+impl SettingsError {
+    pub fn diagnostic(&self) -> SettingsDiagnostic<'_> {
+        SettingsDiagnostic(self)
     }
 
     fn label(&self) -> Option<LabeledSpan> {
@@ -222,7 +218,7 @@ impl ProfileError {
     }
 }
 
-impl fmt::Display for ProfileDiagnostic<'_> {
+impl fmt::Display for SettingsDiagnostic<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let message = escape(&self.0.message, Keep::Newlines);
         if self.0.is_located() {
@@ -233,9 +229,9 @@ impl fmt::Display for ProfileDiagnostic<'_> {
     }
 }
 
-impl std::error::Error for ProfileDiagnostic<'_> {}
+impl std::error::Error for SettingsDiagnostic<'_> {}
 
-impl Diagnostic for ProfileDiagnostic<'_> {
+impl Diagnostic for SettingsDiagnostic<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.0.named.code))
     }
@@ -254,7 +250,7 @@ impl Diagnostic for ProfileDiagnostic<'_> {
     }
 }
 
-/// The error's excerpt, named by the profile path, with the label's real position for the
+/// The error's excerpt, named by the file's path, with the label's real position for the
 /// header (miette would count the excerpt's columns, and in bytes).
 #[derive(Clone, Debug)]
 struct Snippet {
