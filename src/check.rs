@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::config::RuleLevel;
 use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::filter::Filter;
-use crate::load::{file_skipped, guarded, load_all, load_bytes, Loaded};
+use crate::load::{guarded, load_all, load_bytes, Loaded};
 use crate::model::Model;
 use crate::objects::Workspace;
 use crate::panic::InternalError;
@@ -18,6 +18,7 @@ use crate::profile::Profile;
 use crate::rules::{self, Context, Rule, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::ConfigIgnores;
+use crate::views::Views;
 use crate::walk::{self, InputSource, WalkError, WalkOptions};
 use crate::yaml::{Limits, Split};
 
@@ -119,7 +120,7 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
     let diagnostics = walked
         .skipped
         .iter()
-        .map(|skipped| file_skipped(&skipped.display, &skipped.reason, None))
+        .map(|skipped| crate::rules::lbl::file_skipped(&skipped.display, &skipped.reason, None))
         .collect();
     let order: Vec<&str> = walked.files.iter().map(|f| f.display.as_str()).collect();
     let filter = Filter {
@@ -242,13 +243,14 @@ fn lint_loaded(
         }
     }
     let ws = Workspace::new(files);
-    let model = Model::build_on(&ws, profile, threads);
+    let views = Views::build(&ws);
+    let model = Model::build_on(&ws, &views, profile, threads);
     let cx = Context {
         ws: &ws,
         profile,
         model: &model,
         tke_configs: crate::model::tke_config::Index::new(&ws),
-        views: crate::model::views::Views::build(&ws),
+        views,
     };
     let rules = rules::for_provider(rules, profile.provider());
     let internal_errors = crate::rules::run_rules(&rules, &cx, &mut diagnostics);
@@ -288,7 +290,8 @@ pub fn load_model(
 ) -> Result<(Workspace, Model), CheckError> {
     let (_, loaded, _) = walk_and_load(options)?;
     let ws = Workspace::new(loaded.into_iter().filter_map(|l| l.file).collect());
-    let model = Model::build_on(&ws, profile, crate::load::cores(options.threads));
+    let views = Views::build(&ws);
+    let model = Model::build_on(&ws, &views, profile, crate::load::cores(options.threads));
     Ok((ws, model))
 }
 

@@ -40,6 +40,27 @@ impl fmt::Display for Severity {
     }
 }
 
+/// The lowest severity that fails a run (exit 1): `--fail-on` and the config's `failOn`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Note,
+    Never,
+}
+
+impl FailOn {
+    /// The severity at or above which a finding fails the run; `None` for `never`.
+    pub fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Note => Some(Severity::Note),
+            FailOn::Never => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Related {
     pub location: Location,

@@ -22,5 +22,6 @@ pub mod settings;
 pub mod source;
 pub mod suppress;
 pub mod text;
+pub mod views;
 pub mod walk;
 pub mod yaml;

@@ -8,14 +8,14 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::objects::LintFile;
 use crate::panic;
 use crate::read::ReadError;
 use crate::rules::lbl;
 use crate::source::SourceFile;
 use crate::walk::{self, InputFile, InputSource};
-use crate::yaml::{self, Limits, LoadedFile, MemoryBudget, Pos, Span, Split};
+use crate::yaml::{self, Limits, LoadedFile, MemoryBudget, Span, Split};
 
 /// One file, read and parsed (or not, and why).
 pub(crate) struct Loaded {
@@ -99,25 +99,6 @@ pub(crate) fn load_all(
         results[i] = Some(loaded);
     }
     results.into_iter().flatten().collect()
-}
-
-pub(crate) fn file_skipped(path: &str, reason: &str, pos: Option<Pos>) -> Diagnostic {
-    let pos = pos.unwrap_or(Pos {
-        line: 1,
-        column: 1,
-        offset: 0,
-    });
-    lbl::FILE_SKIPPED.diagnostic(
-        Severity::Warning,
-        Location {
-            file: Arc::from(path),
-            span: Span {
-                start: pos,
-                end: pos,
-            },
-        },
-        format!("File not linted: {reason}."),
-    )
 }
 
 /// Decode a file's bytes the way kubectl reads a file (cli-runtime's `FileVisitor`:
@@ -233,7 +214,7 @@ pub(crate) fn guarded(display: &str, load: impl FnOnce() -> Loaded) -> Loaded {
             let what = crash.to_string();
             Loaded {
                 file: None,
-                diagnostics: vec![file_skipped(
+                diagnostics: vec![lbl::file_skipped(
                     display,
                     &format!("lblint crashed while loading it ({what}); this is a bug in lblint, please report it with the file"),
                     None,
@@ -254,14 +235,14 @@ pub(crate) fn load_bytes(
         Err(reason) => {
             return Loaded {
                 file: None,
-                diagnostics: vec![file_skipped(display, &reason, None)],
+                diagnostics: vec![lbl::file_skipped(display, &reason, None)],
             }
         }
     };
     let over_budget = |limit: u64| {
         Loaded {
         file: None,
-        diagnostics: vec![file_skipped(
+        diagnostics: vec![lbl::file_skipped(
             display,
             &format!(
                 "the run's memory budget ({} MiB of parse trees, 16 times --max-file-size) is used up; lint it in a separate run, or raise --max-file-size",
@@ -283,7 +264,7 @@ pub(crate) fn load_bytes(
     let text = &source.text;
     let finish = |doc: yaml::Document, braced: &mut Vec<(usize, usize)>| {
         braced.extend(braced_scalar_spans(&doc, text));
-        crate::objects::slim(doc)
+        crate::views::slim(doc)
     };
     let (mut loaded, braced) = yaml::load_split(&source, limits, split, &finish);
     let mut braced = braced.concat();
@@ -294,85 +275,19 @@ pub(crate) fn load_bytes(
     }
     let mut diagnostics = Vec::new();
     if let Some(at) = unrendered_template(&source.text, loaded.errors.is_empty(), &braced) {
-        let pos = source.pos_at(at);
-        diagnostics.push(
-            lbl::UNRENDERED_TEMPLATE
-                .diagnostic(
-                    Severity::Note,
-                    Location {
-                        file: source.path.clone(),
-                        span: Span {
-                            start: pos,
-                            end: source.pos_at(at + 2),
-                        },
-                    },
-                    "Unrendered Helm template skipped: `{{ ... }}` actions are not Kubernetes YAML.",
-                )
-                .with_help("lint the rendered output instead: `helm template RELEASE CHART | lblint check -`"),
-        );
+        let span = Span {
+            start: source.pos_at(at),
+            end: source.pos_at(at + 2),
+        };
+        diagnostics.push(lbl::unrendered_template(&source.path, span));
         loaded = LoadedFile::default();
     }
-    for error in &loaded.errors {
-        diagnostics.push(
-            lbl::YAML_SYNTAX
-                .diagnostic(
-                    Severity::Error,
-                    Location {
-                        file: source.path.clone(),
-                        span: error.span,
-                    },
-                    format!("YAML syntax error: {}.", error.message.trim_end_matches('.')),
-                )
-                .with_help("this document is not linted until the syntax error is fixed; other documents are"),
-        );
-    }
-    for too_complex in &loaded.too_complex {
-        let (severity, help) = if too_complex.rejected_by_kubernetes {
-            (Severity::Error, "write the repeated content out, or merge fewer copies per level; `kubectl apply` fails on this document")
-        } else {
-            (Severity::Warning, "write the repeated content out, or merge fewer copies per level; this document is not linted")
-        };
-        diagnostics.push(
-            lbl::EXCESSIVE_ALIASING
-                .diagnostic(
-                    severity,
-                    Location {
-                        file: source.path.clone(),
-                        span: too_complex.span,
-                    },
-                    format!("Document not linted: {}.", too_complex.message),
-                )
-                .with_help(help),
-        );
-    }
-    // Like every other finding, only in Kubernetes objects: other YAML is skipped silently.
+    // Kubernetes objects: documents with an apiVersion and a kind.
     let is_object = |doc: usize| {
         let root = loaded.documents.get(doc).and_then(|d| d.root());
         root.is_some_and(|r| r.get("apiVersion").is_some() && r.get("kind").is_some())
     };
-    for dup in loaded
-        .duplicate_keys
-        .iter()
-        .filter(|d| is_object(d.document))
-    {
-        let at = |span: Span| Location {
-            file: source.path.clone(),
-            span,
-        };
-        diagnostics.push(
-            lbl::DUPLICATE_KEY
-                .diagnostic(
-                    Severity::Warning,
-                    at(dup.second),
-                    format!(
-                        "Duplicate key `{}`: Kubernetes keeps this value and silently drops the earlier one.",
-                        dup.key
-                    ),
-                )
-                .with_related(at(dup.first), "first written here; this value is discarded")
-                .with_help("delete one of the two entries (or merge them) so the manifest says what is applied"),
-        );
-    }
+    diagnostics.extend(lbl::loader_diagnostics(&source.path, &loaded, is_object));
     Loaded {
         file: Some(LintFile { source, loaded }),
         diagnostics,

@@ -254,78 +254,112 @@ pub fn walk(
     stdin_name: Option<&str>,
     options: &WalkOptions,
 ) -> Result<Walked, WalkError> {
-    let filter = Filter {
-        include: if options.include.is_empty() {
-            None
-        } else {
-            Some(glob_set(&options.include)?)
-        },
-        exclude: glob_set(&options.exclude)?,
-        rebased: match &options.rebased {
-            None => None,
-            Some(r) => Some(RebasedFilter {
-                cwd: std::env::current_dir().unwrap_or_default(),
-                base: r.base.clone(),
-                include: if r.include.is_empty() {
-                    None
-                } else {
-                    Some(glob_set(&r.include)?)
-                },
-                exclude: glob_set(&r.exclude)?,
-            }),
-        },
-    };
-    let cwd = std::env::current_dir().ok();
-    let mut walked = Walked::default();
-    let mut seen = Seen::default();
     let is_stdin = |path: &Path| path.as_os_str() == "-";
-
+    let walker = Walker {
+        filter: Filter::new(options)?,
+        options,
+        cwd: std::env::current_dir().ok(),
+    };
+    let mut found = Found::default();
     // Check every named path before walking, so a typo fails the run before any output.
     for path in paths {
         if !is_stdin(path) && std::fs::symlink_metadata(path).is_err() {
             return Err(WalkError::NotFound(os_text(path.as_os_str()).into_owned()));
         }
     }
-
     for path in paths {
         if is_stdin(path) {
-            walked.files.push(InputFile {
+            found.walked.files.push(InputFile {
                 display: stdin_name.unwrap_or("<stdin>").to_string(),
                 source: InputSource::Stdin,
             });
             continue;
         }
-        let root = path.as_path();
-        let meta = std::fs::metadata(root);
-        let is_dir = meta.as_ref().is_ok_and(|m| m.is_dir());
-        if !is_dir {
-            // A file named explicitly is linted whatever its extension, unless excluded
-            // (pre-commit passes paths explicitly; `exclude` must still hold).
-            let display = display_path(root, cwd.as_deref());
-            if filter.excluded(&display) {
-                continue;
-            }
-            let kind = meta.as_ref().ok().and_then(crate::read::irregular_kind);
-            match meta {
-                Ok(_) if kind.is_some() => walked.skipped.push(Skipped {
-                    display,
-                    reason: not_regular(kind.unwrap_or("not a regular file")),
-                }),
-                Ok(m) if m.len() > options.max_file_size => walked.skipped.push(Skipped {
-                    display,
-                    reason: too_large(m.len(), options.max_file_size),
-                }),
-                Ok(_) => seen.add(&mut walked, display, root, cwd.as_deref()),
-                Err(e) => walked.skipped.push(Skipped {
-                    display,
-                    reason: format!("cannot read: {e}"),
-                }),
-            }
-            continue;
+        let meta = std::fs::metadata(path);
+        if meta.as_ref().is_ok_and(|m| m.is_dir()) {
+            walker.directory(&mut found, path);
+        } else {
+            walker.named_file(&mut found, path, meta);
         }
+    }
+    Ok(found.walked)
+}
 
-        let walker = WalkDir::new(root)
-            .follow_links(options.follow_links)
+impl Filter {
+    fn new(options: &WalkOptions) -> Result<Filter, WalkError> {
+        let include = |globs: &[String]| -> Result<Option<GlobSet>, WalkError> {
+            match globs.is_empty() {
+                true => Ok(None),
+                false => glob_set(globs).map(Some),
+            }
+        };
+        Ok(Filter {
+            include: include(&options.include)?,
+            exclude: glob_set(&options.exclude)?,
+            rebased: match &options.rebased {
+                None => None,
+                Some(r) => Some(RebasedFilter {
+                    cwd: std::env::current_dir().unwrap_or_default(),
+                    base: r.base.clone(),
+                    include: include(&r.include)?,
+                    exclude: glob_set(&r.exclude)?,
+                }),
+            },
+        })
+    }
+}
+
+/// What a walk decides by: its filters and options, and the working directory paths are
+/// shown relative to.
+struct Walker<'o> {
+    filter: Filter,
+    options: &'o WalkOptions,
+    cwd: Option<PathBuf>,
+}
+
+/// What a walk has found so far.
+#[derive(Default)]
+struct Found {
+    walked: Walked,
+    seen: Seen,
+}
+
+impl Found {
+    fn skip(&mut self, display: String, reason: String) {
+        self.walked.skipped.push(Skipped { display, reason });
+    }
+
+    fn add(&mut self, display: String, path: &Path, cwd: Option<&Path>) {
+        self.seen.add(&mut self.walked, display, path, cwd);
+    }
+}
+
+impl Walker<'_> {
+    /// A file named on the command line: linted whatever its extension, unless excluded
+    /// (pre-commit passes paths explicitly; `exclude` must still hold).
+    fn named_file(&self, found: &mut Found, root: &Path, meta: std::io::Result<std::fs::Metadata>) {
+        let display = display_path(root, self.cwd.as_deref());
+        if self.filter.excluded(&display) {
+            return;
+        }
+        let kind = meta.as_ref().ok().and_then(crate::read::irregular_kind);
+        let max = self.options.max_file_size;
+        match meta {
+            Ok(_) if kind.is_some() => {
+                found.skip(display, not_regular(kind.unwrap_or("not a regular file")))
+            }
+            Ok(m) if m.len() > max => found.skip(display, too_large(m.len(), max)),
+            Ok(_) => found.add(display, root, self.cwd.as_deref()),
+            Err(e) => found.skip(display, format!("cannot read: {e}")),
+        }
+    }
+
+    /// The files under a directory named on the command line, sorted by name; skipped and
+    /// excluded directories are not entered.
+    fn directory(&self, found: &mut Found, root: &Path) {
+        let (cwd, filter) = (&self.cwd, &self.filter);
+        let entries = WalkDir::new(root)
+            .follow_links(self.options.follow_links)
             .sort_by_file_name()
             .into_iter()
             .filter_entry(|entry| {
@@ -334,14 +368,14 @@ pub fn walk(
                     || !(entry.file_name().to_str().is_some_and(is_skipped_dir)
                         || filter.excluded(&display_path(entry.path(), cwd.as_deref())))
             });
-        for entry in walker {
-            let entry = match entry {
-                Ok(entry) => entry,
+        for entry in entries {
+            match entry {
+                Ok(entry) => self.entry(found, &entry),
                 Err(err) => {
                     let display = err
                         .path()
                         .map(|p| display_path(p, cwd.as_deref()))
-                        .unwrap_or_else(|| os_text(path.as_os_str()).into_owned());
+                        .unwrap_or_else(|| os_text(root.as_os_str()).into_owned());
                     let reason = if err.loop_ancestor().is_some() {
                         "symbolic link loop, not followed".to_string()
                     } else {
@@ -350,43 +384,36 @@ pub fn walk(
                             err.io_error().map_or(err.to_string(), |e| e.to_string())
                         )
                     };
-                    walked.skipped.push(Skipped { display, reason });
-                    continue;
+                    found.skip(display, reason);
                 }
-            };
-            let display = display_path(entry.path(), cwd.as_deref());
-            if entry.file_type().is_dir() || entry.depth() == 0 && is_dir {
-                continue;
-            }
-            if entry.path_is_symlink() && !options.follow_links {
-                continue;
-            }
-            if filter.excluded(&display) || !filter.included(&display) {
-                continue;
-            }
-            // A FIFO would block the read, a device never end: only regular files are read.
-            let meta = entry.metadata();
-            if let Some(kind) = meta.as_ref().ok().and_then(crate::read::irregular_kind) {
-                walked.skipped.push(Skipped {
-                    display,
-                    reason: not_regular(kind),
-                });
-                continue;
-            }
-            match meta.map(|m| m.len()) {
-                Ok(len) if len > options.max_file_size => walked.skipped.push(Skipped {
-                    display,
-                    reason: too_large(len, options.max_file_size),
-                }),
-                Ok(_) => seen.add(&mut walked, display, entry.path(), cwd.as_deref()),
-                Err(e) => walked.skipped.push(Skipped {
-                    display,
-                    reason: format!("cannot read: {e}"),
-                }),
             }
         }
     }
-    Ok(walked)
+
+    /// One entry of a directory walk (the directory itself is entry 0).
+    fn entry(&self, found: &mut Found, entry: &walkdir::DirEntry) {
+        let display = display_path(entry.path(), self.cwd.as_deref());
+        if entry.file_type().is_dir() || entry.depth() == 0 {
+            return;
+        }
+        if entry.path_is_symlink() && !self.options.follow_links {
+            return;
+        }
+        if self.filter.excluded(&display) || !self.filter.included(&display) {
+            return;
+        }
+        // A FIFO would block the read, a device never end: only regular files are read.
+        let meta = entry.metadata();
+        if let Some(kind) = meta.as_ref().ok().and_then(crate::read::irregular_kind) {
+            return found.skip(display, not_regular(kind));
+        }
+        let max = self.options.max_file_size;
+        match meta.map(|m| m.len()) {
+            Ok(len) if len > max => found.skip(display, too_large(len, max)),
+            Ok(_) => found.add(display, entry.path(), self.cwd.as_deref()),
+            Err(e) => found.skip(display, format!("cannot read: {e}")),
+        }
+    }
 }
 
 pub(crate) fn not_regular(kind: &str) -> String {

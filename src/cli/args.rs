@@ -6,7 +6,9 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
+use crate::diagnostic::FailOn;
 use crate::profile::{Provider, ProxyMode};
+use crate::report::Format;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -167,28 +169,6 @@ impl TypedValueParser for ProviderParser {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// Snippets, labels, help and fixes, then a summary line.
-    Human,
-    /// `path:line:col: severity[RULE] message`, one line each.
-    Compact,
-    /// One JSON object (a stable contract).
-    Json,
-    /// SARIF 2.1.0, for GitHub code scanning.
-    Sarif,
-    /// GitHub Actions workflow commands (annotations).
-    Github,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    Error,
-    Warning,
-    Note,
-    Never,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {
     /// When the report goes to a terminal, unless NO_COLOR, FORCE_COLOR or
     /// CLICOLOR_FORCE say otherwise.
@@ -213,8 +193,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     /// How to print the report.
-    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
-    pub format: FormatArg,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
     /// Write the report to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -2,127 +2,35 @@
 //! status.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
 
-use super::{
-    fail, internal_failure, load_profile, notices, print_located_error, CheckArgs, FailOn,
-    FormatArg, EXIT_FAILURE, EXIT_FINDINGS, EXIT_OK,
-};
-use crate::check::{check, CheckOptions};
-use crate::config::{self, Config, FailOnLevel};
-use crate::diagnostic::Severity;
+use super::settings::Settings;
+use super::{fail, internal_failure, notices, CheckArgs, EXIT_FAILURE, EXIT_FINDINGS, EXIT_OK};
+use crate::check::{check, CheckOutcome};
 use crate::panic::{self, InternalError};
-use crate::report::{self, Format, ReportOptions};
+use crate::report::{self, ReportOptions};
 use crate::rules;
-use crate::walk::{RebasedGlobs, WalkOptions};
-
-/// The config file of the run (`check` and `model`): `--config`, else discovery from the
-/// working directory; none with `--no-config`.
-pub(super) fn load_config(
-    config: Option<&PathBuf>,
-    no_config: bool,
-    cwd: &Path,
-) -> Result<Option<Config>, i32> {
-    let path = match (config, no_config) {
-        (_, true) => return Ok(None),
-        (Some(path), _) => path.clone(),
-        (None, false) => match config::discover(cwd) {
-            Some(path) => path,
-            None => return Ok(None),
-        },
-    };
-    config::load_config(&path, cwd).map(Some).map_err(|err| {
-        print_located_error("invalid config file", &err);
-        EXIT_FAILURE
-    })
-}
 
 pub(super) fn run_check(args: CheckArgs) -> i32 {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let config = match load_config(args.config.as_ref(), args.no_config, &cwd) {
-        Ok(c) => c,
+    let settings = match Settings::resolve(args, &cwd) {
+        Ok(settings) => settings,
         Err(code) => return code,
     };
-    // Flags win over the config file; the config's profile path is relative to its directory.
-    let profile_path = args
-        .profile
-        .clone()
-        .or_else(|| config.as_ref().and_then(|c| c.profile.clone()));
-    let profile = match load_profile(profile_path.as_ref()) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let chart_roots = match chart_roots(&args.chart_root, config.as_ref(), &cwd) {
-        Ok(roots) => roots,
-        Err(message) => return fail(message),
-    };
-    if args.verbose {
-        notices::settings(&args, config.as_ref(), &profile, &chart_roots);
-    }
-    let fail_on = args
-        .fail_on
-        .unwrap_or_else(|| match config.as_ref().and_then(|c| c.fail_on) {
-            Some(FailOnLevel::Error) => FailOn::Error,
-            Some(FailOnLevel::Note) => FailOn::Note,
-            Some(FailOnLevel::Never) => FailOn::Never,
-            Some(FailOnLevel::Warning) | None => FailOn::Warning,
-        });
-    let format = match args.format {
-        FormatArg::Human => Format::Human,
-        FormatArg::Compact => Format::Compact,
-        FormatArg::Json => Format::Json,
-        FormatArg::Sarif => Format::Sarif,
-        FormatArg::Github => Format::Github,
-    };
-    if args.statistics && matches!(format, Format::Sarif | Format::Github) {
-        return fail("--statistics prints text or JSON: use --format human, compact or json");
-    }
-    let flags = notices::Flags::of(&args);
-    let options = CheckOptions {
-        paths: args.paths,
-        stdin_filename: args.stdin_filename,
-        walk: WalkOptions {
-            include: args.include,
-            exclude: args.exclude,
-            follow_links: args.follow_links,
-            max_file_size: args.max_file_size,
-            rebased: config.as_ref().map(|c| RebasedGlobs {
-                base: c.dir.clone(),
-                include: c.include.clone(),
-                exclude: c.exclude.clone(),
-            }),
-        },
-        select: args.select,
-        ignore: args.ignore,
-        threads: args.threads,
-        levels: config.as_ref().map(|c| c.rules.clone()).unwrap_or_default(),
-        config_ignores: config.as_ref().map(|c| c.ignores(&cwd)),
-        config_source: config.as_ref().map(|c| c.source.clone()),
-        no_ignores: args.no_ignores,
-        context: args.context,
-        overlay: None,
-    };
-    let stdin = options.paths.iter().any(|p| notices::is_stdin(p));
-    if args.diff && stdin {
-        return fail("--diff previews fixes of files, not of standard input; lint files instead");
-    }
-    if args.fix && stdin {
-        return fail("--fix cannot write back to standard input; lint files instead");
-    }
     // --diff writes nothing, even beside --fix.
-    if args.diff {
-        return notices::run_diff(&flags, &options, &profile);
+    if settings.diff {
+        return notices::run_diff(&settings.flags, &settings.options, &settings.profile);
     }
     // A file --fix could not write is an error (exit 2), after the report of what remains.
     let mut fix_failed = false;
-    if args.fix {
-        match crate::fix::apply(&options, &profile, args.unsafe_fixes, false) {
-            Ok(done) => fix_failed = notices::fixed(&done, &flags),
+    if settings.fix {
+        let (options, profile) = (&settings.options, &settings.profile);
+        match crate::fix::apply(options, profile, settings.unsafe_fixes, false) {
+            Ok(done) => fix_failed = notices::fixed(&done, &settings.flags),
             Err(err) => return fail(err),
         }
     }
     // Rules are guarded one by one; this catches a crash anywhere else in the pipeline.
-    let outcome = match panic::catch(|| check(&options, &profile)) {
+    let outcome = match panic::catch(|| check(&settings.options, &settings.profile)) {
         Ok(Ok(outcome)) => outcome,
         Ok(Err(err)) => return fail(err),
         Err(crash) => {
@@ -133,51 +41,16 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
             }])
         }
     };
-    if args.verbose {
+    if settings.verbose {
         notices::linted(&outcome.linted);
     }
-    if args.quiet == 0 {
-        notices::no_input(&outcome.linted, &outcome.diagnostics, &options);
+    if settings.quiet == 0 {
+        notices::no_input(&outcome.linted, &outcome.diagnostics, &settings.options);
     }
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let report_options = ReportOptions {
-        color: super::color::use_color_here(args.color, to_terminal),
-        width: terminal_width(args.output.is_none()),
-        rules: crate::check::enabled_rules(&options).unwrap_or_else(|_| rules::all_meta()),
-        cwd: std::env::current_dir().ok(),
-        show_fixes: args.show_fixes,
-        unsafe_fixes: args.unsafe_fixes,
-        quiet: args.quiet > 0,
-        chart_roots,
+    let report_crash = match write_report(&settings, &outcome) {
+        Ok(crash) => crash,
+        Err(err) => return fail(err),
     };
-    let rendered = crate::report::render_report(format, |format, out| {
-        let (diagnostics, summary) = (&outcome.diagnostics, &outcome.summary);
-        if args.statistics {
-            return report::statistics::write(format, diagnostics, summary, &report_options, out);
-        }
-        let sources = &outcome.sources;
-        report::write_report(format, diagnostics, summary, sources, &report_options, out)
-    });
-    let (buffer, report_crash) = match rendered {
-        Ok(rendered) => (rendered.bytes, rendered.crash),
-        Err(err) => return fail(format!("cannot write the report: {err}")),
-    };
-    let written = match &args.output {
-        Some(path) => std::fs::write(path, &buffer)
-            .map_err(|e| format!("cannot write {}: {e}", path.display())),
-        // -qq: nothing on stdout (a report asked for with --output is still written).
-        None if args.quiet >= 2 => Ok(()),
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(&buffer)
-                .and_then(|_| stdout.flush())
-                .map_err(|e| e.to_string())
-        }
-    };
-    if let Err(err) = written {
-        return fail(err);
-    }
     let crashes: Vec<InternalError> = outcome
         .internal_errors
         .iter()
@@ -190,43 +63,55 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
     if fix_failed {
         return EXIT_FAILURE;
     }
-    if args.exit_zero {
+    if settings.exit_zero {
         return EXIT_OK;
     }
-    let threshold = match fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Note => Some(Severity::Note),
-        FailOn::Never => None,
-    };
-    match (threshold, outcome.max_severity()) {
+    match (settings.fail_on.threshold(), outcome.max_severity()) {
         (Some(threshold), Some(max)) if max >= threshold => EXIT_FINDINGS,
         _ => EXIT_OK,
     }
 }
 
-/// `--chart-root` (each must be a directory: a typo would quietly link nothing), then the
-/// config file's `chartRoots`; absolute.
-fn chart_roots(
-    flags: &[PathBuf],
-    config: Option<&Config>,
-    cwd: &Path,
-) -> Result<Vec<PathBuf>, String> {
-    let mut roots = Vec::new();
-    for root in flags {
-        let abs = crate::walk::absolute(root, cwd);
-        if !abs.is_dir() {
-            let shown = crate::walk::os_text(root.as_os_str());
-            return Err(format!("--chart-root {shown}: no such directory"));
+/// Renders the report under a guard and writes it to `--output` or stdout (nothing on
+/// stdout with -qq). Returns the reporter's crash, if it crashed; an I/O error as text.
+fn write_report(
+    settings: &Settings,
+    outcome: &CheckOutcome,
+) -> Result<Option<InternalError>, String> {
+    let to_terminal = settings.output.is_none() && std::io::stdout().is_terminal();
+    let report_options = ReportOptions {
+        color: super::color::use_color_here(settings.color, to_terminal),
+        width: terminal_width(settings.output.is_none()),
+        rules: crate::check::enabled_rules(&settings.options).unwrap_or_else(|_| rules::all_meta()),
+        cwd: std::env::current_dir().ok(),
+        show_fixes: settings.show_fixes,
+        unsafe_fixes: settings.unsafe_fixes,
+        quiet: settings.quiet > 0,
+        chart_roots: settings.chart_roots.clone(),
+    };
+    let rendered = crate::report::render_report(settings.format, |format, out| {
+        let (diagnostics, summary) = (&outcome.diagnostics, &outcome.summary);
+        if settings.statistics {
+            return report::statistics::write(format, diagnostics, summary, &report_options, out);
         }
-        roots.push(abs);
-    }
-    for root in config.iter().flat_map(|c| &c.chart_roots) {
-        if !roots.contains(root) {
-            roots.push(root.clone());
+        let sources = &outcome.sources;
+        report::write_report(format, diagnostics, summary, sources, &report_options, out)
+    })
+    .map_err(|err| format!("cannot write the report: {err}"))?;
+    match &settings.output {
+        Some(path) => std::fs::write(path, &rendered.bytes)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        // -qq: nothing on stdout (a report asked for with --output is still written).
+        None if settings.quiet >= 2 => {}
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(&rendered.bytes)
+                .and_then(|_| stdout.flush())
+                .map_err(|e| e.to_string())?;
         }
     }
-    Ok(roots)
+    Ok(rendered.crash)
 }
 
 /// The width the human report wraps at: $COLUMNS when set and valid, else the width of

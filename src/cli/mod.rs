@@ -1,6 +1,9 @@
 //! Command-line interface: the clap types are in `args`, `lblint check` is in `check`,
 //! and this file has one function for each other subcommand.
 
+// The CLI is where lblint prints: reports, notices and errors.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -18,11 +21,12 @@ mod args;
 mod check;
 mod color;
 mod notices;
+mod settings;
 mod size;
 
 pub use args::{
-    CheckArgs, Cli, ColorArg, Command, FailOn, FormatArg, ModelArgs, ModelFormat, ProfileCommand,
-    RulesFormat, SchemaArg,
+    CheckArgs, Cli, ColorArg, Command, ModelArgs, ModelFormat, ProfileCommand, RulesFormat,
+    SchemaArg,
 };
 
 /// Exit status: no diagnostic at or above --fail-on.
@@ -153,7 +157,7 @@ fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {
 /// `include` and `exclude`; the rest is about findings, which the model has none of).
 fn run_model(args: ModelArgs) -> i32 {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let config = match check::load_config(args.config.as_ref(), args.no_config, &cwd) {
+    let config = match settings::load_config(args.config.as_ref(), args.no_config, &cwd) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -182,14 +186,14 @@ fn run_model(args: ModelArgs) -> i32 {
     };
     match args.format {
         ModelFormat::Json => {
-            let json = crate::model::report::to_json(&ws, &model);
+            let json = crate::report::model::to_json(&ws, &model);
             println!(
                 "{}",
                 serde_json::to_string_pretty(&json).unwrap_or_default()
             );
         }
         ModelFormat::Table => {
-            let table = crate::model::report::to_human(&ws, &model);
+            let table = crate::report::model::to_human(&ws, &model);
             print!("{}", escape(&table, Keep::Newlines));
         }
     }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::diagnostic::Severity;
+use crate::diagnostic::{FailOn, Severity};
 use crate::rules::{self, RuleMeta};
 use crate::settings::{Place, SettingsError};
 use crate::source::SourceFile;
@@ -48,14 +48,6 @@ pub enum RuleLevel {
     Severity(Severity),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailOnLevel {
-    Error,
-    Warning,
-    Note,
-    Never,
-}
-
 /// A loaded config file.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -72,7 +64,7 @@ pub struct Config {
     pub(crate) profile_at: Option<Place>,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
-    pub fail_on: Option<FailOnLevel>,
+    pub fail_on: Option<FailOn>,
     pub rules: Vec<(&'static RuleMeta, RuleLevel)>,
     pub ignore: Vec<ConfigIgnore>,
     /// `chartRoots`, resolved against [`Config::dir`]: where SARIF looks first for the

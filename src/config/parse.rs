@@ -139,23 +139,19 @@ impl<'de> Deserialize<'de> for ObjectText {
     }
 }
 
-struct FailOnText(FailOnLevel);
+struct FailOnText(FailOn);
 
 impl<'de> Deserialize<'de> for FailOnText {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
-        Ok(FailOnText(match text.as_str() {
-            "error" => FailOnLevel::Error,
-            "warning" => FailOnLevel::Warning,
-            "note" => FailOnLevel::Note,
-            "never" => FailOnLevel::Never,
-            _ => {
-                return Err(refuse(
-                    format!("unknown value `{text}` for `failOn`"),
-                    choice_help(&text, FAIL_ON),
-                ))
-            }
-        }))
+        // Exactly the names `--fail-on` takes (case-sensitive, as YAML keys are).
+        match <FailOn as clap::ValueEnum>::from_str(&text, false) {
+            Ok(level) => Ok(FailOnText(level)),
+            Err(_) => Err(refuse(
+                format!("unknown value `{text}` for `failOn`"),
+                choice_help(&text, FAIL_ON),
+            )),
+        }
     }
 }
 

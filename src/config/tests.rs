@@ -15,7 +15,7 @@ fn full_config() {
     assert_eq!(c.profile, Some(PathBuf::from("/repo/cluster.yaml")));
     assert_eq!(c.include, vec!["**/*.yaml"]);
     assert_eq!(c.exclude, vec!["vendor"]);
-    assert_eq!(c.fail_on, Some(FailOnLevel::Error));
+    assert_eq!(c.fail_on, Some(crate::diagnostic::FailOn::Error));
     let levels: Vec<(&str, RuleLevel)> = c.rules.iter().map(|(r, l)| (r.id, *l)).collect();
     assert_eq!(
         levels,

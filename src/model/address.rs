@@ -1,8 +1,9 @@
 //! Addresses that reach an entry point, and finding host names inside longer values.
 
 use crate::diagnostic::Location;
-use crate::objects::{Object, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
 use crate::profile::Profile;
+use crate::views::{load_balancer_status, Annotations, Views};
 use crate::yaml::NodeRef;
 
 use super::entry::EntryKind;
@@ -41,10 +42,6 @@ pub struct Address {
 }
 
 impl Address {
-    pub fn is_wildcard(&self) -> bool {
-        self.value.starts_with("*.")
-    }
-
     /// Does a host name reach this address? Wildcards match exactly one more label,
     /// as Ingress host wildcards do.
     pub fn matches(&self, host: &str) -> bool {
@@ -92,87 +89,63 @@ impl Collector<'_> {
         });
     }
 
-    fn push_items(&mut self, list: Option<NodeRef<'_>>, source: AddressSource) {
-        for item in list.into_iter().flat_map(NodeRef::items) {
-            self.push(Some(item), source);
+    fn push_all(&mut self, nodes: &[NodeRef<'_>], source: AddressSource) {
+        for &node in nodes {
+            self.push(Some(node), source);
         }
     }
 }
 
+/// Every address that reaches entry point `id` of `kind`: what its status reports, what
+/// its spec asks for, external-dns's hostnames and the profile's stated addresses; each
+/// once, in that order.
 pub fn collect(
     ws: &Workspace,
-    object: &Object,
+    views: &Views<'_>,
+    id: ObjectId,
     kind: EntryKind,
     profile: &Profile,
 ) -> Vec<Address> {
-    let root = ws.root(object);
-    let spec = root.get("spec");
+    let object = &ws.objects[id];
     let mut c = Collector {
         ws,
         object,
         out: Vec::new(),
     };
-    for ingress in root
-        .path(&["status", "loadBalancer", "ingress"])
-        .into_iter()
-        .flat_map(NodeRef::items)
-    {
-        c.push(ingress.get("ip"), AddressSource::Status);
-        c.push(ingress.get("hostname"), AddressSource::Status);
+    for ingress in load_balancer_status(ws, object) {
+        c.push(ingress.ip, AddressSource::Status);
+        c.push(ingress.hostname, AddressSource::Status);
     }
     match kind {
         EntryKind::Service => {
-            c.push(
-                spec.and_then(|s| s.get("loadBalancerIP")),
-                AddressSource::LoadBalancerIp,
-            );
-            c.push_items(
-                spec.and_then(|s| s.get("externalIPs")),
-                AddressSource::ExternalIp,
-            );
+            if let Some(service) = views.service(id) {
+                c.push(service.load_balancer_ip, AddressSource::LoadBalancerIp);
+                c.push_all(&service.external_ips, AddressSource::ExternalIp);
+            }
         }
         EntryKind::Ingress => {
-            for rule in spec
-                .and_then(|s| s.get("rules"))
-                .into_iter()
-                .flat_map(NodeRef::items)
-            {
-                c.push(rule.get("host"), AddressSource::IngressHost);
-            }
-            for tls in spec
-                .and_then(|s| s.get("tls"))
-                .into_iter()
-                .flat_map(NodeRef::items)
-            {
-                c.push_items(tls.get("hosts"), AddressSource::TlsHost);
+            if let Some(ingress) = views.ingress(id) {
+                c.push_all(&ingress.rule_hosts(), AddressSource::IngressHost);
+                c.push_all(&ingress.tls_hosts(), AddressSource::TlsHost);
             }
         }
         EntryKind::Gateway => {
-            for address in spec
-                .and_then(|s| s.get("addresses"))
-                .into_iter()
-                .flat_map(NodeRef::items)
-            {
-                c.push(address.get("value"), AddressSource::GatewayAddress);
-            }
-            for listener in spec
-                .and_then(|s| s.get("listeners"))
-                .into_iter()
-                .flat_map(NodeRef::items)
-            {
-                c.push(listener.get("hostname"), AddressSource::ListenerHostname);
-            }
-            for address in root
-                .path(&["status", "addresses"])
-                .into_iter()
-                .flat_map(NodeRef::items)
-            {
-                c.push(address.get("value"), AddressSource::Status);
+            if let Some(gateway) = views.gateway(id) {
+                let (spec, status) = gateway.addresses.split_at(gateway.spec_addresses);
+                c.push_all(spec, AddressSource::GatewayAddress);
+                let hostnames: Vec<NodeRef<'_>> = gateway
+                    .listeners
+                    .iter()
+                    .filter_map(|l| l.hostname)
+                    .collect();
+                c.push_all(&hostnames, AddressSource::ListenerHostname);
+                c.push_all(status, AddressSource::Status);
             }
         }
         EntryKind::IstioGateway => {}
     }
-    if let Some((_, hosts)) = ws.annotation(object, "external-dns.alpha.kubernetes.io/hostname") {
+    let annotations = Annotations::of(ws, object);
+    if let Some(hosts) = annotations.value("external-dns.alpha.kubernetes.io/hostname") {
         if let Some(text) = hosts.as_str() {
             let location = Some(ws.location(object, hosts.span()));
             for host in text.split(',') {

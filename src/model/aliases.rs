@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::objects::{ObjectId, PodTemplate, Workspace};
-use crate::yaml::NodeRef;
+use crate::objects::ObjectId;
+use crate::views::{PodTemplate, Views};
 
 use super::address::normalize;
 use super::consumed::Store;
@@ -16,16 +16,16 @@ use super::EntryId;
 /// fix Tencent's older loopback guide recommends): CoreDNS answers them with an in-cluster
 /// name, so no pod's call of them reaches the load balancer.
 pub(super) fn coredns_rewrites(
-    ws: &Workspace,
+    views: &Views<'_>,
     stores: &HashMap<(Store, &str, &str), Vec<ObjectId>>,
 ) -> HashSet<String> {
     let key = (Store::ConfigMap, "kube-system", "coredns");
     let Some(&coredns) = stores.get(&key).and_then(|all| all.last()) else {
         return Default::default();
     };
-    let corefile = ws
-        .root(&ws.objects[coredns])
-        .path(&["data", "Corefile"])
+    let corefile = views
+        .data(coredns)
+        .and_then(|data| data.data_value("Corefile"))
         .and_then(|c| c.as_str())
         .unwrap_or("");
     corefile
@@ -51,18 +51,11 @@ pub(super) fn aliased_elsewhere(
     lb_addresses: &HashMap<&str, Vec<EntryId>>,
 ) -> HashSet<String> {
     let mut out = HashSet::new();
-    for alias in template
-        .spec
-        .get("hostAliases")
-        .into_iter()
-        .flat_map(NodeRef::items)
-    {
-        let ip = alias.get("ip").and_then(|ip| ip.as_str()).map(normalize);
-        if ip.is_some_and(|ip| lb_addresses.contains_key(ip.as_str())) {
+    for (ip, hostnames) in template.host_aliases() {
+        if ip.is_some_and(|ip| lb_addresses.contains_key(normalize(ip).as_str())) {
             continue;
         }
-        let names = alias.get("hostnames").into_iter().flat_map(NodeRef::items);
-        out.extend(names.filter_map(|n| n.as_str()).map(normalize));
+        out.extend(hostnames.into_iter().map(normalize));
     }
     out
 }
@@ -87,49 +80,37 @@ pub(super) type MeshHosts = HashMap<String, (ObjectId, Vec<EntryId>)>;
 /// hosts of Istio ServiceEntries with `resolution: STATIC` whose endpoint is one, by host (the
 /// sidecar sends a call of such a host to that endpoint).
 pub(super) fn alias_maps(
-    ws: &Workspace,
+    views: &Views<'_>,
     exact: &HashMap<&str, Vec<EntryId>>,
     wildcard: &HashMap<&str, Vec<EntryId>>,
 ) -> (HashMap<ObjectId, Vec<EntryId>>, MeshHosts) {
     let mut aliases = HashMap::new();
-    let mut mesh_hosts = MeshHosts::new();
-    for (index, object) in ws.ids() {
-        let Some(spec) = ws.spec(object) else {
+    for (index, service) in views.services() {
+        let Some(external) = service.alias().map(normalize) else {
             continue;
         };
-        let text = |key: &str| spec.get(key).and_then(|v| v.as_str());
-        if object.group().is_empty() && object.kind() == "Service" {
-            if text("type") != Some("ExternalName") {
-                continue;
-            }
-            let Some(external) = text("externalName").map(normalize) else {
-                continue;
-            };
-            let targets = targets_of(&external, exact, wildcard);
-            if !targets.is_empty() {
-                aliases.insert(index, targets);
-            }
-        } else if object.group() == "networking.istio.io"
-            && object.kind() == "ServiceEntry"
-            && text("resolution") == Some("STATIC")
-        {
-            let mut targets: Vec<EntryId> = spec
-                .get("endpoints")
-                .into_iter()
-                .flat_map(NodeRef::items)
-                .filter_map(|e| e.get("address")?.as_str())
-                .flat_map(|a| targets_of(&normalize(a), exact, wildcard))
-                .collect();
-            targets.sort_unstable();
-            targets.dedup();
-            if targets.is_empty() {
-                continue;
-            }
-            for host in spec.get("hosts").into_iter().flat_map(NodeRef::items) {
-                if let Some(host) = host.as_str().filter(|h| !h.contains('*')) {
-                    mesh_hosts.insert(normalize(host), (index, targets.clone()));
-                }
-            }
+        let targets = targets_of(&external, exact, wildcard);
+        if !targets.is_empty() {
+            aliases.insert(index, targets);
+        }
+    }
+    let mut mesh_hosts = MeshHosts::new();
+    for (index, entry) in views.service_entries() {
+        if entry.resolution != Some("STATIC") {
+            continue;
+        }
+        let mut targets: Vec<EntryId> = entry
+            .endpoint_addresses
+            .iter()
+            .flat_map(|a| targets_of(&normalize(a), exact, wildcard))
+            .collect();
+        targets.sort_unstable();
+        targets.dedup();
+        if targets.is_empty() {
+            continue;
+        }
+        for host in entry.hosts.iter().filter(|h| !h.contains('*')) {
+            mesh_hosts.insert(normalize(host), (index, targets.clone()));
         }
     }
     (aliases, mesh_hosts)

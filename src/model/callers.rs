@@ -2,15 +2,16 @@
 //! names an address, classified as a load-balancer call or a safe in-cluster call.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use crate::objects::{pod_template, Object, ObjectId, PodTemplate, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
+use crate::views::{pod_template, PodTemplate, Site, Views};
 use crate::yaml::{NodeRef, Span};
 
 use super::address::{host_tokens, normalize};
-use super::aliases::{alias_maps, aliased_elsewhere, coredns_rewrites, targets_of};
+use super::aliases::{alias_maps, aliased_elsewhere, coredns_rewrites, targets_of, MeshHosts};
 use super::calls::{Caller, Evidence, SafeCall, Via};
-use super::consumed::{consumed, store_values, Store};
+use super::consumed::{store_values, Store};
 use super::evidence::classify;
 use super::{EntryId, EntryPoint};
 
@@ -23,57 +24,24 @@ struct Value<'w> {
     via: Via,
 }
 
+/// The values the pod may dial, each with where the pod writes it.
 fn container_values<'w>(object: &'w Object, template: &PodTemplate<'w>, out: &mut Vec<Value<'w>>) {
-    let spec = template.spec;
-    for list in ["initContainers", "containers", "ephemeralContainers"] {
-        for container in spec.get(list).into_iter().flat_map(NodeRef::items) {
-            for env in container.get("env").into_iter().flat_map(NodeRef::items) {
-                if let Some(value) = env.get("value") {
-                    let name = env
-                        .get("name")
-                        .and_then(|n| n.as_str())
-                        .unwrap_or("")
-                        .to_string();
-                    out.push(Value {
-                        node: value,
-                        text: value.as_str().map(Cow::Borrowed),
-                        object,
-                        via: Via::Env { name },
-                    });
-                }
-            }
-            for (key, via) in [("args", Via::Arg), ("command", Via::Command)] {
-                for item in container.get(key).into_iter().flat_map(NodeRef::items) {
-                    out.push(Value {
-                        node: item,
-                        text: item.as_str().map(Cow::Borrowed),
-                        object,
-                        via: via.clone(),
-                    });
-                }
-            }
-            for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
-                if let Some(host) = container.path(&[probe, "httpGet", "host"]) {
-                    out.push(Value {
-                        node: host,
-                        text: host.as_str().map(Cow::Borrowed),
-                        object,
-                        via: Via::Probe,
-                    });
-                }
-            }
-        }
-    }
-    for alias in spec.get("hostAliases").into_iter().flat_map(NodeRef::items) {
-        // A pod that maps a name to the LB IP calls that IP for the name.
-        if let Some(ip) = alias.get("ip") {
-            out.push(Value {
-                node: ip,
-                text: ip.as_str().map(Cow::Borrowed),
-                object,
-                via: Via::HostAlias,
-            });
-        }
+    for (node, site) in template.values() {
+        let via = match site {
+            Site::Env(name) => Via::Env {
+                name: name.to_string(),
+            },
+            Site::Arg => Via::Arg,
+            Site::Command => Via::Command,
+            Site::Probe => Via::Probe,
+            Site::HostAlias => Via::HostAlias,
+        };
+        out.push(Value {
+            node,
+            text: node.as_str().map(Cow::Borrowed),
+            object,
+            via,
+        });
     }
 }
 
@@ -167,92 +135,201 @@ fn unplaced_service(
     namespaced.then(|| unplaced.get(name).copied()).flatten()
 }
 
+/// What a workload's values are looked up in, built once per run: the load balancers'
+/// addresses, the in-cluster names of Services, ConfigMaps and Secrets, aliases and DNS
+/// rewrites. Shared by the threads that scan workloads.
+struct CallIndex<'w> {
+    ws: &'w Workspace,
+    views: &'w Views<'w>,
+    entry_points: &'w [EntryPoint],
+    /// Load-balancer addresses, and the suffixes of wildcard ones (`*.shop.example`).
+    exact: HashMap<&'w str, Vec<EntryId>>,
+    wildcard: HashMap<&'w str, Vec<EntryId>>,
+    /// In-cluster names and ClusterIPs of every Service.
+    in_cluster: HashMap<String, ObjectId>,
+    /// Services without a written namespace, by name: applying chooses their namespace,
+    /// so `name.<any namespace>.svc` may be them (and `name.default` is not a given).
+    unplaced: HashMap<&'w str, ObjectId>,
+    /// Services by (namespace, name), for bare names in host position.
+    short_names: HashMap<(&'w str, &'w str), ObjectId>,
+    stores: HashMap<(Store, &'w str, &'w str), Vec<ObjectId>>,
+    /// ExternalName Services that alias load-balancer hosts.
+    aliases: HashMap<ObjectId, Vec<EntryId>>,
+    mesh_hosts: MeshHosts,
+    /// Hosts CoreDNS rewrites to an in-cluster name: every pod's call of them stays inside.
+    rewritten: HashSet<String>,
+}
+
+/// Where a token's calls go: load balancers (directly or through a mesh host), or a
+/// Service by its in-cluster name.
+struct Lookup {
+    targets: Vec<EntryId>,
+    /// The ServiceEntry that maps the host to a load-balancer address.
+    mesh: Option<ObjectId>,
+    service: Option<ObjectId>,
+}
+
+/// One workload's scan: the pod's own facts every value of it shares.
+struct Scan<'a, 'w> {
+    workload: ObjectId,
+    object: &'w Object,
+    /// Hosts this pod maps elsewhere with hostAliases (to a ClusterIP, say): its calls of
+    /// them do not reach the load balancer.
+    aliased: HashSet<String>,
+    from_node: bool,
+    callers: &'a mut Vec<Caller>,
+    safe: &'a mut Vec<SafeCall>,
+}
+
 pub fn find(
     ws: &Workspace,
+    views: &Views<'_>,
     entry_points: &[EntryPoint],
     workloads: &[ObjectId],
     threads: usize,
 ) -> (Vec<Caller>, Vec<SafeCall>) {
-    let mut exact: HashMap<&str, Vec<EntryId>> = HashMap::new();
-    let mut wildcard: HashMap<&str, Vec<EntryId>> = HashMap::new();
-    for (index, entry) in entry_points.iter().enumerate() {
-        let index = EntryId(index);
-        for address in &entry.addresses {
-            match address.value.strip_prefix("*.") {
-                Some(suffix) => wildcard.entry(suffix).or_default().push(index),
-                None => exact.entry(address.value.as_str()).or_default().push(index),
+    let index = CallIndex::new(ws, views, entry_points);
+    // Workloads are independent, so they are scanned on `threads`.
+    let (mut callers, safe) = in_parts(workloads, threads, |part| {
+        let (mut callers, mut safe) = (Vec::new(), Vec::new());
+        for &workload in part {
+            index.scan_workload(workload, &mut callers, &mut safe);
+        }
+        (callers, safe)
+    });
+    callers.extend(super::implicit::callers(ws, views, workloads, |host| {
+        targets_of(host, &index.exact, &index.wildcard)
+    }));
+    (callers, safe)
+}
+
+impl<'w> CallIndex<'w> {
+    fn new(
+        ws: &'w Workspace,
+        views: &'w Views<'w>,
+        entry_points: &'w [EntryPoint],
+    ) -> CallIndex<'w> {
+        let mut exact: HashMap<&str, Vec<EntryId>> = HashMap::new();
+        let mut wildcard: HashMap<&str, Vec<EntryId>> = HashMap::new();
+        for (index, entry) in entry_points.iter().enumerate() {
+            let index = EntryId(index);
+            for address in &entry.addresses {
+                match address.value.strip_prefix("*.") {
+                    Some(suffix) => wildcard.entry(suffix).or_default().push(index),
+                    None => exact.entry(address.value.as_str()).or_default().push(index),
+                }
             }
         }
+        let mut index = CallIndex {
+            ws,
+            views,
+            entry_points,
+            exact,
+            wildcard,
+            in_cluster: HashMap::new(),
+            unplaced: HashMap::new(),
+            short_names: HashMap::new(),
+            stores: HashMap::new(),
+            aliases: HashMap::new(),
+            mesh_hosts: MeshHosts::new(),
+            rewritten: HashSet::new(),
+        };
+        for (id, object) in ws.ids() {
+            if !object.group().is_empty() {
+                continue;
+            }
+            match object.kind() {
+                "Service" => index.add_service(id, object),
+                "ConfigMap" => index.add_store(Store::ConfigMap, id, object),
+                "Secret" => index.add_store(Store::Secret, id, object),
+                _ => {}
+            }
+        }
+        (index.aliases, index.mesh_hosts) = alias_maps(views, &index.exact, &index.wildcard);
+        index.rewritten = coredns_rewrites(views, &index.stores);
+        index
     }
-    // In-cluster names and ClusterIPs of every Service.
-    let mut in_cluster: HashMap<String, ObjectId> = HashMap::new();
-    // Services without a written namespace, by name: applying chooses their namespace,
-    // so `name.<any namespace>.svc` may be them (and `name.default` is not a given).
-    let mut unplaced: HashMap<&str, ObjectId> = HashMap::new();
-    let mut short_names: HashMap<(&str, &str), ObjectId> = HashMap::new();
-    let mut stores: HashMap<(Store, &str, &str), Vec<ObjectId>> = HashMap::new();
-    for (index, object) in ws.ids() {
-        if object.group().is_empty() && object.kind() == "Service" {
-            match object.written_namespace() {
-                Some(namespace) => {
-                    for name in service_names(object.name(), namespace) {
-                        in_cluster.insert(name, index);
-                    }
-                }
-                None => {
-                    unplaced.insert(object.name(), index);
+
+    fn add_service(&mut self, id: ObjectId, object: &'w Object) {
+        match object.written_namespace() {
+            Some(namespace) => {
+                for name in service_names(object.name(), namespace) {
+                    self.in_cluster.insert(name, id);
                 }
             }
-            short_names.insert((object.namespace(), object.name()), index);
-            let spec = ws.spec(object);
-            let ips = spec.and_then(|s| s.get("clusterIP")).into_iter().chain(
-                spec.and_then(|s| s.get("clusterIPs"))
-                    .into_iter()
-                    .flat_map(NodeRef::items),
-            );
-            for ip in ips.filter_map(|ip| ip.as_str()) {
-                if ip != "None" && !ip.is_empty() {
-                    in_cluster.insert(normalize(ip), index);
-                }
+            None => {
+                self.unplaced.insert(object.name(), id);
             }
         }
-        if object.group().is_empty() && object.kind() == "ConfigMap" {
-            stores
-                .entry((Store::ConfigMap, object.namespace(), object.name()))
-                .or_default()
-                .push(index);
-        }
-        if object.group().is_empty() && object.kind() == "Secret" {
-            stores
-                .entry((Store::Secret, object.namespace(), object.name()))
-                .or_default()
-                .push(index);
+        self.short_names
+            .insert((object.namespace(), object.name()), id);
+        for &ip in self
+            .views
+            .service(id)
+            .into_iter()
+            .flat_map(|s| &s.cluster_ips)
+        {
+            if ip != "None" && !ip.is_empty() {
+                self.in_cluster.insert(normalize(ip), id);
+            }
         }
     }
 
-    let (aliases, mesh_hosts) = alias_maps(ws, &exact, &wildcard);
-    // Hosts CoreDNS rewrites to an in-cluster name: every pod's call of them stays inside.
-    let rewritten = coredns_rewrites(ws, &stores);
-    // One workload's calls: workloads are independent, so they are scanned on `threads`.
-    let scan = |workload: ObjectId, callers: &mut Vec<Caller>, safe: &mut Vec<SafeCall>| {
-        let object = &ws.objects[workload];
-        let Some(template) = pod_template(ws, object) else {
+    fn add_store(&mut self, store: Store, id: ObjectId, object: &'w Object) {
+        self.stores
+            .entry((store, object.namespace(), object.name()))
+            .or_default()
+            .push(id);
+    }
+
+    /// One workload's calls and safe calls.
+    fn scan_workload(
+        &self,
+        workload: ObjectId,
+        callers: &mut Vec<Caller>,
+        safe: &mut Vec<SafeCall>,
+    ) {
+        let object = &self.ws.objects[workload];
+        let Some(template) = pod_template(self.ws, object) else {
             return;
         };
-        // Hosts this pod maps elsewhere with hostAliases (to a ClusterIP, say): its calls of
-        // them do not reach the load balancer.
-        let aliased = aliased_elsewhere(&template, &exact);
-        let from_node = template.host_network().and_then(|h| h.as_bool()) == Some(true);
         let mut values = Vec::new();
         container_values(object, &template, &mut values);
+        self.consumed_values(object, &template, &mut values);
+        let mut scan = Scan {
+            workload,
+            object,
+            aliased: aliased_elsewhere(&template, &self.exact),
+            from_node: template.host_network().and_then(|h| h.as_bool()) == Some(true),
+            callers,
+            safe,
+        };
+        for value in &values {
+            let Some(text) = value.text.as_deref() else {
+                continue;
+            };
+            for (at, token) in host_tokens(text) {
+                self.classify_token(&mut scan, value, text, at, token);
+            }
+        }
+    }
+
+    /// The values of the ConfigMap and Secret keys the pod reads (its own copy, when
+    /// several overlays hold one of that name).
+    fn consumed_values(
+        &self,
+        object: &'w Object,
+        template: &PodTemplate<'w>,
+        values: &mut Vec<Value<'w>>,
+    ) {
+        let ws = self.ws;
         for store in [Store::ConfigMap, Store::Secret] {
-            for (name, key) in consumed(&template, store) {
+            for (name, key) in template.consumed(store) {
                 // CoreDNS reads its Corefile; the hosts in it are names it serves, not calls.
                 if (object.namespace(), name) == ("kube-system", "coredns") {
                     continue;
                 }
-                // Same-named ConfigMaps in several overlays: the pod's own copy.
-                let Some(all) = stores.get(&(store, object.namespace(), name)) else {
+                let Some(all) = self.stores.get(&(store, object.namespace(), name)) else {
                     continue;
                 };
                 let sources: Vec<&Object> = ws
@@ -281,124 +358,132 @@ pub fn find(
                 }
             }
         }
-        for value in &values {
-            let Some(text) = value.text.as_deref() else {
-                continue;
-            };
-            // An embedded file (a ConfigMap or Secret key): its comment lines call nothing.
-            let embedded = matches!(value.via, Via::ConfigMap { .. } | Via::Secret { .. });
-            for (at, token) in host_tokens(text) {
-                // Lower-cased only when it has capitals: most tokens are not hosts at all.
-                let host: Cow<'_, str> = if token.bytes().any(|b| b.is_ascii_uppercase()) {
-                    Cow::Owned(token.to_ascii_lowercase())
-                } else {
-                    Cow::Borrowed(token)
-                };
-                let host = host.as_ref();
-                if rewritten.contains(host) || aliased.contains(host) {
-                    continue;
-                }
-                let mut targets = targets_of(host, &exact, &wildcard);
-                // A mesh host whose ServiceEntry sends it to a load-balancer address.
-                let mesh = match mesh_hosts.get(host) {
-                    Some((entry, mesh_targets)) if targets.is_empty() => {
-                        targets.extend(mesh_targets);
-                        Some(*entry)
-                    }
-                    _ => None,
-                };
-                // A bare Service name counts only in host position (`http://web/`, `web:80`).
-                let url_host =
-                    text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
-                let service = if targets.is_empty() {
-                    in_cluster
-                        .get(host)
-                        .copied()
-                        .or_else(|| unplaced_service(&unplaced, host, url_host))
-                        .or_else(|| {
-                            url_host
-                                .then(|| short_names.get(&(object.namespace(), host)).copied())
-                                .flatten()
-                        })
-                } else {
-                    None
-                };
-                if targets.is_empty() && service.is_none() {
-                    continue; // most tokens: no need to locate them
-                }
-                // After the lookups: most tokens name nothing, and these look back along
-                // the line.
-                if is_mail_domain(text, at) || embedded && in_comment_line(text, at) {
-                    continue;
-                }
-                let address_span = token_span(ws, value.object, value.node, text, at, token);
-                // In a block scalar, point at the address's own line, not at the `|`.
-                let span = match address_span {
-                    Some(span) if value.node.is_block_scalar() => span,
-                    _ => value.node.span(),
-                };
-                let location = ws.location(value.object, span);
-                let call = |target, evidence| Caller {
-                    evidence,
-                    from_node,
-                    workload,
-                    target,
-                    address: host.to_string(),
-                    location: location.clone(),
-                    address_span,
-                    via: value.via.clone(),
-                    alias: mesh,
-                };
-                if !targets.is_empty() {
-                    targets.sort_unstable();
-                    targets.dedup();
-                    let evidence = classify(&value.via, text, at, token);
-                    for target in targets {
-                        // The app's own public URL on a backend of that very entry point:
-                        // its own name, not even a note.
-                        if evidence == Evidence::Identity
-                            && entry_points[target.0].backends.contains(&workload)
-                        {
-                            continue;
-                        }
-                        callers.push(call(target, evidence));
-                    }
-                    continue;
-                }
-                // An ExternalName Service that aliases a load-balancer host: calling the
-                // alias calls the load balancer.
-                if let Some((service, targets)) = service.and_then(|s| Some((s, aliases.get(&s)?)))
-                {
-                    let evidence = classify(&value.via, text, at, token);
-                    callers.extend(targets.iter().map(|&target| Caller {
-                        alias: Some(service),
-                        ..call(target, evidence)
-                    }));
-                    continue;
-                }
-                if let Some(service) = service {
-                    safe.push(SafeCall {
-                        workload,
-                        service,
-                        host: host.to_string(),
-                        location: location.clone(),
-                        via: value.via.clone(),
-                    });
-                }
+    }
+
+    /// Where `host` leads: load-balancer targets (or a mesh host's), else a Service by one
+    /// of its in-cluster names. A bare Service name counts only in host position.
+    fn lookup(&self, host: &str, namespace: &str, url_host: bool) -> Lookup {
+        let mut targets = targets_of(host, &self.exact, &self.wildcard);
+        // A mesh host whose ServiceEntry sends it to a load-balancer address.
+        let mesh = match self.mesh_hosts.get(host) {
+            Some((entry, mesh_targets)) if targets.is_empty() => {
+                targets.extend(mesh_targets);
+                Some(*entry)
             }
+            _ => None,
+        };
+        let service = if targets.is_empty() {
+            self.in_cluster
+                .get(host)
+                .copied()
+                .or_else(|| unplaced_service(&self.unplaced, host, url_host))
+                .or_else(|| {
+                    url_host
+                        .then(|| self.short_names.get(&(namespace, host)).copied())
+                        .flatten()
+                })
+        } else {
+            None
+        };
+        Lookup {
+            targets,
+            mesh,
+            service,
         }
-    };
-    let (mut callers, safe) = in_parts(workloads, threads, |part| {
-        let (mut callers, mut safe) = (Vec::new(), Vec::new());
-        for &workload in part {
-            scan(workload, &mut callers, &mut safe);
+    }
+
+    /// One host-like token of a value: a call of a load balancer (directly or through an
+    /// alias), a safe call of a Service, or nothing.
+    fn classify_token(
+        &self,
+        scan: &mut Scan<'_, 'w>,
+        value: &Value<'w>,
+        text: &str,
+        at: usize,
+        token: &str,
+    ) {
+        // Lower-cased only when it has capitals: most tokens are not hosts at all.
+        let host: Cow<'_, str> = if token.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(token.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(token)
+        };
+        let host = host.as_ref();
+        if self.rewritten.contains(host) || scan.aliased.contains(host) {
+            return;
         }
-        (callers, safe)
-    });
-    callers.extend(super::implicit::callers(ws, workloads, |host| {
-        targets_of(host, &exact, &wildcard)
-    }));
-    (callers, safe)
+        let url_host = text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
+        let Lookup {
+            mut targets,
+            mesh,
+            service,
+        } = self.lookup(host, scan.object.namespace(), url_host);
+        if targets.is_empty() && service.is_none() {
+            return; // most tokens: no need to locate them
+        }
+        // After the lookups: most tokens name nothing, and these look back along the line.
+        // An embedded file (a ConfigMap or Secret key): its comment lines call nothing.
+        let embedded = matches!(value.via, Via::ConfigMap { .. } | Via::Secret { .. });
+        if is_mail_domain(text, at) || embedded && in_comment_line(text, at) {
+            return;
+        }
+        let ws = self.ws;
+        let address_span = token_span(ws, value.object, value.node, text, at, token);
+        // In a block scalar, point at the address's own line, not at the `|`.
+        let span = match address_span {
+            Some(span) if value.node.is_block_scalar() => span,
+            _ => value.node.span(),
+        };
+        let location = ws.location(value.object, span);
+        let call = |target, evidence| Caller {
+            evidence,
+            from_node: scan.from_node,
+            workload: scan.workload,
+            target,
+            address: host.to_string(),
+            location: location.clone(),
+            address_span,
+            via: value.via.clone(),
+            alias: mesh,
+        };
+        if !targets.is_empty() {
+            targets.sort_unstable();
+            targets.dedup();
+            let evidence = classify(&value.via, text, at, token);
+            for target in targets {
+                // The app's own public URL on a backend of that very entry point: its own
+                // name, not even a note.
+                if evidence == Evidence::Identity
+                    && self.entry_points[target.0]
+                        .backends
+                        .contains(&scan.workload)
+                {
+                    continue;
+                }
+                scan.callers.push(call(target, evidence));
+            }
+            return;
+        }
+        // An ExternalName Service that aliases a load-balancer host: calling the alias
+        // calls the load balancer.
+        if let Some((service, targets)) = service.and_then(|s| Some((s, self.aliases.get(&s)?))) {
+            let evidence = classify(&value.via, text, at, token);
+            scan.callers.extend(targets.iter().map(|&target| Caller {
+                alias: Some(service),
+                ..call(target, evidence)
+            }));
+            return;
+        }
+        if let Some(service) = service {
+            scan.safe.push(SafeCall {
+                workload: scan.workload,
+                service,
+                host: host.to_string(),
+                location: location.clone(),
+                via: value.via.clone(),
+            });
+        }
+    }
 }
 
 /// `scan` over `items` cut into up to `threads` parts of at least 64, each part on its own
@@ -434,54 +519,5 @@ fn in_parts<T: Sync, A: Send, B: Send>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::address::never_load_balancer;
-
-    #[test]
-    fn mail_domains_comments_and_loopback_are_not_calls() {
-        let at = |text: &str, host: &str| text.find(host).expect("host in text");
-        for mail in [
-            "ops@a.example.com",
-            "mailto:ops@a.example.com",
-            "x, ops@a.example.com",
-        ] {
-            assert!(is_mail_domain(mail, at(mail, "a.example.com")), "{mail}");
-        }
-        for url in [
-            "https://user@a.example.com/",
-            "a.example.com",
-            "git@x https://u@a.example.com",
-        ] {
-            assert!(
-                !is_mail_domain(url, url.rfind("a.example.com").unwrap()),
-                "{url}"
-            );
-        }
-        let conf =
-            "# server a.example.com;\n  // a.example.com\n; a.example.com\nserver a.example.com;";
-        let hits: Vec<bool> = conf
-            .match_indices("a.example.com")
-            .map(|(i, _)| in_comment_line(conf, i))
-            .collect();
-        assert_eq!(hits, [true, true, true, false]);
-        for host in [
-            "localhost",
-            "127.0.0.1",
-            "127.9.9.9",
-            "::1",
-            "web.shop.svc",
-            "web.shop.svc.cluster.local.",
-        ] {
-            assert!(never_load_balancer(host), "{host}");
-        }
-        for host in [
-            "10.0.0.1",
-            "127.example.com",
-            "api.example.com",
-            "svc.example.com",
-        ] {
-            assert!(!never_load_balancer(host), "{host}");
-        }
-    }
-}
+#[path = "tests/callers.rs"]
+mod tests;

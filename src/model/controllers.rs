@@ -8,9 +8,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::objects::{pod_template, ObjectId, Workspace};
+use crate::objects::{ObjectId, Workspace};
 use crate::profile::{Profile, Provider};
-use crate::yaml::NodeRef;
+use crate::views::pod_template;
+use crate::views::Views;
 
 use super::address::{Address, AddressSource};
 use super::entry::EntryKind;
@@ -65,21 +66,9 @@ fn flags(items: &[&str]) -> Vec<(String, String)> {
 fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
     let template = pod_template(ws, &ws.objects[workload])?;
     let mut found = None;
-    for container in template
-        .spec
-        .get("containers")
-        .into_iter()
-        .flat_map(NodeRef::items)
-    {
-        let image = container
-            .get("image")
-            .and_then(|i| i.as_str())
-            .unwrap_or("");
-        let words: Vec<&str> = ["command", "args"]
-            .into_iter()
-            .flat_map(|k| container.get(k).into_iter().flat_map(NodeRef::items))
-            .filter_map(|n| n.as_str())
-            .collect();
+    for container in template.containers() {
+        let image = container.image().unwrap_or("");
+        let words = container.words();
         let nginx = image.contains("ingress-nginx")
             || words.iter().any(|w| w.contains("nginx-ingress-controller"));
         let mut c = Controller {
@@ -153,6 +142,7 @@ fn hosts_of(entry: &EntryPoint, link: &str) -> Vec<Address> {
 /// its controller.
 pub fn link_ingress_hosts(
     ws: &Workspace,
+    views: &Views<'_>,
     workloads: &[ObjectId],
     entry_points: &mut [EntryPoint],
     profile: &Profile,
@@ -169,66 +159,96 @@ pub fn link_ingress_hosts(
     if controllers.is_empty() && links.is_empty() {
         return;
     }
-    // IngressClass name -> (spec.controller, default class).
-    let mut classes: HashMap<&str, (Option<&str>, bool)> = HashMap::new();
-    for object in &ws.objects {
-        if object.kind() == "IngressClass" && object.group() == "networking.k8s.io" {
-            let controller = ws
-                .spec(object)
-                .and_then(|s| s.get("controller"))
-                .and_then(|c| c.as_str());
-            let default = ws
-                .annotation(object, "ingressclass.kubernetes.io/is-default-class")
-                .and_then(|(_, v)| v.as_str())
-                == Some("true");
-            classes.insert(object.name(), (controller, default));
-        }
-    }
-    let default_class = classes.iter().find(|(_, (_, d))| *d).map(|(name, _)| *name);
-    // Services by namespace and name, and by the workloads they select (in entry order):
-    // ingresses x controllers x Services would be cubic in a big repository.
-    let service_by_name = by_name(ws, entry_points, EntryKind::Service);
-    let mut services_by_backend: HashMap<ObjectId, Vec<usize>> = HashMap::new();
+    let classes = ingress_classes(views);
+    let serving = Serving {
+        ws,
+        entry_points,
+        default_class: classes.iter().find(|(_, (_, d))| *d).map(|(name, _)| *name),
+        classes,
+        controllers,
+        links,
+        tke: profile.provider() == Provider::Tke,
+        // Services by namespace and name, and by the workloads they select (in entry
+        // order): ingresses x controllers x Services would be cubic in a big repository.
+        service_by_name: by_name(ws, entry_points, EntryKind::Service),
+        services_by_backend: services_by_backend(entry_points),
+    };
+    let served: Vec<(usize, Address)> = entry_points
+        .iter()
+        .filter(|entry| entry.kind == EntryKind::Ingress)
+        .flat_map(|entry| serving.hosts_served(entry))
+        .collect();
+    add_new_addresses(entry_points, served);
+}
+
+/// IngressClass name -> (spec.controller, default class).
+fn ingress_classes<'w>(views: &Views<'w>) -> HashMap<&'w str, (Option<&'w str>, bool)> {
+    views
+        .ingress_classes()
+        .map(|class| {
+            let controller = class.controller.and_then(|c| c.as_str());
+            (class.object.name(), (controller, class.is_default()))
+        })
+        .collect()
+}
+
+/// LoadBalancer Service entry points by the workloads they select, in entry order.
+fn services_by_backend(entry_points: &[EntryPoint]) -> HashMap<ObjectId, Vec<usize>> {
+    let mut found: HashMap<ObjectId, Vec<usize>> = HashMap::new();
     for (target, service) in entry_points.iter().enumerate() {
         if service.kind == EntryKind::Service {
             for &workload in service.backends.iter() {
-                services_by_backend
-                    .entry(workload)
-                    .or_default()
-                    .push(target);
+                found.entry(workload).or_default().push(target);
             }
         }
     }
-    let mut served: Vec<(usize, Address)> = Vec::new();
-    for entry in entry_points.iter() {
-        if entry.kind != EntryKind::Ingress {
-            continue;
-        }
+    found
+}
+
+/// Who serves which Ingress class, and the Services in front of them.
+struct Serving<'w> {
+    ws: &'w Workspace,
+    entry_points: &'w [EntryPoint],
+    classes: HashMap<&'w str, (Option<&'w str>, bool)>,
+    default_class: Option<&'w str>,
+    controllers: Vec<Controller>,
+    /// The profile's `spec.ingressControllers`.
+    links: &'w [crate::profile::IngressControllerLink],
+    /// TKE's own controller takes an Ingress without a class.
+    tke: bool,
+    service_by_name: HashMap<(&'w str, &'w str), Vec<usize>>,
+    services_by_backend: HashMap<ObjectId, Vec<usize>>,
+}
+
+impl Serving<'_> {
+    /// The hosts of one Ingress, each with the Service entry point (by index) that
+    /// serves it: the Service the profile names for its class, and the Services in
+    /// front of the controller pods that serve its class.
+    fn hosts_served(&self, entry: &EntryPoint) -> Vec<(usize, Address)> {
+        let ws = self.ws;
+        let mut served = Vec::new();
         // Without a class, TKE's own controller takes the Ingress; elsewhere the default.
-        let class = match entry.class.as_deref() {
-            Some(class) => class,
-            None if profile.provider() == Provider::Tke => continue,
-            None => match default_class {
-                Some(class) => class,
-                None => continue,
-            },
+        let class = match (entry.class.as_deref(), self.default_class) {
+            (Some(class), _) => class,
+            (None, _) if self.tke => return served,
+            (None, Some(class)) => class,
+            (None, None) => return served,
         };
-        let controller_name = classes.get(class).and_then(|(c, _)| *c);
+        let controller_name = self.classes.get(class).and_then(|(c, _)| *c);
         let ingress = &ws.objects[entry.object].id;
         let class_text = match (entry.class.is_some(), controller_name) {
             (true, Some(name)) => format!("class {class} (IngressClass controller {name})"),
             (true, None) => format!("class {class}"),
-            (false, Some(name)) => {
-                format!("default IngressClass {class} (controller {name})")
-            }
+            (false, Some(name)) => format!("default IngressClass {class} (controller {name})"),
             (false, None) => format!("default IngressClass {class}"),
         };
         // The profile names the Service in front of this class's controller.
-        for link in links
+        for link in self
+            .links
             .iter()
             .filter(|l| l.class == class && l.service.kind == "Service")
         {
-            for (target, service) in entry_points.iter().enumerate() {
+            for (target, service) in self.entry_points.iter().enumerate() {
                 if service.kind == EntryKind::Service
                     && ws.objects[service.object].is(&link.service)
                 {
@@ -240,22 +260,22 @@ pub fn link_ingress_hosts(
                 }
             }
         }
-        let serving = controllers.iter().filter(|c| {
-            c.classes.iter().any(|k| k == class)
-                || controller_name.is_some_and(|name| c.controller_class.as_deref() == Some(name))
-        });
         if !entry.addresses.iter().any(|a| {
             matches!(
                 a.source,
                 AddressSource::IngressHost | AddressSource::TlsHost
             )
         }) {
-            continue;
+            return served;
         }
+        let serving = self.controllers.iter().filter(|c| {
+            c.classes.iter().any(|k| k == class)
+                || controller_name.is_some_and(|name| c.controller_class.as_deref() == Some(name))
+        });
         for controller in serving {
             let fronting = match &controller.publish {
-                Some((ns, name)) => service_by_name.get(&(ns.as_str(), name.as_str())),
-                None => services_by_backend.get(&controller.workload),
+                Some((ns, name)) => self.service_by_name.get(&(ns.as_str(), name.as_str())),
+                None => self.services_by_backend.get(&controller.workload),
             };
             let how = format!(
                 "{ingress}, {class_text}, served by controller pods {}{}",
@@ -269,12 +289,12 @@ pub fn link_ingress_hosts(
                 served.extend(hosts_of(entry, &how).into_iter().map(|h| (target, h)));
             }
         }
+        served
     }
-    add_new_addresses(entry_points, served);
 }
 
 /// The entry points of `kind`, by their object's namespace and name, in entry order.
-fn by_name<'w>(
+pub(super) fn by_name<'w>(
     ws: &'w Workspace,
     entry_points: &[EntryPoint],
     kind: EntryKind,
@@ -294,7 +314,7 @@ fn by_name<'w>(
 
 /// Add each address to its entry point unless one with the same value is there already
 /// (a set per entry point: a controller can serve thousands of hosts).
-fn add_new_addresses(entry_points: &mut [EntryPoint], served: Vec<(usize, Address)>) {
+pub(super) fn add_new_addresses(entry_points: &mut [EntryPoint], served: Vec<(usize, Address)>) {
     let mut seen: HashMap<usize, HashSet<String>> = HashMap::new();
     for (target, address) in served {
         let values = seen.entry(target).or_insert_with(|| {
@@ -308,125 +328,6 @@ fn add_new_addresses(entry_points: &mut [EntryPoint], served: Vec<(usize, Addres
             entry_points[target].addresses.push(address);
         }
     }
-}
-
-/// Hosts routed through a Gateway API Gateway (HTTPRoute, GRPCRoute, TLSRoute and TCPRoute
-/// hostnames, by their parentRefs) are addresses of that Gateway; hosts of an Istio
-/// (networking.istio.io) Gateway's servers, and of the VirtualServices bound to it, are
-/// addresses of the LoadBalancer Services in front of the gateway pods it selects.
-pub fn link_gateway_hosts(ws: &Workspace, entry_points: &mut [EntryPoint]) {
-    let mut served: Vec<(usize, Address)> = Vec::new();
-    let host_address =
-        |node: NodeRef<'_>, object: &crate::objects::Object, source, link: String| {
-            let value = super::address::normalize(node.as_str()?);
-            // Istio hosts may be `namespace/host`; `*` alone matches anything, not an address.
-            let value = value.rsplit('/').next().unwrap_or(&value).to_string();
-            (value != "*" && !value.is_empty()).then(|| Address {
-                value,
-                source,
-                location: Some(ws.location(object, node.span())),
-                link: Some(link),
-            })
-        };
-    let gateways = by_name(ws, entry_points, EntryKind::Gateway);
-    for object in &ws.objects {
-        let Some(route) = super::views::RouteView::of(ws, object) else {
-            continue;
-        };
-        for parent in &route.parent_refs {
-            let (Some(name), namespace) = (parent.name, parent.namespace) else {
-                continue;
-            };
-            let namespace = namespace.unwrap_or(object.namespace());
-            for &target in gateways.get(&(namespace, name)).into_iter().flatten() {
-                served.extend(route.hostnames.iter().filter_map(|&h| {
-                    let link = format!("{}, parentRef to this Gateway", object.id);
-                    host_address(h, object, AddressSource::RouteHostname, link).map(|a| (target, a))
-                }));
-            }
-        }
-    }
-    // Istio VirtualServices by the gateways they bind to: `namespace/name`, or `name` in
-    // their own namespace.
-    let mut bound_to: HashMap<(&str, &str), Vec<&crate::objects::Object>> = HashMap::new();
-    for virtual_service in &ws.objects {
-        if virtual_service.kind() != "VirtualService"
-            || virtual_service.group() != "networking.istio.io"
-        {
-            continue;
-        }
-        let mut refs: Vec<(&str, &str)> = ws
-            .spec(virtual_service)
-            .and_then(|s| s.get("gateways"))
-            .into_iter()
-            .flat_map(NodeRef::items)
-            .filter_map(|g| g.as_str())
-            .map(|g| {
-                g.split_once('/')
-                    .unwrap_or((virtual_service.namespace(), g))
-            })
-            .collect();
-        // Bound once however often it names the gateway.
-        refs.sort_unstable();
-        refs.dedup();
-        for gateway in refs {
-            bound_to.entry(gateway).or_default().push(virtual_service);
-        }
-    }
-    // Istio Gateways: selector -> gateway pods -> the LoadBalancer Services selecting them.
-    for object in &ws.objects {
-        if object.kind() != "Gateway" || object.group() != "networking.istio.io" {
-            continue;
-        }
-        let spec = ws.spec(object);
-        let selector = spec.and_then(|s| s.get("selector"));
-        let mut hosts: Vec<NodeRef<'_>> = spec
-            .and_then(|s| s.get("servers"))
-            .into_iter()
-            .flat_map(NodeRef::items)
-            .flat_map(|server| server.get("hosts").into_iter().flat_map(NodeRef::items))
-            .collect();
-        let mut host_objects = vec![object; hosts.len()];
-        let bound = bound_to.get(&(object.namespace(), object.name()));
-        for &virtual_service in bound.into_iter().flatten() {
-            for host in ws
-                .spec(virtual_service)
-                .and_then(|s| s.get("hosts"))
-                .into_iter()
-                .flat_map(NodeRef::items)
-            {
-                hosts.push(host);
-                host_objects.push(virtual_service);
-            }
-        }
-        for (target, entry) in entry_points.iter().enumerate() {
-            if entry.kind != EntryKind::Service {
-                continue;
-            }
-            let fronts_gateway = entry.backends.iter().any(|&w| {
-                pod_template(ws, &ws.objects[w])
-                    .is_some_and(|t| crate::objects::selector_matches(selector, t.labels))
-            });
-            if fronts_gateway {
-                served.extend(hosts.iter().zip(&host_objects).filter_map(|(&h, o)| {
-                    let link = if o.id == object.id {
-                        format!(
-                            "{}, whose selector matches this Service's gateway pods",
-                            object.id
-                        )
-                    } else {
-                        format!(
-                            "{} bound to {}, whose selector matches this Service's gateway pods",
-                            o.id, object.id
-                        )
-                    };
-                    host_address(h, o, AddressSource::ControllerIngressHost, link)
-                        .map(|a| (target, a))
-                }));
-            }
-        }
-    }
-    add_new_addresses(entry_points, served);
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Load-balancer entry points: which objects get a cloud load balancer, at which layer,
 //! on which provider, and whether its address is private or public.
 
-use crate::objects::{Object, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
 use crate::profile::{Profile, Provider};
+use crate::views::{Annotations, IngressView, Views};
 use crate::yaml::NodeRef;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -86,16 +87,15 @@ const UPSTREAM_INTERNAL: &[(&str, &str)] = &[
 
 /// Read an ACK annotation under either prefix.
 pub fn ack_annotation<'a>(
-    annotations: Option<NodeRef<'a>>,
+    annotations: &Annotations<'a>,
     suffix: &str,
 ) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
-    let annotations = annotations?;
     [
         "service.beta.kubernetes.io/alibaba-cloud-",
         "service.beta.kubernetes.io/alicloud-",
     ]
     .iter()
-    .find_map(|prefix| annotations.get_entry(&format!("{prefix}{suffix}")))
+    .find_map(|prefix| annotations.entry(&format!("{prefix}{suffix}")))
 }
 
 /// Annotation prefixes that say which cloud's controller an object is written for
@@ -146,10 +146,9 @@ pub const GKE_INTERNAL_CLASS: &str = "networking.gke.io/l4-regional-internal";
 pub const GKE_LEGACY_TYPE: &str = "cloud.google.com/load-balancer-type";
 
 /// Which cloud's controller an object is written for: its annotations, else the profile.
-fn provider_of(annotations: Option<NodeRef<'_>>, profile: &Profile) -> Option<Provider> {
+fn provider_of(annotations: &Annotations<'_>, profile: &Profile) -> Option<Provider> {
     let keys: Vec<String> = annotations
-        .into_iter()
-        .flat_map(|a| a.entries())
+        .entries()
         .filter_map(|(k, _)| k.as_str().map(str::to_ascii_lowercase))
         .collect();
     PROVIDER_PREFIXES
@@ -173,8 +172,8 @@ fn text<'a>(node: Option<NodeRef<'a>>) -> Option<&'a str> {
 /// (https://kubernetes.io/docs/concepts/services-networking/service/#internal-load-balancer),
 /// TKE https://www.tencentcloud.com/document/product/457/39142, the Volcengine CCM's
 /// docs/usage.md, ACK https://www.alibabacloud.com/help/en/document_detail/86531.html.
-fn service_network(annotations: Option<NodeRef<'_>>, provider: Option<Provider>) -> Network {
-    let get = |key: &str| text(annotations.and_then(|a| a.get(key)));
+fn service_network(annotations: &Annotations<'_>, provider: Option<Provider>) -> Network {
+    let get = |key: &str| annotations.text(key);
     for (key, value) in UPSTREAM_INTERNAL
         .iter()
         .chain([&(GKE_LEGACY_TYPE, "Internal")])
@@ -213,13 +212,9 @@ fn service_network(annotations: Option<NodeRef<'_>>, provider: Option<Provider>)
 }
 
 /// The ingress class: `spec.ingressClassName`, else the legacy annotation.
-pub fn ingress_class<'w>(ws: &'w Workspace, object: &Object) -> Option<&'w str> {
-    text(ws.spec(object).and_then(|s| s.get("ingressClassName"))).or_else(|| {
-        text(
-            ws.annotation(object, INGRESS_CLASS_ANNOTATION)
-                .map(|(_, v)| v),
-        )
-    })
+pub fn ingress_class<'w>(ws: &'w Workspace, object: &'w Object) -> Option<&'w str> {
+    let written = IngressView::of(ws, object).and_then(|ingress| text(ingress.class_name));
+    written.or_else(|| Annotations::of(ws, object).text(INGRESS_CLASS_ANNOTATION))
 }
 
 /// What an entry point is, before addresses and backends are attached.
@@ -231,98 +226,86 @@ pub struct Classified {
     pub class: Option<String>,
 }
 
-pub fn classify(ws: &Workspace, object: &Object, profile: &Profile) -> Option<Classified> {
-    let root = ws.root(object);
-    let annotations = root.path(&["metadata", "annotations"]);
-    let group = object.group();
-    match object.kind() {
-        "Service" if group.is_empty() => {
-            if text(root.path(&["spec", "type"])) != Some("LoadBalancer") {
-                return None;
-            }
-            let class = text(root.path(&["spec", "loadBalancerClass"]));
-            let mut provider = provider_of(annotations, profile);
-            let mut network = service_network(annotations, provider);
-            // GKE's own classes name their controller (kubernetes/ingress-gce).
-            if class.is_some_and(|c| c.starts_with("networking.gke.io/")) {
-                provider = Some(Provider::Gke);
-                if class == Some(GKE_INTERNAL_CLASS) {
-                    network = Network::Private;
-                }
-            }
-            Some(Classified {
-                kind: EntryKind::Service,
-                layer: Layer::L4,
-                network,
-                provider,
-                class: class.map(str::to_string),
-            })
+pub fn classify(
+    ws: &Workspace,
+    views: &Views<'_>,
+    id: ObjectId,
+    profile: &Profile,
+) -> Option<Classified> {
+    let object = &ws.objects[id];
+    let annotations = Annotations::of(ws, object);
+    if let Some(service) = views.service(id) {
+        if !service.is_load_balancer() {
+            return None;
         }
-        "Ingress" if group == "networking.k8s.io" || group == "extensions" => {
-            let class = ingress_class(ws, object).map(str::to_string);
-            let mut provider = provider_of(annotations, profile);
-            if class.as_deref() == Some("qcloud") {
-                provider = Some(Provider::Tke);
+        let class = text(service.load_balancer_class);
+        let mut provider = provider_of(&annotations, profile);
+        let mut network = service_network(&annotations, provider);
+        // GKE's own classes name their controller (kubernetes/ingress-gce).
+        if class.is_some_and(|c| c.starts_with("networking.gke.io/")) {
+            provider = Some(Provider::Gke);
+            if class == Some(GKE_INTERNAL_CLASS) {
+                network = Network::Private;
             }
-            let get = |key: &str| text(annotations.and_then(|a| a.get(key)));
-            // On TKE an Ingress without a class is a CLB Ingress (class `qcloud`).
-            let tke_clb = provider == Some(Provider::Tke)
-                && matches!(class.as_deref(), None | Some("qcloud"));
-            let network = if tke_clb {
-                if get(TKE_INGRESS_SUBNET).is_some() {
-                    Network::Private
-                } else if get(TKE_INGRESS_EXISTED_LB).is_some() {
-                    Network::Unknown
-                } else {
-                    Network::Public
-                }
-            } else {
-                Network::Unknown
-            };
-            Some(Classified {
-                kind: EntryKind::Ingress,
-                layer: Layer::L7,
-                provider,
-                network,
-                class,
-            })
         }
-        "IstioGateway" if group == "istio.alibabacloud.com" => {
-            let spec = root.get("spec");
-            let service_type = text(spec.and_then(|s| s.get("serviceType")));
-            if service_type.is_some_and(|t| t != "LoadBalancer") {
-                return None;
-            }
-            let service_annotations = spec.and_then(|s| s.get("serviceAnnotations"));
-            Some(Classified {
-                kind: EntryKind::IstioGateway,
-                layer: Layer::L4,
-                provider: Some(Provider::Ack),
-                network: service_network(service_annotations, Some(Provider::Ack)),
-                class: None,
-            })
-        }
-        "Gateway" if group == "gateway.networking.k8s.io" => {
-            let listeners: Vec<_> = root
-                .path(&["spec", "listeners"])
-                .into_iter()
-                .flat_map(NodeRef::items)
-                .collect();
-            let http = !listeners.is_empty()
-                && listeners.iter().all(|l| {
-                    matches!(
-                        text(l.get("protocol")),
-                        Some("HTTP" | "HTTPS" | "GRPC" | "TLS")
-                    )
-                });
-            Some(Classified {
-                kind: EntryKind::Gateway,
-                layer: if http { Layer::L7 } else { Layer::L4 },
-                provider: provider_of(annotations, profile),
-                network: Network::Unknown,
-                class: text(root.path(&["spec", "gatewayClassName"])).map(str::to_string),
-            })
-        }
-        _ => None,
+        return Some(Classified {
+            kind: EntryKind::Service,
+            layer: Layer::L4,
+            network,
+            provider,
+            class: class.map(str::to_string),
+        });
     }
+    if views.ingress(id).is_some() {
+        let class = ingress_class(ws, object).map(str::to_string);
+        let mut provider = provider_of(&annotations, profile);
+        if class.as_deref() == Some("qcloud") {
+            provider = Some(Provider::Tke);
+        }
+        // On TKE an Ingress without a class is a CLB Ingress (class `qcloud`).
+        let tke_clb =
+            provider == Some(Provider::Tke) && matches!(class.as_deref(), None | Some("qcloud"));
+        let network = if !tke_clb {
+            Network::Unknown
+        } else if annotations.text(TKE_INGRESS_SUBNET).is_some() {
+            Network::Private
+        } else if annotations.text(TKE_INGRESS_EXISTED_LB).is_some() {
+            Network::Unknown
+        } else {
+            Network::Public
+        };
+        return Some(Classified {
+            kind: EntryKind::Ingress,
+            layer: Layer::L7,
+            provider,
+            network,
+            class,
+        });
+    }
+    if let Some(gateway) = views.istio_gateway(id) {
+        if text(gateway.service_type).is_some_and(|t| t != "LoadBalancer") {
+            return None;
+        }
+        let service_annotations = Annotations::in_mapping(gateway.service_annotations);
+        return Some(Classified {
+            kind: EntryKind::IstioGateway,
+            layer: Layer::L4,
+            provider: Some(Provider::Ack),
+            network: service_network(&service_annotations, Some(Provider::Ack)),
+            class: None,
+        });
+    }
+    let gateway = views.gateway(id)?;
+    let protocols: Vec<Option<&str>> = gateway.listeners.iter().map(|l| text(l.protocol)).collect();
+    let http = !protocols.is_empty()
+        && protocols
+            .iter()
+            .all(|p| matches!(p, Some("HTTP" | "HTTPS" | "GRPC" | "TLS")));
+    Some(Classified {
+        kind: EntryKind::Gateway,
+        layer: if http { Layer::L7 } else { Layer::L4 },
+        provider: provider_of(&annotations, profile),
+        network: Network::Unknown,
+        class: text(gateway.class_name).map(str::to_string),
+    })
 }

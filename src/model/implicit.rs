@@ -13,7 +13,8 @@
 
 use std::collections::HashSet;
 
-use crate::objects::{pod_template, Object, ObjectId, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
+use crate::views::{pod_template, Annotations, Views};
 use crate::yaml::NodeRef;
 
 use super::address::{host_tokens, normalize};
@@ -28,14 +29,9 @@ const CLUSTER_ISSUER: &str = "cert-manager.io/cluster-issuer";
 fn cert_manager(ws: &Workspace, workloads: &[ObjectId]) -> Option<ObjectId> {
     workloads.iter().copied().find(|&w| {
         pod_template(ws, &ws.objects[w]).is_some_and(|t| {
-            ["containers"].iter().any(|list| {
-                t.spec
-                    .get(list)
-                    .into_iter()
-                    .flat_map(NodeRef::items)
-                    .filter_map(|c| c.get("image")?.as_str())
-                    .any(|image| image.contains("cert-manager-controller"))
-            })
+            t.containers()
+                .filter_map(|c| c.image())
+                .any(|image| image.contains("cert-manager-controller"))
         })
     })
 }
@@ -43,32 +39,20 @@ fn cert_manager(ws: &Workspace, workloads: &[ObjectId]) -> Option<ObjectId> {
 /// Issuers with an HTTP-01 solver, by (kind, namespace (empty for a ClusterIssuer), name).
 type Issuers = HashSet<(String, String, String)>;
 
-fn http01_issuers(ws: &Workspace) -> Issuers {
+fn http01_issuers(views: &Views<'_>) -> Issuers {
     let mut found = Issuers::new();
-    for object in &ws.objects {
-        if object.group() != "cert-manager.io"
-            || !matches!(object.kind(), "Issuer" | "ClusterIssuer")
-        {
-            continue;
-        }
-        let http01 = ws
-            .spec(object)
-            .and_then(|s| s.path(&["acme", "solvers"]))
-            .into_iter()
-            .flat_map(NodeRef::items)
-            .any(|solver| solver.get("http01").is_some());
-        if http01 {
-            let namespace = if object.kind() == "Issuer" {
-                object.namespace()
-            } else {
-                ""
-            };
-            found.insert((
-                object.kind().to_string(),
-                namespace.to_string(),
-                object.name().to_string(),
-            ));
-        }
+    for issuer in views.issuers().filter(|issuer| issuer.http01) {
+        let object = issuer.object;
+        let namespace = if object.kind() == "Issuer" {
+            object.namespace()
+        } else {
+            ""
+        };
+        found.insert((
+            object.kind().to_string(),
+            namespace.to_string(),
+            object.name().to_string(),
+        ));
     }
     found
 }
@@ -83,33 +67,30 @@ struct Implied<'w> {
 
 /// The names an object asks cert-manager to certify, with the issuer, when that issuer
 /// solves HTTP-01: a Certificate's `dnsNames`, or an annotated Ingress's `tls` hosts.
-fn issuer_names<'w>(ws: &'w Workspace, issuers: &Issuers, object: &'w Object) -> Vec<Implied<'w>> {
-    let spec = ws.spec(object);
+fn issuer_names<'w>(
+    ws: &'w Workspace,
+    views: &Views<'w>,
+    issuers: &Issuers,
+    id: ObjectId,
+) -> Vec<Implied<'w>> {
+    let object = &ws.objects[id];
     let (kind, name, names): (&str, &str, Vec<NodeRef<'w>>) =
-        if object.group() == "cert-manager.io" && object.kind() == "Certificate" {
-            let issuer = spec.and_then(|s| s.get("issuerRef"));
-            let text = |key: &str| issuer.and_then(|i| i.get(key)).and_then(|v| v.as_str());
-            let Some(name) = text("name") else {
+        if let Some(certificate) = views.certificate(id) {
+            let Some(name) = certificate.issuer_name else {
                 return Vec::new();
             };
-            let names = spec
-                .and_then(|s| s.get("dnsNames"))
-                .into_iter()
-                .flat_map(NodeRef::items);
-            (text("kind").unwrap_or("Issuer"), name, names.collect())
+            let kind = certificate.issuer_kind.unwrap_or("Issuer");
+            (kind, name, certificate.dns_names.clone())
         } else if object.kind() == "Ingress" {
+            let annotations = Annotations::of(ws, object);
             let issuer = [(ISSUER, "Issuer"), (CLUSTER_ISSUER, "ClusterIssuer")]
                 .into_iter()
-                .find_map(|(key, kind)| Some((kind, ws.annotation(object, key)?.1.as_str()?)));
+                .find_map(|(key, kind)| Some((kind, annotations.text(key)?)));
             let Some((kind, name)) = issuer else {
                 return Vec::new();
             };
-            let names = spec
-                .and_then(|s| s.get("tls"))
-                .into_iter()
-                .flat_map(NodeRef::items)
-                .flat_map(|t| t.get("hosts").into_iter().flat_map(NodeRef::items));
-            (kind, name, names.collect())
+            let names = views.ingress(id).map(|ingress| ingress.tls_hosts());
+            (kind, name, names.unwrap_or_default())
         } else {
             return Vec::new();
         };
@@ -140,7 +121,7 @@ fn auth_url<'w>(ws: &'w Workspace, object: &'w Object) -> Option<Implied<'w>> {
     if object.kind() != "Ingress" {
         return None;
     }
-    let (_, node) = ws.annotation(object, AUTH_URL)?;
+    let node = Annotations::of(ws, object).value(AUTH_URL)?;
     let text = node.as_str()?;
     let (_, token) = host_tokens(text)
         .into_iter()
@@ -156,17 +137,18 @@ fn auth_url<'w>(ws: &'w Workspace, object: &'w Object) -> Option<Implied<'w>> {
 /// The implied callers whose host is a load-balancer address (`targets` says of which).
 pub fn callers(
     ws: &Workspace,
+    views: &Views<'_>,
     workloads: &[ObjectId],
     targets: impl Fn(&str) -> Vec<EntryId>,
 ) -> Vec<Caller> {
-    let issuers = http01_issuers(ws);
+    let issuers = http01_issuers(views);
     let controller = cert_manager(ws, workloads);
     let mut out = Vec::new();
     for (id, object) in ws.ids() {
         let mut implied = if issuers.is_empty() {
             Vec::new()
         } else {
-            issuer_names(ws, &issuers, object)
+            issuer_names(ws, views, &issuers, id)
         };
         implied.extend(auth_url(ws, object));
         for call in implied {

@@ -3,24 +3,29 @@
 
 pub mod address;
 mod aliases;
+mod backends;
 pub mod callers;
 pub mod calls;
 pub mod consumed;
 pub mod controllers;
 pub mod entry;
 pub mod evidence;
+mod gateways;
 pub mod implicit;
-pub mod report;
+
 pub mod scheduling;
 pub mod tke_config;
-pub mod views;
+pub use crate::views;
+use crate::views::Views;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::objects::{pod_template, selector_matches, ObjectId, Workspace};
+use crate::objects::{ObjectId, Workspace};
 use crate::profile::{NodePool, Profile, Provider};
-use crate::yaml::NodeRef;
+use crate::views::pod_template;
+
+use backends::Backends;
 
 pub use address::{Address, AddressSource};
 pub use calls::{Caller, Evidence, SafeCall, Via};
@@ -59,8 +64,6 @@ impl std::ops::Index<EntryId> for Vec<EntryPoint> {
 }
 
 /// A namespace and a Service selector's label pairs, sorted.
-type SelectorKey<'a> = (&'a str, Vec<(&'a str, &'a str)>);
-
 #[derive(Debug, Default)]
 pub struct Model {
     pub entry_points: Vec<EntryPoint>,
@@ -87,133 +90,31 @@ impl Model {
     }
 
     pub fn build(ws: &Workspace, profile: &Profile) -> Model {
-        Model::build_on(ws, profile, 1)
+        Model::build_on(ws, &Views::build(ws), profile, 1)
     }
 
     /// [`Model::build`], scanning the workloads for calls on up to `threads` threads (the
     /// result is the same on any number).
-    pub fn build_on(ws: &Workspace, profile: &Profile, threads: usize) -> Model {
+    pub fn build_on(ws: &Workspace, views: &Views<'_>, profile: &Profile, threads: usize) -> Model {
         let pools = profile.node_pools();
-        let mut workloads = Vec::new();
+        let mut backends = Backends::new(ws, views);
         let mut placements = HashMap::new();
-        let mut by_namespace: HashMap<&str, Vec<ObjectId>> = HashMap::new();
-        // (namespace, label key, label value) -> workloads whose pods carry that label, so a
-        // selector is matched against its candidates only (linear in the manifest set).
-        let mut by_label: HashMap<(&str, &str, &str), Vec<ObjectId>> = HashMap::new();
-        for (index, object) in ws.ids() {
-            if let Some(template) = pod_template(ws, object) {
-                workloads.push(index);
-                placements.insert(index, scheduling::placement(&template, pools));
-                by_namespace
-                    .entry(object.namespace())
-                    .or_default()
-                    .push(index);
-                for (key, value) in scheduling::template_labels(&template) {
-                    by_label
-                        .entry((object.namespace(), key, value))
-                        .or_default()
-                        .push(index);
-                }
+        for &workload in &backends.workloads {
+            if let Some(template) = pod_template(ws, &ws.objects[workload]) {
+                placements.insert(workload, scheduling::placement(&template, pools));
             }
         }
-        // Services often share one selector (a Service per port, blue/green pairs): match each
-        // distinct (namespace, selector) once, so N Services over N workloads stay linear.
-        // Per selector: the matching workloads, and whether they all sit in one file (then
-        // every Service with that selector takes them all, shared).
-        let mut backends_by_selector: HashMap<SelectorKey<'_>, (Arc<[ObjectId]>, bool)> =
-            HashMap::new();
-        let mut service_backends = |service: ObjectId| -> Arc<[ObjectId]> {
-            let object = &ws.objects[service];
-            let selector = ws.spec(object).and_then(|s| s.get("selector"));
-            let pairs: Option<Vec<(&str, &str)>> = selector.and_then(|s| {
-                s.entries()
-                    .map(|(k, v)| Some((k.as_str()?, v.as_str()?)))
-                    .collect()
-            });
-            let Some(pairs) = pairs.filter(|p| !p.is_empty()) else {
-                return Arc::from([]);
-            };
-            let (key, value) = pairs[0];
-            let mut sorted = pairs;
-            sorted.sort_unstable();
-            let (all, one_file) = backends_by_selector
-                .entry((object.namespace(), sorted))
-                .or_insert_with(|| {
-                    let all: Arc<[ObjectId]> = by_label
-                        .get(&(object.namespace(), key, value))
-                        .into_iter()
-                        .flatten()
-                        .copied()
-                        .filter(|&w| {
-                            pod_template(ws, &ws.objects[w])
-                                .is_some_and(|t| selector_matches(selector, t.labels))
-                        })
-                        .collect();
-                    let one_file = all.first().is_none_or(|f| {
-                        all.iter()
-                            .all(|w| ws.objects[*w].file == ws.objects[*f].file)
-                    });
-                    (all, one_file)
-                })
-                .clone();
-            // Same-named workloads in several overlays: the Service's own copy.
-            if one_file {
-                all
-            } else {
-                Arc::from(ws.nearest(object, &all))
-            }
-        };
-        let mut services_by_name: HashMap<(&str, &str), Vec<ObjectId>> = HashMap::new();
-        for (index, object) in ws.ids() {
-            if object.kind() == "Service" && object.group().is_empty() {
-                services_by_name
-                    .entry((object.namespace(), object.name()))
-                    .or_default()
-                    .push(index);
-            }
-        }
-
         let mut entry_points = Vec::new();
         for (index, object) in ws.ids() {
-            let Some(class) = entry::classify(ws, object, profile) else {
+            let Some(class) = entry::classify(ws, views, index, profile) else {
                 continue;
             };
-            let addresses = address::collect(ws, object, class.kind, profile);
+            let addresses = address::collect(ws, views, index, class.kind, profile);
             // A Gateway is an entry point only once it has an address or a listener hostname.
             if class.kind == EntryKind::Gateway && addresses.is_empty() {
                 continue;
             }
-            let (services, backends) = match class.kind {
-                EntryKind::Service => (Vec::new(), service_backends(index)),
-                EntryKind::Ingress => {
-                    let services: Vec<ObjectId> = ingress_service_names(ws.spec(object))
-                        .into_iter()
-                        .flat_map(|name| {
-                            // Same-named Services in several overlays: the Ingress's own.
-                            services_by_name
-                                .get(&(object.namespace(), name))
-                                .map(|all| ws.nearest(object, all))
-                                .unwrap_or_default()
-                        })
-                        .fold(Vec::new(), |mut acc, s| {
-                            if !acc.contains(&s) {
-                                acc.push(s);
-                            }
-                            acc
-                        });
-                    let mut backends: Vec<ObjectId> = services
-                        .iter()
-                        .flat_map(|&s| service_backends(s).to_vec())
-                        .collect();
-                    backends.sort_unstable();
-                    backends.dedup();
-                    (services, Arc::from(backends))
-                }
-                EntryKind::IstioGateway => {
-                    (Vec::new(), gateway_pods(ws, index, &by_namespace).into())
-                }
-                EntryKind::Gateway => (Vec::new(), Arc::from([])),
-            };
+            let (services, backend_pods) = backends.of_entry(index, class.kind);
             entry_points.push(EntryPoint {
                 object: index,
                 kind: class.kind,
@@ -227,12 +128,13 @@ impl Model {
                 class: class.class,
                 addresses,
                 services,
-                backends,
+                backends: backend_pods,
             });
         }
-        controllers::link_ingress_hosts(ws, &workloads, &mut entry_points, profile);
-        controllers::link_gateway_hosts(ws, &mut entry_points);
-        let (callers, safe_calls) = callers::find(ws, &entry_points, &workloads, threads);
+        let workloads = backends.workloads;
+        controllers::link_ingress_hosts(ws, views, &workloads, &mut entry_points, profile);
+        gateways::link_gateway_hosts(ws, views, &mut entry_points);
+        let (callers, safe_calls) = callers::find(ws, views, &entry_points, &workloads, threads);
         let mut callers_by_target = vec![Vec::new(); entry_points.len()];
         // A pod naming the address as its own public URL does not call it: the provider
         // rules never see it (K8S001 still notes it).
@@ -348,34 +250,6 @@ impl Model {
     }
 }
 
-/// Service names an Ingress routes to (v1 `service.name`, v1beta1 `serviceName`).
-fn ingress_service_names<'w>(spec: Option<NodeRef<'w>>) -> Vec<&'w str> {
-    fn backend_name<'w>(backend: NodeRef<'w>) -> Option<&'w str> {
-        backend
-            .path(&["service", "name"])
-            .or_else(|| backend.get("serviceName"))
-            .and_then(|n| n.as_str())
-    }
-    let Some(spec) = spec else { return Vec::new() };
-    let mut names: Vec<&str> = Vec::new();
-    for default in [spec.get("defaultBackend"), spec.get("backend")]
-        .into_iter()
-        .flatten()
-    {
-        names.extend(backend_name(default));
-    }
-    for rule in spec.get("rules").into_iter().flat_map(NodeRef::items) {
-        for path in rule
-            .path(&["http", "paths"])
-            .into_iter()
-            .flat_map(NodeRef::items)
-        {
-            names.extend(path.get("backend").and_then(backend_name));
-        }
-    }
-    names
-}
-
 /// `loadBalancers[].network` of the profile entry for `object`.
 fn stated_network(profile: &Profile, object: &crate::objects::Object) -> Option<Network> {
     profile
@@ -386,29 +260,6 @@ fn stated_network(profile: &Profile, object: &crate::objects::Object) -> Option<
             crate::profile::LbNetwork::Private => Network::Private,
             crate::profile::LbNetwork::Public => Network::Public,
         })
-}
-
-/// The gateway pods of an ASM IstioGateway, when present in the set: workloads in its
-/// namespace whose pod labels include its `podLabels`, or that carry its name.
-fn gateway_pods(
-    ws: &Workspace,
-    gateway: ObjectId,
-    by_namespace: &HashMap<&str, Vec<ObjectId>>,
-) -> Vec<ObjectId> {
-    let object = &ws.objects[gateway];
-    let pod_labels = ws.spec(object).and_then(|s| s.get("podLabels"));
-    by_namespace
-        .get(object.namespace())
-        .into_iter()
-        .flatten()
-        .copied()
-        .filter(|&w| {
-            let workload = &ws.objects[w];
-            workload.name() == object.name()
-                || pod_template(ws, workload)
-                    .is_some_and(|t| selector_matches(pod_labels, t.labels))
-        })
-        .collect()
 }
 
 #[cfg(test)]

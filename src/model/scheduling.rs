@@ -3,9 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::objects::PodTemplate;
 use crate::profile::{NodePool, NodeType, TaintEffect};
-use crate::yaml::NodeRef;
+use crate::views::{LabelSelector, PodTemplate, Requirement, Toleration};
 
 /// A three-valued answer: the profile may not hold the fact that decides it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -115,14 +114,10 @@ fn instance_type_mismatch(pool: &NodePool, key: &str, wanted: &str) -> bool {
         && matches!(pool.node_type, Some(NodeType::Regular | NodeType::Native))
 }
 
-fn node_selector_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
+fn node_selector_fit(template: &PodTemplate<'_>, pool: &NodePool) -> Fit {
     let mut fit = Fit::Yes;
-    for (key, value) in spec
-        .get("nodeSelector")
-        .into_iter()
-        .flat_map(NodeRef::entries)
-    {
-        let (Some(key), Some(value)) = (key.as_str(), value.as_str()) else {
+    for pair in template.node_selector_pairs() {
+        let (Some(key), Some(value)) = pair else {
             return Fit::Unknown;
         };
         if instance_type_mismatch(pool, key, value) {
@@ -136,19 +131,11 @@ fn node_selector_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
     fit
 }
 
-fn strings(node: Option<NodeRef<'_>>) -> Vec<&str> {
-    node.into_iter()
-        .flat_map(NodeRef::items)
-        .filter_map(|v| v.as_str())
-        .collect()
-}
-
-fn expression_fit(expr: NodeRef<'_>, pool: &NodePool) -> Fit {
-    let Some(key) = expr.get("key").and_then(|k| k.as_str()) else {
+fn expression_fit(expr: &Requirement<'_>, pool: &NodePool) -> Fit {
+    let Some(key) = expr.key else {
         return Fit::Unknown;
     };
-    let operator = expr.get("operator").and_then(|o| o.as_str()).unwrap_or("");
-    let values = strings(expr.get("values"));
+    let (operator, values) = (expr.operator, &expr.values);
     if operator == "In" && values.len() == 1 && instance_type_mismatch(pool, key, values[0]) {
         return Fit::No;
     }
@@ -178,63 +165,44 @@ fn expression_fit(expr: NodeRef<'_>, pool: &NodePool) -> Fit {
     }
 }
 
-fn node_affinity_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
-    let Some(terms) = spec.path(&[
-        "affinity",
-        "nodeAffinity",
-        "requiredDuringSchedulingIgnoredDuringExecution",
-        "nodeSelectorTerms",
-    ]) else {
+fn node_affinity_fit(template: &PodTemplate<'_>, pool: &NodePool) -> Fit {
+    let Some(terms) = template.required_node_terms() else {
         return Fit::Yes;
     };
+    if terms.is_empty() {
+        return Fit::Yes;
+    }
     // Terms are ORed; expressions within a term are ANDed.
     let mut fit = Fit::No;
-    let mut any_term = false;
-    for term in terms.items() {
-        any_term = true;
+    for term in &terms {
         let mut term_fit = Fit::Yes;
-        for expr in term
-            .get("matchExpressions")
-            .into_iter()
-            .flat_map(NodeRef::items)
-        {
+        for expr in &term.expressions {
             term_fit = term_fit.and(expression_fit(expr, pool));
         }
-        if term
-            .get("matchFields")
-            .is_some_and(|f| f.items().next().is_some())
-        {
+        if term.match_fields {
             term_fit = term_fit.and(Fit::Unknown);
         }
         fit = fit.or(term_fit);
     }
-    if any_term {
-        fit
-    } else {
-        Fit::Yes
-    }
+    fit
 }
 
-fn tolerates(spec: NodeRef<'_>, key: Option<&str>, value: Option<&str>, effect: &str) -> bool {
-    spec.get("tolerations")
-        .into_iter()
-        .flat_map(NodeRef::items)
-        .any(|t| {
-            let t_key = t.get("key").and_then(|k| k.as_str()).unwrap_or("");
-            let operator = t
-                .get("operator")
-                .and_then(|o| o.as_str())
-                .unwrap_or("Equal");
-            let t_value = t.get("value").and_then(|v| v.as_str()).unwrap_or("");
-            let t_effect = t.get("effect").and_then(|e| e.as_str()).unwrap_or("");
-            let key_ok = (t_key.is_empty() && operator == "Exists") || Some(t_key) == key;
-            let value_ok = operator == "Exists" || Some(t_value) == value.or(Some(""));
-            let effect_ok = t_effect.is_empty() || t_effect == effect;
-            key_ok && value_ok && effect_ok
-        })
+fn tolerates(
+    tolerations: &[Toleration<'_>],
+    key: Option<&str>,
+    value: Option<&str>,
+    effect: &str,
+) -> bool {
+    tolerations.iter().any(|t| {
+        let exists = t.operator == "Exists";
+        let key_ok = (t.key.is_empty() && exists) || Some(t.key) == key;
+        let value_ok = exists || Some(t.value) == value.or(Some(""));
+        let effect_ok = t.effect.is_empty() || t.effect == effect;
+        key_ok && value_ok && effect_ok
+    })
 }
 
-fn taints_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
+fn taints_fit(template: &PodTemplate<'_>, pool: &NodePool) -> Fit {
     let Some(taints) = &pool.taints else {
         // Super nodes carry taints by default; without the profile's list we cannot tell.
         return if pool.node_type == Some(NodeType::Super) {
@@ -243,6 +211,7 @@ fn taints_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
             Fit::Yes
         };
     };
+    let tolerations = template.tolerations();
     let mut fit = Fit::Yes;
     for taint in taints {
         let effect = match taint.effect {
@@ -255,7 +224,12 @@ fn taints_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
                 continue;
             }
         };
-        if !tolerates(spec, taint.key.as_deref(), taint.value.as_deref(), effect) {
+        if !tolerates(
+            &tolerations,
+            taint.key.as_deref(),
+            taint.value.as_deref(),
+            effect,
+        ) {
             return Fit::No;
         }
     }
@@ -264,10 +238,9 @@ fn taints_fit(spec: NodeRef<'_>, pool: &NodePool) -> Fit {
 
 /// Can pods of this template be scheduled on this pool?
 pub fn pool_fit(template: &PodTemplate<'_>, pool: &NodePool) -> Fit {
-    let spec = template.spec;
-    node_selector_fit(spec, pool)
-        .and(node_affinity_fit(spec, pool))
-        .and(taints_fit(spec, pool))
+    node_selector_fit(template, pool)
+        .and(node_affinity_fit(template, pool))
+        .and(taints_fit(template, pool))
 }
 
 pub fn placement(template: &PodTemplate<'_>, pools: Option<&[NodePool]>) -> Placement {
@@ -279,28 +252,19 @@ pub fn placement(template: &PodTemplate<'_>, pools: Option<&[NodePool]>) -> Plac
 }
 
 /// Does a Kubernetes label selector (`matchLabels` + `matchExpressions`) select these labels?
-pub fn label_selector_matches(selector: NodeRef<'_>, labels: &BTreeMap<&str, &str>) -> bool {
+pub fn label_selector_matches(selector: &LabelSelector<'_>, labels: &BTreeMap<&str, &str>) -> bool {
     let mut any = false;
-    for (key, value) in selector
-        .get("matchLabels")
-        .into_iter()
-        .flat_map(NodeRef::entries)
-    {
+    for &(key, value) in &selector.match_labels {
         any = true;
-        if labels.get(key.as_str().unwrap_or("")).copied() != value.as_str() {
+        if labels.get(key.unwrap_or("")).copied() != value {
             return false;
         }
     }
-    for expr in selector
-        .get("matchExpressions")
-        .into_iter()
-        .flat_map(NodeRef::items)
-    {
+    for expr in &selector.expressions {
         any = true;
-        let key = expr.get("key").and_then(|k| k.as_str()).unwrap_or("");
-        let values = strings(expr.get("values"));
-        let actual = labels.get(key).copied();
-        let ok = match expr.get("operator").and_then(|o| o.as_str()).unwrap_or("") {
+        let actual = labels.get(expr.key.unwrap_or("")).copied();
+        let values = &expr.values;
+        let ok = match expr.operator {
             "In" => actual.is_some_and(|a| values.contains(&a)),
             "NotIn" => !actual.is_some_and(|a| values.contains(&a)),
             "Exists" => actual.is_some(),
@@ -312,16 +276,11 @@ pub fn label_selector_matches(selector: NodeRef<'_>, labels: &BTreeMap<&str, &st
         }
     }
     // An empty selector `{}` selects everything in pod affinity terms.
-    any || selector.entries().next().is_none()
+    any || selector.empty
 }
 
 pub fn template_labels<'w>(template: &PodTemplate<'w>) -> BTreeMap<&'w str, &'w str> {
-    template
-        .labels
-        .into_iter()
-        .flat_map(NodeRef::entries)
-        .filter_map(|(k, v)| Some((k.as_str()?, v.as_str()?)))
-        .collect()
+    template.label_map()
 }
 
 /// Does `template` (in `namespace`) require, per node, not to run beside pods with `other_labels`
@@ -369,26 +328,19 @@ fn requires(
     other_namespace: &str,
 ) -> bool {
     template
-        .spec
-        .path(&[
-            "affinity",
-            kind,
-            "requiredDuringSchedulingIgnoredDuringExecution",
-        ])
-        .into_iter()
-        .flat_map(NodeRef::items)
+        .required_pod_terms(kind == "podAntiAffinity")
+        .iter()
         .any(|term| {
-            let topology = term.get("topologyKey").and_then(|t| t.as_str());
-            let namespaces = strings(term.get("namespaces"));
-            let namespace_ok = if namespaces.is_empty() {
+            let namespace_ok = if term.namespaces.is_empty() {
                 namespace == other_namespace
             } else {
-                namespaces.contains(&other_namespace)
+                term.namespaces.contains(&other_namespace)
             };
-            topology == Some(HOSTNAME_TOPOLOGY)
+            term.topology_key == Some(HOSTNAME_TOPOLOGY)
                 && namespace_ok
                 && term
-                    .get("labelSelector")
+                    .label_selector
+                    .as_ref()
                     .is_some_and(|s| label_selector_matches(s, other_labels))
         })
 }

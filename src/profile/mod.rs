@@ -24,9 +24,9 @@ pub use header::{API_VERSION, KIND};
 pub use load::{generic, load_profile, parse_profile};
 pub use model::{
     Addons, Allowlists, AwsLoadBalancerControllerOptions, CceFlavour,
-    CloudControllerManagerOptions, FactTree, KubeProxy, LbNetwork, LoadBalancer, Network, NodePool,
-    NodeType, ObjectKey, ObjectKeyError, Profile, Provider, ProxyMode, Spec, Taint, TaintEffect,
-    OBJECT_KINDS,
+    CloudControllerManagerOptions, FactTree, IngressControllerLink, KubeProxy, LbNetwork,
+    LoadBalancer, Network, NodePool, NodeType, ObjectKey, ObjectKeyError, Profile, Provider,
+    ProxyMode, Spec, Taint, TaintEffect, OBJECT_KINDS,
 };
 pub use template::init_template;
 

@@ -101,44 +101,7 @@ fn render(
     };
 
     match file {
-        Some(file) => {
-            let same_file: Vec<_> = diagnostic
-                .related
-                .iter()
-                .filter(|related| related.location.file == diagnostic.location.file)
-                .collect();
-            let locations: Vec<&Location> = std::iter::once(&diagnostic.location)
-                .chain(same_file.iter().map(|related| &related.location))
-                .collect();
-            let (source, spans) = NamedText::new(file, &locations);
-            let mut spans = spans.into_iter();
-            if let Some(primary) = spans.next() {
-                report
-                    .labels
-                    .push(LabeledSpan::new_primary_with_span(None, primary));
-            }
-            for (related, span) in same_file.iter().zip(spans) {
-                let message = escape(&related.message, Keep::Nothing).into_owned();
-                // miette cannot wrap a label: one that would run past the width goes into
-                // the notes (which wrap), and the span keeps a bare underline.
-                let label_end =
-                    GUTTER + related.location.span.start.column as usize + message.chars().count();
-                if label_end > options.width {
-                    notes.push(related_note(&related.location, &related.message));
-                    report.labels.push(LabeledSpan::new_with_span(None, span));
-                } else {
-                    report
-                        .labels
-                        .push(LabeledSpan::new_with_span(Some(message), span));
-                }
-            }
-            for related in &diagnostic.related {
-                if related.location.file != diagnostic.location.file {
-                    notes.push(related_note(&related.location, &related.message));
-                }
-            }
-            report.source = Some(source);
-        }
+        Some(file) => quote_source(&mut report, &mut notes, diagnostic, file, options.width),
         None => {
             // No text to quote (file-level problem, or the file was not kept):
             // the location still has to be visible somewhere.
@@ -162,8 +125,67 @@ fn render(
 
     let mut text = String::new();
     handler.render_report(&mut text, &report)?;
+    write_notes(&mut text, &notes, &fixes, &rule, options.width)?;
+    Ok(text)
+}
+
+/// The primary location and the related ones in the same file, labelled in one excerpt
+/// of `file`; related locations elsewhere, and labels too long to fit, become notes.
+fn quote_source<'a>(
+    report: &mut Report<'a>,
+    notes: &mut Vec<String>,
+    diagnostic: &Diagnostic,
+    file: &'a SourceFile,
+    width: usize,
+) {
+    let same_file: Vec<_> = diagnostic
+        .related
+        .iter()
+        .filter(|related| related.location.file == diagnostic.location.file)
+        .collect();
+    let locations: Vec<&Location> = std::iter::once(&diagnostic.location)
+        .chain(same_file.iter().map(|related| &related.location))
+        .collect();
+    let (source, spans) = NamedText::new(file, &locations);
+    let mut spans = spans.into_iter();
+    if let Some(primary) = spans.next() {
+        report
+            .labels
+            .push(LabeledSpan::new_primary_with_span(None, primary));
+    }
+    for (related, span) in same_file.iter().zip(spans) {
+        let message = escape(&related.message, Keep::Nothing).into_owned();
+        // miette cannot wrap a label: one that would run past the width goes into the
+        // notes (which wrap), and the span keeps a bare underline.
+        let label_end =
+            GUTTER + related.location.span.start.column as usize + message.chars().count();
+        if label_end > width {
+            notes.push(related_note(&related.location, &related.message));
+            report.labels.push(LabeledSpan::new_with_span(None, span));
+        } else {
+            report
+                .labels
+                .push(LabeledSpan::new_with_span(Some(message), span));
+        }
+    }
+    for related in &diagnostic.related {
+        if related.location.file != diagnostic.location.file {
+            notes.push(related_note(&related.location, &related.message));
+        }
+    }
+    report.source = Some(source);
+}
+
+/// The notes under a rendered report: notes, `--show-fixes` lines, then the rule.
+fn write_notes(
+    text: &mut String,
+    notes: &[String],
+    fixes: &[String],
+    rule: &str,
+    width: usize,
+) -> fmt::Result {
     // Notes wrap like miette's help: at spaces only, so paths and URLs stay whole.
-    let wrap = textwrap::Options::new(options.width.max(40))
+    let wrap = textwrap::Options::new(width.max(40))
         .initial_indent("  = ")
         .subsequent_indent("    ")
         .word_separator(textwrap::WordSeparator::AsciiSpace)
@@ -175,18 +197,17 @@ fn render(
         }
         Ok(())
     };
-    for n in &notes {
-        note(&mut text, n)?;
+    for n in notes {
+        note(text, n)?;
     }
     for line in fixes {
         // Headings read as notes; the changed lines sit under them, never wrapped.
         match line.strip_prefix("  ") {
             Some(row) => writeln!(text, "      {row}")?,
-            None => note(&mut text, &line)?,
+            None => note(text, line)?,
         }
     }
-    note(&mut text, &rule)?;
-    Ok(text)
+    note(text, rule)
 }
 
 /// The fix and each suggestion as one note each: what `--fix` does with them.

@@ -6,7 +6,6 @@
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::rules::RuleMeta;
@@ -18,6 +17,7 @@ mod github;
 mod guarded;
 mod human;
 mod json;
+pub mod model;
 pub mod sarif;
 pub use guarded::{render_report, Rendered};
 pub mod statistics;
@@ -27,25 +27,26 @@ mod hostile_tests;
 #[cfg(test)]
 mod tests;
 
-/// Output format selected with `--format`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Output format selected with `--format`; each variant's doc is its `--help` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Format {
+    /// Snippets, labels, help and fixes, then a summary line.
     Human,
+    /// `path:line:col: severity[RULE] message`, one line each.
     Compact,
+    /// One JSON object (a stable contract).
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning.
     Sarif,
+    /// GitHub Actions workflow commands (annotations).
     Github,
 }
 
 impl Format {
-    /// Every format, in the order `--help` should list them.
-    pub const ALL: [Format; 5] = [
-        Format::Human,
-        Format::Compact,
-        Format::Json,
-        Format::Sarif,
-        Format::Github,
-    ];
+    /// Every format, in the order `--help` lists them.
+    pub fn all() -> &'static [Format] {
+        <Format as clap::ValueEnum>::value_variants()
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -61,33 +62,6 @@ impl Format {
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// An unknown `--format` value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseFormatError(pub String);
-
-impl fmt::Display for ParseFormatError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown output format `{}` (expected one of: human, compact, json, sarif, github)",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for ParseFormatError {}
-
-impl FromStr for Format {
-    type Err = ParseFormatError;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Format::ALL
-            .into_iter()
-            .find(|format| format.as_str() == text)
-            .ok_or_else(|| ParseFormatError(text.to_string()))
     }
 }
 

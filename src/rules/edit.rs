@@ -257,7 +257,7 @@ mod tests {
     /// Load like `lblint check` does: every document slimmed as it is parsed.
     fn workspace(text: &str) -> Workspace {
         let source = Arc::new(SourceFile::new(Arc::from("m.yaml"), text.to_string()));
-        let loaded = load_with(&source.text, &Limits::default(), &mut crate::objects::slim);
+        let loaded = load_with(&source.text, &Limits::default(), &mut crate::views::slim);
         assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
         Workspace::new(vec![LintFile { source, loaded }])
     }

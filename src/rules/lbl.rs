@@ -1,6 +1,11 @@
-//! Diagnostics the loader itself reports: input lblint could not read or lint.
+//! Diagnostics the loader itself reports: input lblint could not read or lint. The
+//! loader finds the facts (`load.rs`); the words are here, with the rules'.
+
+use std::sync::Arc;
 
 use super::RuleMeta;
+use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::yaml::{LoadedFile, Pos, Span};
 
 pub use crate::rules::meta::LBL001 as YAML_SYNTAX;
 
@@ -22,3 +27,102 @@ pub static ALL: [&RuleMeta; 6] = [
     &DUPLICATE_KEY,
     &EXCESSIVE_ALIASING,
 ];
+
+/// `LBL003`: a file that is not linted, and why; at `pos`, else the file's start.
+pub fn file_skipped(path: &str, reason: &str, pos: Option<Pos>) -> Diagnostic {
+    let pos = pos.unwrap_or(Pos {
+        line: 1,
+        column: 1,
+        offset: 0,
+    });
+    FILE_SKIPPED.diagnostic(
+        Severity::Warning,
+        Location {
+            file: Arc::from(path),
+            span: Span {
+                start: pos,
+                end: pos,
+            },
+        },
+        format!("File not linted: {reason}."),
+    )
+}
+
+/// `LBL002`: a Helm template's first `{{` action, at `span`.
+pub fn unrendered_template(file: &Arc<str>, span: Span) -> Diagnostic {
+    UNRENDERED_TEMPLATE
+        .diagnostic(
+            Severity::Note,
+            Location {
+                file: file.clone(),
+                span,
+            },
+            "Unrendered Helm template skipped: `{{ ... }}` actions are not Kubernetes YAML.",
+        )
+        .with_help(
+            "lint the rendered output instead: `helm template RELEASE CHART | lblint check -`",
+        )
+}
+
+/// What loading `loaded` found wrong in file `file`: syntax errors (`LBL001`), documents
+/// whose aliases or merge keys expand too far (`LBL006`), and keys written twice in a
+/// document that `is_object` (`LBL005`; other YAML is skipped silently, like every other
+/// finding).
+pub fn loader_diagnostics(
+    file: &Arc<str>,
+    loaded: &LoadedFile,
+    is_object: impl Fn(usize) -> bool,
+) -> Vec<Diagnostic> {
+    let at = |span: Span| Location {
+        file: file.clone(),
+        span,
+    };
+    let mut diagnostics = Vec::new();
+    for error in &loaded.errors {
+        diagnostics.push(
+            YAML_SYNTAX
+                .diagnostic(
+                    Severity::Error,
+                    at(error.span),
+                    format!("YAML syntax error: {}.", error.message.trim_end_matches('.')),
+                )
+                .with_help("this document is not linted until the syntax error is fixed; other documents are"),
+        );
+    }
+    for too_complex in &loaded.too_complex {
+        let (severity, help) = if too_complex.rejected_by_kubernetes {
+            (Severity::Error, "write the repeated content out, or merge fewer copies per level; `kubectl apply` fails on this document")
+        } else {
+            (Severity::Warning, "write the repeated content out, or merge fewer copies per level; this document is not linted")
+        };
+        diagnostics.push(
+            EXCESSIVE_ALIASING
+                .diagnostic(
+                    severity,
+                    at(too_complex.span),
+                    format!("Document not linted: {}.", too_complex.message),
+                )
+                .with_help(help),
+        );
+    }
+    for dup in loaded
+        .duplicate_keys
+        .iter()
+        .filter(|d| is_object(d.document))
+    {
+        diagnostics.push(
+            DUPLICATE_KEY
+                .diagnostic(
+                    Severity::Warning,
+                    at(dup.second),
+                    format!(
+                        "Duplicate key `{}`: Kubernetes keeps this value and silently drops the earlier one.",
+                        dup.key
+                    ),
+                )
+                .with_related(at(dup.first), "first written here; this value is discarded")
+                .with_help("delete one of the two entries (or merge them) so the manifest says what is applied"),
+        );
+    }
+    diagnostics
+}

@@ -18,6 +18,7 @@ const STAGES: &[&str] = &[
     "settings",   // the kit settings files are read with
     "profile",    // the cluster profile
     "objects",    // documents to Kubernetes objects
+    "views",      // typed views of objects: the one reader of raw YAML after loading
     "diagnostic", // findings
     "model",      // entry points, callers, views
     "rules",      // the rules and their registry

@@ -516,10 +516,11 @@ fn calls_are_the_same_scanned_on_one_thread_or_several() {
         ));
     }
     let ws = workspace(&text);
-    let one = Model::build_on(&ws, &generic(), 1);
+    let views = crate::views::Views::build(&ws);
+    let one = Model::build_on(&ws, &views, &generic(), 1);
     assert_eq!((one.callers.len(), one.safe_calls.len()), (200, 100));
     for threads in [2, 3, 8] {
-        let many = Model::build_on(&ws, &generic(), threads);
+        let many = Model::build_on(&ws, &views, &generic(), threads);
         assert_eq!(format!("{:?}", many.callers), format!("{:?}", one.callers));
         assert_eq!(
             format!("{:?}", many.safe_calls),

@@ -508,11 +508,14 @@ fn json_field_order() {
 }
 
 #[test]
-fn format_parsing() {
-    for format in Format::ALL {
-        assert_eq!(format.as_str().parse::<Format>(), Ok(format));
+fn format_names_are_the_flag_values() {
+    use clap::ValueEnum;
+    for format in Format::value_variants() {
+        let value = format.to_possible_value().unwrap();
+        assert_eq!(value.get_name(), format.as_str());
+        assert_eq!(Format::from_str(format.as_str(), false), Ok(*format));
     }
-    assert!("xml".parse::<Format>().is_err());
+    assert!(Format::from_str("xml", false).is_err());
 }
 
 /// The SARIF 2.1.0 schema (draft-04), as the integration tests use it.

@@ -305,10 +305,10 @@ fn strands(cx: &Context<'_>, entry: &EntryPoint, caller: &Caller) -> Fit {
     // A required pod affinity to a backend on the same node pins the caller beside one.
     let ws = cx.ws;
     let caller_object = &ws.objects[caller.workload];
-    if let Some(template) = crate::objects::pod_template(ws, caller_object) {
+    if let Some(template) = crate::views::pod_template(ws, caller_object) {
         let pinned = entry.backends.iter().any(|&b| {
             let backend = &ws.objects[b];
-            crate::objects::pod_template(ws, backend).is_some_and(|t| {
+            crate::views::pod_template(ws, backend).is_some_and(|t| {
                 crate::model::scheduling::attracts(
                     &template,
                     caller_object.namespace(),

@@ -2,8 +2,9 @@
 //! a boolean, number, null or timestamp. Kubernetes wants strings.
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
-use crate::objects::{pod_template, Object, Workspace};
+use crate::objects::{Object, Workspace};
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::pod_template;
 use crate::yaml::{NodeRef, Resolved, Style};
 
 pub use crate::rules::meta::K8S002 as META;

@@ -3,8 +3,9 @@
 
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::model::Fit;
-use crate::objects::{pod_template, selector_matches, ObjectId};
+use crate::objects::ObjectId;
 use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::views::{pod_template, selector_matches};
 
 pub use crate::rules::meta::K8S011 as META;
 

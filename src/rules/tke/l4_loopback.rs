@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::views::ServiceView;
 use crate::model::{EntryId, EntryKind, EntryPoint, Fit, Network};
-use crate::objects::{pod_template, Object, ObjectId, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
 use crate::profile::{NodePool, NodeType, Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::pod_template;
 
 use super::*;
 

@@ -3,9 +3,9 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{EntryId, EntryKind, EntryPoint, Fit, Network};
-use crate::objects::pod_template;
 use crate::profile::{NodePool, NodeType, Provider};
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::pod_template;
 
 use super::*;
 

@@ -353,74 +353,8 @@ impl Builder<'_, '_, '_> {
             Event::DocumentStart(true, _) if self.read.stop_at == Some(start) => {
                 self.reached_stop = true;
             }
-            Event::DocumentStart(..) => {
-                let index = self.progress.doc_count;
-                self.progress.doc_count += 1;
-                // Every field written: `Document::default()` would allocate an empty file.
-                let doc = Document {
-                    file: DocumentFile(self.file.clone()),
-                    nodes: Vec::new(),
-                    items: Vec::new(),
-                    entries: Vec::new(),
-                    root: None,
-                    span: self.lines.span(start, end),
-                    index,
-                    leading_comments: Vec::new(),
-                    merged: HashMap::new(),
-                };
-                self.doc = Some(DocState {
-                    doc,
-                    stack: Vec::new(),
-                    open_items: Vec::new(),
-                    open_entries: Vec::new(),
-                    anchors: HashMap::new(),
-                    comment_floor: self.progress.last_node_end,
-                    duplicates: Vec::new(),
-                    has_alias: false,
-                    may_merge: false,
-                });
-                self.progress.last_event_end = end;
-            }
-            Event::DocumentEnd => {
-                if let Some(mut state) = self.doc.take() {
-                    drop_implicit_empty_root(&mut state.doc);
-                    state.doc.nodes.shrink_to_fit();
-                    state.doc.items.shrink_to_fit();
-                    state.doc.entries.shrink_to_fit();
-                    state.doc.span.end = self.lines.pos(end);
-                    let budget = merge::merge_budget(&state.doc);
-                    let indexed =
-                        merge::resolve_aliases(state.doc, state.has_alias, state.may_merge)
-                            .map(|doc| (self.finish_document)(doc))
-                            .and_then(|mut document| {
-                                // Slimming renumbers nodes: index the kept part again, with the
-                                // whole document's budget (a part never costs more).
-                                if state.may_merge && document.merged.is_empty() {
-                                    merge::index_merges(&mut document, budget)?;
-                                }
-                                Ok(document)
-                            });
-                    let full_cost = std::mem::take(&mut self.doc_cost);
-                    let document = match indexed {
-                        Ok(document) => document,
-                        Err(too_complex) => {
-                            self.uncharge(full_cost);
-                            self.out.too_complex.push(too_complex);
-                            return Ok(());
-                        }
-                    };
-                    // Slimming dropped most of some documents: only what is kept counts.
-                    let kept = budget::document_cost(&document.nodes);
-                    self.uncharge(full_cost.saturating_sub(kept));
-                    self.comment_floors.push(state.comment_floor);
-                    let index = self.out.documents.len();
-                    for mut dup in state.duplicates {
-                        dup.document = index;
-                        self.out.duplicate_keys.push(dup);
-                    }
-                    self.out.documents.push(document);
-                }
-            }
+            Event::DocumentStart(..) => self.start_document(start, end),
+            Event::DocumentEnd => self.end_document(end),
             Event::Comment(text, _) => {
                 let span = self.lines.span(start, end);
                 self.out.comments.push(Comment {
@@ -451,33 +385,8 @@ impl Builder<'_, '_, '_> {
                 self.finish_node(end);
             }
             Event::Scalar(value, style, anchor, tag) => {
-                let (start, end) = self.scalar_extent(style, start, end, prev_end, tag_end);
-                let plain_empty = style == ScalarStyle::Plain && start == end;
-                let value = if plain_empty && tag.is_none() && value == "~" {
-                    // granit spells an omitted value `~`; the source has nothing there.
-                    compact_str::CompactString::default()
-                } else {
-                    match value {
-                        // granit's buffer for a long (block) scalar has room to spare; a
-                        // big stream keeps thousands of them.
-                        std::borrow::Cow::Owned(text) if text.capacity() > text.len() => {
-                            compact_str::CompactString::new(&text)
-                        }
-                        value => compact_str::CompactString::from(value),
-                    }
-                };
-                let style = map_style(style);
-                if style == Style::Plain && value == "<<" {
-                    if let Some(state) = &mut self.doc {
-                        state.may_merge = true;
-                    }
-                }
-                let resolved = resolve_scalar(&value, style, tag.as_deref());
-                let tag = tag.map(|t| t.original().into_boxed_str());
-                let extent = self.lines.extent(start, end);
-                let kind = NodeKind::Scalar(Scalar::new(value, style, &resolved));
-                self.add_node(extent, kind, tag, anchor)?;
-                self.finish_node(end);
+                let token = (start, end, prev_end, tag_end);
+                self.scalar(value, style, anchor, tag, token)?;
             }
             Event::SequenceStart(style, anchor, tag) => {
                 let kind = NodeKind::Sequence(Children::default());
@@ -491,6 +400,120 @@ impl Builder<'_, '_, '_> {
             // Future granit events carry no content we model.
             _ => {}
         }
+        Ok(())
+    }
+
+    /// A new document: its state, and the counters it moves.
+    fn start_document(&mut self, start: usize, end: usize) {
+        let index = self.progress.doc_count;
+        self.progress.doc_count += 1;
+        // Every field written: `Document::default()` would allocate an empty file.
+        let doc = Document {
+            file: DocumentFile(self.file.clone()),
+            nodes: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
+            root: None,
+            span: self.lines.span(start, end),
+            index,
+            leading_comments: Vec::new(),
+            merged: HashMap::new(),
+        };
+        self.doc = Some(DocState {
+            doc,
+            stack: Vec::new(),
+            open_items: Vec::new(),
+            open_entries: Vec::new(),
+            anchors: HashMap::new(),
+            comment_floor: self.progress.last_node_end,
+            duplicates: Vec::new(),
+            has_alias: false,
+            may_merge: false,
+        });
+        self.progress.last_event_end = end;
+    }
+
+    /// A document complete: its aliases resolved, handed to `finish_document` (slimmed),
+    /// its merges indexed, and kept with its repeated keys; or set aside as too complex.
+    fn end_document(&mut self, end: usize) {
+        if let Some(mut state) = self.doc.take() {
+            drop_implicit_empty_root(&mut state.doc);
+            state.doc.nodes.shrink_to_fit();
+            state.doc.items.shrink_to_fit();
+            state.doc.entries.shrink_to_fit();
+            state.doc.span.end = self.lines.pos(end);
+            let budget = merge::merge_budget(&state.doc);
+            let indexed = merge::resolve_aliases(state.doc, state.has_alias, state.may_merge)
+                .map(|doc| (self.finish_document)(doc))
+                .and_then(|mut document| {
+                    // Slimming renumbers nodes: index the kept part again, with the
+                    // whole document's budget (a part never costs more).
+                    if state.may_merge && document.merged.is_empty() {
+                        merge::index_merges(&mut document, budget)?;
+                    }
+                    Ok(document)
+                });
+            let full_cost = std::mem::take(&mut self.doc_cost);
+            let document = match indexed {
+                Ok(document) => document,
+                Err(too_complex) => {
+                    self.uncharge(full_cost);
+                    self.out.too_complex.push(too_complex);
+                    return;
+                }
+            };
+            // Slimming dropped most of some documents: only what is kept counts.
+            let kept = budget::document_cost(&document.nodes);
+            self.uncharge(full_cost.saturating_sub(kept));
+            self.comment_floors.push(state.comment_floor);
+            let index = self.out.documents.len();
+            for mut dup in state.duplicates {
+                dup.document = index;
+                self.out.duplicate_keys.push(dup);
+            }
+            self.out.documents.push(document);
+        }
+    }
+
+    /// A scalar node. `token` is the event's `start`, `end`, the previous event's end
+    /// and the tag's end, from which the scalar's own extent is worked out.
+    #[inline]
+    fn scalar(
+        &mut self,
+        value: std::borrow::Cow<'_, str>,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<std::borrow::Cow<'_, granit_parser::Tag>>,
+        token: (usize, usize, usize, Option<usize>),
+    ) -> Result<(), Abort> {
+        let (start, end, prev_end, tag_end) = token;
+        let (start, end) = self.scalar_extent(style, start, end, prev_end, tag_end);
+        let plain_empty = style == ScalarStyle::Plain && start == end;
+        let value = if plain_empty && tag.is_none() && value == "~" {
+            // granit spells an omitted value `~`; the source has nothing there.
+            compact_str::CompactString::default()
+        } else {
+            match value {
+                // granit's buffer for a long (block) scalar has room to spare; a
+                // big stream keeps thousands of them.
+                std::borrow::Cow::Owned(text) if text.capacity() > text.len() => {
+                    compact_str::CompactString::new(&text)
+                }
+                value => compact_str::CompactString::from(value),
+            }
+        };
+        let style = map_style(style);
+        if style == Style::Plain && value == "<<" {
+            if let Some(state) = &mut self.doc {
+                state.may_merge = true;
+            }
+        }
+        let resolved = resolve_scalar(&value, style, tag.as_deref());
+        let tag = tag.map(|t| t.original().into_boxed_str());
+        let extent = self.lines.extent(start, end);
+        let kind = NodeKind::Scalar(Scalar::new(value, style, &resolved));
+        self.add_node(extent, kind, tag, anchor)?;
+        self.finish_node(end);
         Ok(())
     }
 

@@ -202,44 +202,13 @@ impl<'s> FastParser<'s, '_> {
     pub(super) fn block_scalar(&mut self, at: usize, parent: Option<usize>) -> Fast<usize> {
         let b = self.bytes;
         let literal = b[at] == b'|';
-        let mut i = at + 1;
-        let chomp = match b.get(i) {
-            Some(b'-') => Chomp::Strip,
-            Some(b'+') => Chomp::Keep,
-            _ => Chomp::Clip,
-        };
-        if !matches!(chomp, Chomp::Clip) {
-            i += 1;
-        }
-        // An indentation indicator, or a block scalar at the root: granit's.
-        let parent = parent.ok_or_else(unsupported)?;
-        if i < self.end && b[i].is_ascii_digit() {
-            return Err(unsupported());
-        }
-        let body = self.rest_of_line(i)?;
-        // Leading blank lines, then the first content line sets the indentation.
-        let (mut p, mut leading) = (body, 0usize);
-        let indent = loop {
-            let q = self.skip_spaces(p);
-            let spaces = q - p;
-            if q >= self.end {
-                return Err(unsupported());
-            }
-            if b[q] != b'\n' {
-                break spaces;
-            }
-            if spaces > 0 {
-                // Spaces on a leading blank line: granit's rules about them are subtle.
-                return Err(unsupported());
-            }
-            leading += 1;
-            p = q + 1;
-        };
-        let first = p;
-        if indent <= parent || b[first + indent] == b'\t' {
-            // Empty, or content that starts with a tab.
-            return Err(unsupported());
-        }
+        let BlockStart {
+            chomp,
+            first,
+            indent,
+            leading,
+        } = self.block_start(at, parent)?;
+        let mut p = first;
         let mut value = "\n".repeat(leading);
         let (mut blanks, mut any) = (0usize, false);
         // The next line's start, and its first token (where granit ends the scalar).
@@ -303,6 +272,55 @@ impl<'s> FastParser<'s, '_> {
         };
         self.push(scalar(Cow::Owned(value), style), first + indent, end)?;
         Ok(next)
+    }
+
+    /// The header of a block scalar whose indicator is at `at` (chomping), its leading
+    /// blank lines, and the first content line, which sets the indentation.
+    fn block_start(&mut self, at: usize, parent: Option<usize>) -> Fast<BlockStart> {
+        let b = self.bytes;
+        let mut i = at + 1;
+        let chomp = match b.get(i) {
+            Some(b'-') => Chomp::Strip,
+            Some(b'+') => Chomp::Keep,
+            _ => Chomp::Clip,
+        };
+        if !matches!(chomp, Chomp::Clip) {
+            i += 1;
+        }
+        // An indentation indicator, or a block scalar at the root: granit's.
+        let parent = parent.ok_or_else(unsupported)?;
+        if i < self.end && b[i].is_ascii_digit() {
+            return Err(unsupported());
+        }
+        let body = self.rest_of_line(i)?;
+        // Leading blank lines, then the first content line sets the indentation.
+        let (mut p, mut leading) = (body, 0usize);
+        let indent = loop {
+            let q = self.skip_spaces(p);
+            let spaces = q - p;
+            if q >= self.end {
+                return Err(unsupported());
+            }
+            if b[q] != b'\n' {
+                break spaces;
+            }
+            if spaces > 0 {
+                // Spaces on a leading blank line: granit's rules about them are subtle.
+                return Err(unsupported());
+            }
+            leading += 1;
+            p = q + 1;
+        };
+        if indent <= parent || b[p + indent] == b'\t' {
+            // Empty, or content that starts with a tab.
+            return Err(unsupported());
+        }
+        Ok(BlockStart {
+            chomp,
+            first: p,
+            indent,
+            leading,
+        })
     }
 
     /// A flow collection on one line, opening at `at`; returns the offset after it.
@@ -448,4 +466,13 @@ fn hex(rest: &[u8], digits: usize) -> Fast<(char, usize)> {
     let value = u32::from_str_radix(text, 16).map_err(|_| unsupported())?;
     let c = char::from_u32(value).ok_or_else(unsupported)?;
     Ok((c, 1 + digits))
+}
+
+/// Where a block scalar's content starts: its chomping, first content line, indentation
+/// and the blank lines before it.
+struct BlockStart {
+    chomp: Chomp,
+    first: usize,
+    indent: usize,
+    leading: usize,
 }

@@ -40,7 +40,7 @@ fn slimming_keeps_anchors_the_kept_keys_share_with_dropped_ones() {
         "apiVersion: example.com/v1\nkind: Widget\nspec:\n  shared: &s {team: a, tier: web}\n  \
                 list: &items [x, y]\n  big: [1, 2, 3, 4]\nmetadata:\n  name: w\n  labels: *s\n  \
                 annotations:\n    <<: *s\n    tier: api\n    items: *items\n";
-    let file = crate::yaml::load_with(text, &Limits::default(), &mut crate::objects::slim);
+    let file = crate::yaml::load_with(text, &Limits::default(), &mut crate::views::slim);
     assert!(file.errors.is_empty(), "{:?}", file.errors);
     let doc = &file.documents[0];
     let root = doc.root().unwrap();

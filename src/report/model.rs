@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::diagnostic::Location;
 use crate::objects::{ObjectId, Workspace};
 
-use super::{Fit, Model};
+use crate::model::{Fit, Model};
 
 fn at(location: &Location) -> String {
     format!(
@@ -124,9 +124,9 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
             e.layer,
             provider,
             match e.network {
-                super::Network::Private => "private",
-                super::Network::Public => "public",
-                super::Network::Unknown => "network unknown",
+                crate::model::Network::Private => "private",
+                crate::model::Network::Public => "public",
+                crate::model::Network::Unknown => "network unknown",
             },
             e.class
                 .as_ref()

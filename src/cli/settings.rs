@@ -1,0 +1,167 @@
+//! `lblint check`'s settings, resolved once: flags over the config file, checked for
+//! combinations that cannot work, as ripgrep turns its parsed flags (low args) into what
+//! the run uses (high args). The check command then only runs, reports and exits.
+
+use std::path::{Path, PathBuf};
+
+use super::{fail, load_profile, notices, print_located_error, CheckArgs, ColorArg, EXIT_FAILURE};
+use crate::check::CheckOptions;
+use crate::config::{self, Config};
+use crate::diagnostic::FailOn;
+use crate::profile::Profile;
+use crate::report::Format;
+use crate::walk::{RebasedGlobs, WalkOptions};
+
+/// What one `lblint check` run does.
+pub(super) struct Settings {
+    pub(super) options: CheckOptions,
+    pub(super) profile: Profile,
+    pub(super) format: Format,
+    pub(super) fail_on: FailOn,
+    /// Absolute chart directories, flags first, then the config's.
+    pub(super) chart_roots: Vec<PathBuf>,
+    /// The flags the notices and `--diff` read.
+    pub(super) flags: notices::Flags,
+    pub(super) fix: bool,
+    pub(super) diff: bool,
+    pub(super) statistics: bool,
+    pub(super) show_fixes: bool,
+    pub(super) unsafe_fixes: bool,
+    pub(super) exit_zero: bool,
+    pub(super) quiet: u8,
+    pub(super) verbose: bool,
+    pub(super) color: ColorArg,
+    pub(super) output: Option<PathBuf>,
+}
+
+impl Settings {
+    /// Flags win over the config file. An unusable config, profile or flag combination is
+    /// reported here, and its exit status returned.
+    pub(super) fn resolve(args: CheckArgs, cwd: &Path) -> Result<Settings, i32> {
+        let config = load_config(args.config.as_ref(), args.no_config, cwd)?;
+        // The config's profile path is already relative to its directory.
+        let profile_path = args
+            .profile
+            .clone()
+            .or_else(|| config.as_ref().and_then(|c| c.profile.clone()));
+        let profile = load_profile(profile_path.as_ref())?;
+        let chart_roots = chart_roots(&args.chart_root, config.as_ref(), cwd).map_err(fail)?;
+        if args.verbose {
+            notices::settings(&args, config.as_ref(), &profile, &chart_roots);
+        }
+        let fail_on = args
+            .fail_on
+            .or_else(|| config.as_ref().and_then(|c| c.fail_on))
+            .unwrap_or(FailOn::Warning);
+        if args.statistics && matches!(args.format, Format::Sarif | Format::Github) {
+            return Err(fail(
+                "--statistics prints text or JSON: use --format human, compact or json",
+            ));
+        }
+        let flags = notices::Flags::of(&args);
+        let options = check_options(&args, config.as_ref(), cwd);
+        let stdin = options.paths.iter().any(|p| notices::is_stdin(p));
+        if args.diff && stdin {
+            return Err(fail(
+                "--diff previews fixes of files, not of standard input; lint files instead",
+            ));
+        }
+        if args.fix && stdin {
+            return Err(fail(
+                "--fix cannot write back to standard input; lint files instead",
+            ));
+        }
+        Ok(Settings {
+            options,
+            profile,
+            format: args.format,
+            fail_on,
+            chart_roots,
+            flags,
+            fix: args.fix,
+            diff: args.diff,
+            statistics: args.statistics,
+            show_fixes: args.show_fixes,
+            unsafe_fixes: args.unsafe_fixes,
+            exit_zero: args.exit_zero,
+            quiet: args.quiet,
+            verbose: args.verbose,
+            color: args.color,
+            output: args.output,
+        })
+    }
+}
+
+/// The config file of the run (`check` and `model`): `--config`, else discovery from the
+/// working directory; none with `--no-config`.
+pub(super) fn load_config(
+    config: Option<&PathBuf>,
+    no_config: bool,
+    cwd: &Path,
+) -> Result<Option<Config>, i32> {
+    let path = match (config, no_config) {
+        (_, true) => return Ok(None),
+        (Some(path), _) => path.clone(),
+        (None, false) => match config::discover(cwd) {
+            Some(path) => path,
+            None => return Ok(None),
+        },
+    };
+    config::load_config(&path, cwd).map(Some).map_err(|err| {
+        print_located_error("invalid config file", &err);
+        EXIT_FAILURE
+    })
+}
+
+/// What the check stage needs: paths and walk globs (the config's rebased to its
+/// directory), rule selection and levels, suppressions, threads, context.
+fn check_options(args: &CheckArgs, config: Option<&Config>, cwd: &Path) -> CheckOptions {
+    CheckOptions {
+        paths: args.paths.clone(),
+        stdin_filename: args.stdin_filename.clone(),
+        walk: WalkOptions {
+            include: args.include.clone(),
+            exclude: args.exclude.clone(),
+            follow_links: args.follow_links,
+            max_file_size: args.max_file_size,
+            rebased: config.map(|c| RebasedGlobs {
+                base: c.dir.clone(),
+                include: c.include.clone(),
+                exclude: c.exclude.clone(),
+            }),
+        },
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        threads: args.threads,
+        levels: config.map(|c| c.rules.clone()).unwrap_or_default(),
+        config_ignores: config.map(|c| c.ignores(cwd)),
+        config_source: config.map(|c| c.source.clone()),
+        no_ignores: args.no_ignores,
+        context: args.context.clone(),
+        overlay: None,
+    }
+}
+
+/// `--chart-root` (each must be a directory: a typo would quietly link nothing), then the
+/// config file's `chartRoots`; absolute.
+fn chart_roots(
+    flags: &[PathBuf],
+    config: Option<&Config>,
+    cwd: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let mut roots = Vec::new();
+    for root in flags {
+        let abs = crate::walk::absolute(root, cwd);
+        if !abs.is_dir() {
+            let shown = crate::walk::os_text(root.as_os_str());
+            return Err(format!("--chart-root {shown}: no such directory"));
+        }
+        roots.push(abs);
+    }
+    for root in config.iter().flat_map(|c| &c.chart_roots) {
+        if !roots.contains(root) {
+            roots.push(root.clone());
+        }
+    }
+    Ok(roots)
+}

@@ -1,0 +1,142 @@
+//! Hosts routed through gateways: a Gateway API Gateway's routes (HTTPRoute, GRPCRoute,
+//! TLSRoute and TCPRoute hostnames, by their parentRefs) are addresses of that Gateway;
+//! an Istio (networking.istio.io) Gateway's server hosts, and those of the VirtualServices
+//! bound to it, are addresses of the LoadBalancer Services in front of the gateway pods it
+//! selects.
+
+use std::collections::HashMap;
+
+use crate::objects::{Object, Workspace};
+use crate::views::{pod_template, selector_matches, Views, VirtualServiceView};
+use crate::yaml::NodeRef;
+
+use super::address::{Address, AddressSource};
+use super::controllers::{add_new_addresses, by_name};
+use super::entry::EntryKind;
+use super::EntryPoint;
+
+/// Adds the hosts routed through each gateway to the entry points that serve them.
+pub fn link_gateway_hosts(ws: &Workspace, views: &Views<'_>, entry_points: &mut [EntryPoint]) {
+    let mut served = route_hosts(ws, views, entry_points);
+    served.extend(istio_gateway_hosts(ws, views, entry_points));
+    add_new_addresses(entry_points, served);
+}
+
+/// A host named at `node` of `object`, as an address linked by `link`. Istio hosts may be
+/// `namespace/host`; `*` alone matches anything, not an address.
+fn host_address(
+    ws: &Workspace,
+    node: NodeRef<'_>,
+    object: &Object,
+    source: AddressSource,
+    link: String,
+) -> Option<Address> {
+    let value = super::address::normalize(node.as_str()?);
+    let value = value.rsplit('/').next().unwrap_or(&value).to_string();
+    (value != "*" && !value.is_empty()).then(|| Address {
+        value,
+        source,
+        location: Some(ws.location(object, node.span())),
+        link: Some(link),
+    })
+}
+
+/// Gateway API routes' hostnames, for each Gateway entry point a parentRef names.
+fn route_hosts(
+    ws: &Workspace,
+    views: &Views<'_>,
+    entry_points: &[EntryPoint],
+) -> Vec<(usize, Address)> {
+    let mut served = Vec::new();
+    let gateways = by_name(ws, entry_points, EntryKind::Gateway);
+    for route in views.routes() {
+        let object = route.object;
+        for parent in &route.parent_refs {
+            let (Some(name), namespace) = (parent.name, parent.namespace) else {
+                continue;
+            };
+            let namespace = namespace.unwrap_or(object.namespace());
+            for &target in gateways.get(&(namespace, name)).into_iter().flatten() {
+                served.extend(route.hostnames.iter().filter_map(|&h| {
+                    let link = format!("{}, parentRef to this Gateway", object.id);
+                    host_address(ws, h, object, AddressSource::RouteHostname, link)
+                        .map(|a| (target, a))
+                }));
+            }
+        }
+    }
+    served
+}
+
+/// Istio VirtualServices by the gateways they bind to: `namespace/name`, or `name` in
+/// their own namespace.
+fn virtual_services_by_gateway<'v, 'w>(
+    views: &'v Views<'w>,
+) -> HashMap<(&'w str, &'w str), Vec<&'v VirtualServiceView<'w>>> {
+    let mut bound_to: HashMap<(&str, &str), Vec<&VirtualServiceView<'w>>> = HashMap::new();
+    for virtual_service in views.virtual_services() {
+        let own = virtual_service.object.namespace();
+        let mut refs: Vec<(&str, &str)> = virtual_service
+            .gateways
+            .iter()
+            .map(|g| g.split_once('/').unwrap_or((own, g)))
+            .collect();
+        // Bound once however often it names the gateway.
+        refs.sort_unstable();
+        refs.dedup();
+        for gateway in refs {
+            bound_to.entry(gateway).or_default().push(virtual_service);
+        }
+    }
+    bound_to
+}
+
+/// Istio Gateways: selector -> gateway pods -> the LoadBalancer Services selecting them,
+/// which serve the Gateway's hosts and its VirtualServices'.
+fn istio_gateway_hosts(
+    ws: &Workspace,
+    views: &Views<'_>,
+    entry_points: &[EntryPoint],
+) -> Vec<(usize, Address)> {
+    let mut served = Vec::new();
+    let bound_to = virtual_services_by_gateway(views);
+    for gateway in views.mesh_gateways() {
+        let object = gateway.object;
+        let mut hosts: Vec<NodeRef<'_>> = gateway.hosts.clone();
+        let mut host_objects = vec![object; hosts.len()];
+        let bound = bound_to.get(&(object.namespace(), object.name()));
+        for &virtual_service in bound.into_iter().flatten() {
+            for &host in &virtual_service.hosts {
+                hosts.push(host);
+                host_objects.push(virtual_service.object);
+            }
+        }
+        for (target, entry) in entry_points.iter().enumerate() {
+            if entry.kind != EntryKind::Service {
+                continue;
+            }
+            let fronts_gateway = entry.backends.iter().any(|&w| {
+                pod_template(ws, &ws.objects[w])
+                    .is_some_and(|t| selector_matches(gateway.selector, t.labels))
+            });
+            if fronts_gateway {
+                served.extend(hosts.iter().zip(&host_objects).filter_map(|(&h, o)| {
+                    let link = if o.id == object.id {
+                        format!(
+                            "{}, whose selector matches this Service's gateway pods",
+                            object.id
+                        )
+                    } else {
+                        format!(
+                            "{} bound to {}, whose selector matches this Service's gateway pods",
+                            o.id, object.id
+                        )
+                    };
+                    host_address(ws, h, o, AddressSource::ControllerIngressHost, link)
+                        .map(|a| (target, a))
+                }));
+            }
+        }
+    }
+    served
+}

@@ -1,0 +1,87 @@
+//! `metadata.annotations`, read the way the cloud controllers read them: the one place
+//! where an annotation's value is parsed (Go's `strconv.ParseBool`, exact text, a list of
+//! accepted values), so no rule compares an annotation value by hand.
+
+use crate::objects::{Object, Workspace};
+use crate::yaml::NodeRef;
+
+/// An object's annotations (empty when it has none).
+#[derive(Clone, Copy, Debug)]
+pub struct Annotations<'w> {
+    map: Option<NodeRef<'w>>,
+}
+
+impl<'w> Annotations<'w> {
+    pub fn of(ws: &'w Workspace, object: &Object) -> Annotations<'w> {
+        Annotations {
+            map: ws.root(object).path(&["metadata", "annotations"]),
+        }
+    }
+
+    /// The annotations written in an annotations mapping elsewhere (an ASM IstioGateway's
+    /// `spec.serviceAnnotations`, which ASM copies onto its Service).
+    pub fn in_mapping(map: Option<NodeRef<'w>>) -> Annotations<'w> {
+        Annotations { map }
+    }
+
+    /// `key` as (key node, value node), whatever its value.
+    pub fn entry(&self, key: &str) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
+        self.map?.get_entry(key)
+    }
+
+    /// The value node of `key`.
+    pub fn value(&self, key: &str) -> Option<NodeRef<'w>> {
+        self.entry(key).map(|(_, v)| v)
+    }
+
+    /// The value of `key` as text (a non-string value, which Kubernetes rejects, is `None`).
+    pub fn text(&self, key: &str) -> Option<&'w str> {
+        self.value(key)?.as_str()
+    }
+
+    /// `key` when its text is one of `accepted` exactly (controllers that compare strings).
+    pub fn value_in(&self, key: &str, accepted: &[&str]) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
+        self.entry(key)
+            .filter(|(_, v)| v.as_str().is_some_and(|text| accepted.contains(&text)))
+    }
+
+    /// `key` read with Go's `strconv.ParseBool`: `Some(Ok(b))` for its forms, `Some(Err(text))`
+    /// for text the controller rejects, `None` when the annotation is not written.
+    pub fn go_bool(&self, key: &str) -> Option<Result<bool, &'w str>> {
+        let text = self.text(key)?;
+        Some(parse_go_bool(text).ok_or(text))
+    }
+
+    /// Every annotation, as (key node, value node), in written order.
+    pub fn entries(&self) -> impl Iterator<Item = (NodeRef<'w>, NodeRef<'w>)> + 'w {
+        self.map.into_iter().flat_map(NodeRef::entries)
+    }
+}
+
+/// Go's `strconv.ParseBool`: `1`, `t`, `T`, `TRUE`, `true`, `True` are true; `0`, `f`, `F`,
+/// `FALSE`, `false`, `False` false; anything else (`yes`, ` true`, `tRUE`) an error.
+pub fn parse_go_bool(text: &str) -> Option<bool> {
+    match text {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_go_bool;
+
+    #[test]
+    fn go_parse_bool_forms() {
+        for text in ["1", "t", "T", "TRUE", "true", "True"] {
+            assert_eq!(parse_go_bool(text), Some(true), "{text}");
+        }
+        for text in ["0", "f", "F", "FALSE", "false", "False"] {
+            assert_eq!(parse_go_bool(text), Some(false), "{text}");
+        }
+        for text in ["", "yes", "on", "tRUE", " true", "true ", "2"] {
+            assert_eq!(parse_go_bool(text), None, "{text}");
+        }
+    }
+}

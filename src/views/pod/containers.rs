@@ -1,0 +1,192 @@
+//! What a pod's containers say: the values the pod may dial (env values, args, commands,
+//! probe hosts, hostAliases), their images, and the ConfigMap and Secret keys they read.
+
+use crate::yaml::NodeRef;
+
+use super::PodTemplate;
+
+/// Where in the pod a value is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Site<'w> {
+    /// An `env[].value`, with the variable's name.
+    Env(&'w str),
+    Arg,
+    Command,
+    /// `httpGet.host` of a liveness, readiness or startup probe.
+    Probe,
+    /// `hostAliases[].ip`.
+    HostAlias,
+}
+
+/// Where a pod reads configuration from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Store {
+    ConfigMap,
+    Secret,
+}
+
+/// The field names that refer to a store in a pod spec.
+struct Refs {
+    env_from: &'static str,
+    key_ref: &'static str,
+    volume: &'static str,
+    /// The name field of a volume source (`secret` volumes say `secretName`).
+    volume_name: &'static str,
+}
+
+impl Store {
+    fn refs(self) -> Refs {
+        match self {
+            Store::ConfigMap => Refs {
+                env_from: "configMapRef",
+                key_ref: "configMapKeyRef",
+                volume: "configMap",
+                volume_name: "name",
+            },
+            Store::Secret => Refs {
+                env_from: "secretRef",
+                key_ref: "secretKeyRef",
+                volume: "secret",
+                volume_name: "secretName",
+            },
+        }
+    }
+}
+
+/// One container of a pod template.
+#[derive(Clone, Copy, Debug)]
+pub struct Container<'w> {
+    pub node: NodeRef<'w>,
+}
+
+impl<'w> Container<'w> {
+    pub fn image(&self) -> Option<&'w str> {
+        self.node.get("image")?.as_str()
+    }
+
+    /// `command` then `args`, the strings only.
+    pub fn words(&self) -> Vec<&'w str> {
+        ["command", "args"]
+            .into_iter()
+            .flat_map(|k| self.list(k))
+            .filter_map(|n| n.as_str())
+            .collect()
+    }
+
+    fn list(&self, key: &str) -> impl Iterator<Item = NodeRef<'w>> {
+        self.node.get(key).into_iter().flat_map(NodeRef::items)
+    }
+}
+
+impl<'w> PodTemplate<'w> {
+    /// `spec.containers[]` (not init or ephemeral ones).
+    pub fn containers(&self) -> impl Iterator<Item = Container<'w>> {
+        self.list("containers").map(|node| Container { node })
+    }
+
+    /// Init, regular and ephemeral containers, in that order.
+    pub fn all_containers(&self) -> impl Iterator<Item = Container<'w>> {
+        let spec = self.spec;
+        ["initContainers", "containers", "ephemeralContainers"]
+            .into_iter()
+            .flat_map(move |key| spec.get(key).into_iter().flat_map(NodeRef::items))
+            .map(|node| Container { node })
+    }
+
+    fn list(&self, key: &str) -> impl Iterator<Item = NodeRef<'w>> {
+        self.spec.get(key).into_iter().flat_map(NodeRef::items)
+    }
+
+    /// Every value the pod may dial, where it is written: each container's env values,
+    /// args, commands and probe hosts, then the hostAliases' IPs (a pod that maps a name to
+    /// an address calls that address for the name).
+    pub fn values(&self) -> Vec<(NodeRef<'w>, Site<'w>)> {
+        let mut out = Vec::new();
+        for container in self.all_containers() {
+            for env in container.list("env") {
+                if let Some(value) = env.get("value") {
+                    let name = env.get("name").and_then(|n| n.as_str()).unwrap_or("");
+                    out.push((value, Site::Env(name)));
+                }
+            }
+            for (key, site) in [("args", Site::Arg), ("command", Site::Command)] {
+                out.extend(container.list(key).map(|item| (item, site.clone())));
+            }
+            for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+                if let Some(host) = container.node.path(&[probe, "httpGet", "host"]) {
+                    out.push((host, Site::Probe));
+                }
+            }
+        }
+        for alias in self.list("hostAliases") {
+            if let Some(ip) = alias.get("ip") {
+                out.push((ip, Site::HostAlias));
+            }
+        }
+        out
+    }
+
+    /// `hostAliases[]` as (ip, hostnames).
+    pub fn host_aliases(&self) -> Vec<(Option<&'w str>, Vec<&'w str>)> {
+        self.list("hostAliases")
+            .map(|alias| {
+                let ip = alias.get("ip").and_then(|ip| ip.as_str());
+                let names = alias.get("hostnames").into_iter().flat_map(NodeRef::items);
+                (ip, names.filter_map(|n| n.as_str()).collect())
+            })
+            .collect()
+    }
+
+    /// The stores of `store`'s kind the pod reads: `(name, Some(key))` for one key, `(name,
+    /// None)` for every key. `envFrom` and a volume without `items:` read every key;
+    /// `configMapKeyRef`/`secretKeyRef` and a volume with `items:` only those.
+    pub fn consumed(&self, store: Store) -> Vec<(&'w str, Option<&'w str>)> {
+        let refs = store.refs();
+        let text = |node: Option<NodeRef<'w>>| node.and_then(|n| n.as_str());
+        let mut out = Vec::new();
+        for key in ["initContainers", "containers"] {
+            for container in self.list(key).map(|node| Container { node }) {
+                for from in container.list("envFrom") {
+                    if let Some(name) = text(from.path(&[refs.env_from, "name"])) {
+                        out.push((name, None));
+                    }
+                }
+                for env in container.list("env") {
+                    let key_ref = env.path(&["valueFrom", refs.key_ref]);
+                    let name = text(key_ref.and_then(|r| r.get("name")));
+                    let key = text(key_ref.and_then(|r| r.get("key")));
+                    if let (Some(name), Some(key)) = (name, key) {
+                        out.push((name, Some(key)));
+                    }
+                }
+            }
+        }
+        // A volume with `items:` mounts only the keys it lists; without, every key.
+        let mut mounted = |source: Option<NodeRef<'w>>, name_field: &str| {
+            let Some(name) = text(source.and_then(|c| c.get(name_field))) else {
+                return;
+            };
+            match source.and_then(|c| c.get("items")) {
+                Some(items) => out.extend(
+                    items
+                        .items()
+                        .filter_map(|item| item.get("key")?.as_str())
+                        .map(|key| (name, Some(key))),
+                ),
+                None => out.push((name, None)),
+            }
+        };
+        for volume in self.list("volumes") {
+            mounted(volume.get(refs.volume), refs.volume_name);
+            for source in volume
+                .path(&["projected", "sources"])
+                .into_iter()
+                .flat_map(NodeRef::items)
+            {
+                // Projected sources name a Secret by `name`, like a ConfigMap.
+                mounted(source.get(refs.volume), "name");
+            }
+        }
+        out
+    }
+}
