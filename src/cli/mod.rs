@@ -288,7 +288,7 @@ fn run_explain(key: &str) -> i32 {
         }
         None => {
             let keys = crate::rules::rule_keys();
-            let suggestion = profile::suggest::did_you_mean(key, &keys);
+            let suggestion = crate::settings::suggest::did_you_mean(key, &keys);
             match suggestion {
                 Some(s) => fail(format!(
                     "unknown rule `{key}`; did you mean `{s}`? (see `lblint rules`)"

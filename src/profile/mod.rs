@@ -32,8 +32,6 @@ pub use template::init_template;
 
 /// Profiles are hand-written and small; anything bigger is a mistake or an attack.
 pub const MAX_PROFILE_BYTES: usize = crate::settings::MAX_BYTES;
-/// The settings kit's parser options, where `report/sarif` has always found them.
-pub(crate) use crate::settings::yaml_options;
 
 #[cfg(test)]
 mod tests;
