@@ -2,6 +2,7 @@
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::{Caller, EntryKind};
+use crate::rules::family::proxy_protocol::members;
 use crate::rules::{Context, Rule, RuleMeta};
 
 pub use crate::rules::meta::K8S001 as META;
@@ -144,7 +145,7 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         (Some(host), EntryKind::Service)
             if entry
                 .provider
-                .is_some_and(super::no_short_circuit::proxy_protocol_family) =>
+                .is_some_and(members::is_member) =>
         {
             format!(
                 "call `{host}` instead: in-cluster traffic then goes straight to a backend pod, with no \

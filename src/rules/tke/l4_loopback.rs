@@ -10,7 +10,10 @@ use crate::objects::{pod_template, Object, ObjectId, Workspace};
 use crate::profile::{NodePool, NodeType, Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
 
-use super::*;
+use crate::rules::verdict::{call_by_name, calls_first, weigh, with_callers};
+
+use super::{listeners, Section, EXISTED_LB, INSTANCE_TYPE_LABEL, INTERNAL_SUBNET};
+use super::{PREVENT_LOOPBACK, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
 
 pub use crate::rules::meta::TKE001 as META;
 
@@ -105,7 +108,7 @@ fn check_service(
     }
 
     let name = service.name();
-    let callers = crate::rules::calls_first(cx.model.callers_of(entry_index));
+    let callers = calls_first(cx.model.callers_of(entry_index));
     // The loopback needs a caller and a backend on the same regular or native node.
     let sharing = callers
         .iter()
@@ -168,7 +171,7 @@ fn check_service(
         )
     };
     let (severity, message) = match sharing.0 {
-        Some(caller) => crate::rules::weigh(severity, caller, message),
+        Some(caller) => weigh(severity, caller, message),
         None => (severity, message),
     };
 
@@ -195,9 +198,9 @@ fn check_service(
         );
     }
     if !callers.is_empty() {
-        diagnostic = diagnostic.with_suggestion(crate::rules::call_by_name(service));
+        diagnostic = diagnostic.with_suggestion(call_by_name(service));
     }
-    let mut diagnostic = crate::rules::with_callers(diagnostic, ws, callers, "CLB address");
+    let mut diagnostic = with_callers(diagnostic, ws, callers, "CLB address");
     diagnostic.fix = prevent_loopback_fix(ws, service);
     Some(diagnostic)
 }

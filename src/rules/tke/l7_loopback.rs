@@ -7,7 +7,10 @@ use crate::objects::pod_template;
 use crate::profile::{NodePool, NodeType, Provider};
 use crate::rules::{Context, Rule, RuleMeta};
 
-use super::*;
+use crate::rules::verdict::{calls_first, weigh, with_callers};
+
+use super::{ingress_listeners, listener_for, listeners, Section, INSTANCE_TYPE_LABEL};
+use super::{L7_SNAT_FIELD_SINCE, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
 
 pub use crate::rules::meta::TKE002 as META;
 
@@ -98,7 +101,7 @@ pub(crate) fn diagnostic(
         Some(pools) if pools.iter().all(|p| p.node_type == Some(NodeType::Super)) => return None,
         _ => Fit::Unknown,
     };
-    let callers = crate::rules::calls_first(cx.model.callers_of(index));
+    let callers = calls_first(cx.model.callers_of(index));
     // The L7 CLB forwards to a NodePort on any node: a caller on a regular or native node
     // can be sent back to its own node.
     let exposed = callers
@@ -139,7 +142,7 @@ pub(crate) fn diagnostic(
         ),
     };
     let (severity, message) = match exposed {
-        Some(caller) => crate::rules::weigh(severity, caller, message),
+        Some(caller) => weigh(severity, caller, message),
         None => (severity, message),
     };
     let field = match cx.profile.ingress_controller().value {
@@ -183,5 +186,5 @@ pub(crate) fn diagnostic(
             listeners.join(", ")
         ));
     d = d.on(ingress);
-    Some(crate::rules::with_callers(d, ws, callers, "CLB host"))
+    Some(with_callers(d, ws, callers, "CLB host"))
 }

@@ -10,7 +10,7 @@ use crate::profile::{Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
 
 use super::l7_loopback::{self, is_clb_ingress, l7_snat_on_every_listener};
-use super::*;
+use super::{L7_SNAT_FIELD_SINCE, PREVENT_LOOPBACK, SEED_DOC};
 
 pub use crate::rules::meta::TKE003 as L7_META;
 

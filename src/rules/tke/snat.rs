@@ -8,7 +8,7 @@ use crate::profile::version::at_least;
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
-use super::*;
+use super::{listeners, Section, L7_SNAT_FIELD_SINCE, SEED_DOC};
 
 pub use crate::rules::meta::TKE005 as ALLOWLIST_META;
 

@@ -1,6 +1,10 @@
 //! VKE003 vke-proxy-mode-prerequisites: `Proxy` on a cluster that lacks a prerequisite.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::profile::{version, Fact};
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::{proxy_services, to_vip_fix, IP_MODE, SEED_DOC};
 
 pub use crate::rules::meta::VKE003 as META;
 
@@ -151,9 +155,7 @@ impl Rule for ProxyPrerequisites {
                     );
                 }
             }
-            let mut d = d.on(object);
-            d.fix = to_vip_fix(cx.ws, object, value);
-            out.push(d);
+            out.push(d.on(object).with_fix(to_vip_fix(cx.ws, object, value)));
         }
     }
 }
