@@ -2,7 +2,8 @@
 //! cluster. A member of the internal-LB family on its own verdict (`rules::family::internal_lb`).
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::EntryId;
+use crate::model::views::ServiceView;
+use crate::model::{Caller, EntryId, EntryPoint};
 use crate::objects::{Object, Workspace};
 use crate::rules::verdict::{calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
@@ -35,83 +36,114 @@ impl Rule for NlbHairpin {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        let ws = cx.ws;
         for (index, entry, service, view) in load_balancers(cx) {
-            let quic: Vec<i64> = annotation(ws, service, "quic-enabled-ports")
-                .map(|(_, v)| v.split(',').filter_map(|p| p.trim().parse().ok()).collect())
-                .unwrap_or_default();
-            let (nlb, maybe) = match made(cx, entry, service, view) {
-                Made::Nlb(nlb) => (nlb, None),
-                Made::Maybe(why) => (Nlb::Controller { ip_targets: false }, Some(why)),
-                Made::NotNlb => continue,
-            };
-            // The first port whose target group keeps the client IP, and whether it can opt out.
-            let mut kept = None;
-            for port in &view.ports {
-                let always =
-                    port.protocol_is("UDP") || port.port.is_some_and(|p| quic.contains(&p));
-                let preserved = always
-                    || match (&nlb, preservation_set(ws, service, port.port)) {
-                        (_, Some(set)) => set,
-                        (Nlb::Controller { ip_targets: true }, None) => false,
-                        _ => true,
-                    };
-                if preserved {
-                    kept = Some((port, always));
-                    break;
-                }
+            if let Some(hairpin) = hairpin(cx, entry, service, view) {
+                report(cx, index, service, &hairpin, out);
             }
-            let Some((port, always)) = kept else {
-                continue;
-            };
-            report_hairpin(
-                cx,
-                index,
-                service,
-                &nlb,
-                maybe,
-                (port.node, port.port),
-                always,
-                out,
-            );
         }
     }
 }
 
-/// `maybe`: whether the Service becomes an NLB hangs on this fact. `port`: the first port
-/// whose target group keeps the client IP; `always`: it cannot opt out (UDP, QUIC).
-#[allow(clippy::too_many_arguments)]
-fn report_hairpin(
+/// EKS001's verdict on one Service, before it is worded.
+struct Hairpin<'w> {
+    nlb: Nlb,
+    /// Whether the Service becomes an NLB hangs on this fact.
+    maybe: Option<String>,
+    /// The first port whose target group keeps the client IP: its node and number.
+    port: (NodeRef<'w>, Option<i64>),
+    /// That port cannot opt out (UDP, QUIC).
+    always: bool,
+}
+
+/// `None` unless the Service gets (or may get) an NLB with a port that keeps the client IP.
+fn hairpin<'w>(
+    cx: &Context<'w>,
+    entry: &EntryPoint,
+    service: &Object,
+    view: &ServiceView<'w>,
+) -> Option<Hairpin<'w>> {
+    let ws = cx.ws;
+    let quic: Vec<i64> = annotation(ws, service, "quic-enabled-ports")
+        .map(|(_, v)| v.split(',').filter_map(|p| p.trim().parse().ok()).collect())
+        .unwrap_or_default();
+    let (nlb, maybe) = match made(cx, entry, service, view) {
+        Made::Nlb(nlb) => (nlb, None),
+        Made::Maybe(why) => (Nlb::Controller { ip_targets: false }, Some(why)),
+        Made::NotNlb => return None,
+    };
+    // The first port whose target group keeps the client IP, and whether it can opt out.
+    view.ports.iter().find_map(|port| {
+        let always = port.protocol_is("UDP") || port.port.is_some_and(|p| quic.contains(&p));
+        let preserved = always
+            || match (&nlb, preservation_set(ws, service, port.port)) {
+                (_, Some(set)) => set,
+                (Nlb::Controller { ip_targets: true }, None) => false,
+                _ => true,
+            };
+        preserved.then(|| Hairpin {
+            nlb: nlb.clone(),
+            maybe: maybe.clone(),
+            port: (port.node, port.port),
+            always,
+        })
+    })
+}
+
+fn report(
     cx: &Context<'_>,
     index: EntryId,
     service: &Object,
-    nlb: &Nlb,
-    maybe: Option<String>,
-    (port_node, port): (NodeRef<'_>, Option<i64>),
-    always: bool,
+    hairpin: &Hairpin<'_>,
     out: &mut Vec<Diagnostic>,
 ) {
+    let ws = cx.ws;
+    let callers = calls_first(cx.model.callers_of(index));
+    let (severity, message) = words(cx, service, hairpin, callers.first().copied());
+    let d = META
+        .diagnostic(
+            severity,
+            ws.location(service, hairpin.port.0.span()),
+            message,
+        )
+        .with_help(format!(
+            "{}. See {TROUBLESHOOTING} and {LBC_DOC}",
+            ways_out(hairpin)
+        ))
+        .on(service);
+    out.push(with_callers(d, ws, callers.iter().copied(), "address"));
+}
+
+/// The severity and message: a warning when the NLB itself is unsure; an error when a pod
+/// calls it (a warning if internet-facing), weighed by the evidence; else a warning.
+fn words(
+    cx: &Context<'_>,
+    service: &Object,
+    hairpin: &Hairpin<'_>,
+    first: Option<&Caller>,
+) -> (Severity, String) {
     let ws = cx.ws;
     let name = service.name();
     let internet_facing =
         annotation(ws, service, "scheme").map(|(_, v)| v) == Some("internet-facing");
-    let port_text = port.map_or_else(|| "a port".to_string(), |p| format!("port {p}"));
-    let kind = match nlb {
+    let port_text = hairpin
+        .port
+        .1
+        .map_or_else(|| "a port".to_string(), |p| format!("port {p}"));
+    let kind = match hairpin.nlb {
         Nlb::InTree => "the in-tree controller's NLB (`aws-load-balancer-type: nlb`), which keeps the client IP",
         Nlb::Controller { ip_targets: false } => "an NLB with instance targets, which keep the client IP by default",
         Nlb::Controller { ip_targets: true } => "an NLB with IP targets",
     };
-    let why_kept = if always {
+    let why_kept = if hairpin.always {
         format!("{port_text} is UDP or QUIC, whose target groups always keep the client IP")
     } else {
         format!("its target group for {port_text} keeps the client IP")
     };
-    let callers = calls_first(cx.model.callers_of(index));
     let what = format!(
         "Service `{name}` gets {kind}; {why_kept}, and such a load balancer cannot send a target's own call back to \
          it (\"Load balancers with client IP preservation enabled do not support hairpinning or loopback\")"
     );
-    let (severity, message) = match (&maybe, callers.first()) {
+    match (&hairpin.maybe, first) {
         (Some(why), first) => (
             Severity::Warning,
             format!(
@@ -146,12 +178,16 @@ fn report_hairpin(
                  that an ingress controller behind it serves, times out whenever the NLB picks the caller's own node."
             ),
         ),
-    };
-    let fix = if always {
+    }
+}
+
+/// The ways out this NLB allows.
+fn ways_out(hairpin: &Hairpin<'_>) -> String {
+    if hairpin.always {
         "call the Service by its in-cluster name from inside the cluster: UDP and QUIC target groups cannot turn \
          client IP preservation off"
             .to_string()
-    } else if *nlb == Nlb::InTree {
+    } else if hairpin.nlb == Nlb::InTree {
         "move the Service to the AWS Load Balancer Controller (`aws-load-balancer-type: external`) with \
          `aws-load-balancer-nlb-target-type: ip`, or call the Service by its in-cluster name from inside the \
          cluster: the in-tree controller cannot turn client IP preservation off (kubernetes/cloud-provider-aws#1160)"
@@ -164,10 +200,5 @@ fn report_hairpin(
             key("target-group-attributes"),
             key("nlb-target-type")
         )
-    };
-    let d = META
-        .diagnostic(severity, ws.location(service, port_node.span()), message)
-        .with_help(format!("{fix}. See {TROUBLESHOOTING} and {LBC_DOC}"))
-        .on(service);
-    out.push(with_callers(d, ws, callers.iter().copied(), "address"));
+    }
 }

@@ -99,10 +99,10 @@ fn check(cx: &Context<'_>, judge: Judge, out: &mut Vec<Diagnostic>) {
         let Some(verdict) = Verdict::of(cx, judge, index, entry, &gap) else {
             continue;
         };
-        let Some((severity, message)) = verdict.words(cx, object) else {
+        let Some(words) = verdict.words(cx, object) else {
             continue;
         };
-        out.push(verdict.finding(cx, object, policy, severity, message));
+        out.push(verdict.finding(cx, object, policy, words));
     }
 }
 
@@ -242,8 +242,7 @@ impl<'v> Verdict<'v> {
         cx: &Context<'_>,
         object: &Object,
         policy: NodeRef<'_>,
-        severity: Severity,
-        message: String,
+        (severity, message): (Severity, String),
     ) -> Diagnostic {
         let ws = cx.ws;
         let lb = self.judge.lb();
