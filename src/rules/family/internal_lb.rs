@@ -141,7 +141,7 @@ fn words(
 // own internal load balancer fails. Floating IP (`azure-disable-load-balancer-floating-ip`)
 // and `azure-pip-*` carry no hairpin text and are not linted.
 
-pub const AKS_INTERNAL: &str = "service.beta.kubernetes.io/azure-load-balancer-internal";
+const AKS_INTERNAL: &str = "service.beta.kubernetes.io/azure-load-balancer-internal";
 const AKS_COMPONENTS_DOC: &str = "https://learn.microsoft.com/en-us/azure/load-balancer/components";
 
 /// AKS001 aks-internal-lb-in-cluster.
@@ -195,7 +195,7 @@ impl Rule for InternalLbInCluster {
 // `internalTrafficPolicy` on GKE Dataplane V2 needs a profile fact for Dataplane V2, which
 // the profile does not have: not linted.
 
-pub const GKE_LOAD_BALANCER_TYPE: &str = "networking.gke.io/load-balancer-type";
+const GKE_LOAD_BALANCER_TYPE: &str = "networking.gke.io/load-balancer-type";
 const GKE_ILB_DOC: &str =
     "https://cloud.google.com/kubernetes-engine/docs/how-to/internal-load-balancing";
 

@@ -391,7 +391,7 @@ pub const CCE_PASS_THROUGH: &str = "kubernetes.io/elb.pass-through";
 /// The values that turn pass-through on: `true`, and `onlyLocal`, which CCE writes itself
 /// with node-level (Local) affinity.
 pub const CCE_PASS_THROUGH_ON: &[&str] = &["true", "onlyLocal"];
-pub const CCE_SERVICE_DOC: &str =
+const CCE_SERVICE_DOC: &str =
     "https://support.huaweicloud.com/intl/en-us/usermanual-cce/cce_10_0355.html";
 
 /// A LoadBalancer Service the CCE controller handles: written for CCE (or on a CCE

@@ -14,7 +14,7 @@ use crate::yaml::NodeRef;
 
 use super::{no_ip_mode_fix, Feature, Hostname, ProxyProvider};
 
-pub const PREFIX: &str = "service.beta.kubernetes.io/do-loadbalancer-";
+const PREFIX: &str = "service.beta.kubernetes.io/do-loadbalancer-";
 pub const HOSTNAME: &str = "service.beta.kubernetes.io/do-loadbalancer-hostname";
 pub const DOC: &str =
     "DigitalOcean cloud controller manager, docs/controllers/services/annotations.md \
