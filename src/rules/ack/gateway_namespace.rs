@@ -1,6 +1,9 @@
 //! ACK004 ack-istio-gateway-namespace: an ASM IstioGateway outside `istio-system`.
 
-use super::*;
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::rules::{edit, Context, Rule, RuleMeta};
+
+use super::{is_istio_gateway, GATEWAY_DOC, ISTIO_NAMESPACE};
 
 pub use crate::rules::meta::ACK004 as META;
 
@@ -21,9 +24,8 @@ impl Rule for GatewayNamespace {
             );
             let d = match namespace.and_then(|n| n.as_str().map(|s| (n, s))) {
                 Some((_, ns)) if ns == ISTIO_NAMESPACE => continue,
-                Some((node, ns)) => {
-                    let mut d = META
-                        .diagnostic(
+                Some((node, ns)) => META
+                    .diagnostic(
                             Severity::Error,
                             ws.location(object, node.span()),
                             format!(
@@ -32,18 +34,16 @@ impl Rule for GatewayNamespace {
                                 object.name()
                             ),
                         )
-                        .with_help(help);
-                    d.fix = edit::replace_scalar(
-                        ws,
-                        object,
-                        node,
-                        ISTIO_NAMESPACE,
-                        format!("move the IstioGateway to `{ISTIO_NAMESPACE}`"),
-                        // Applying it creates a new object; the old one stays until deleted.
-                        Applicability::Unsafe,
-                    );
-                    d
-                }
+                        .with_help(help)
+                        .with_fix(edit::replace_scalar(
+                            ws,
+                            object,
+                            node,
+                            ISTIO_NAMESPACE,
+                            format!("move the IstioGateway to `{ISTIO_NAMESPACE}`"),
+                            // Applying it creates a new object; the old one stays until deleted.
+                            Applicability::Unsafe,
+                        )),
                 None => {
                     let at = ws.name_node(object);
                     META.diagnostic(

@@ -1,6 +1,9 @@
 //! VKE001 vke-ip-mode-invalid: the IP-mode annotation has a value other than `VIP` or `Proxy`.
 
-use super::*;
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::rules::{edit, Context, Rule, RuleMeta};
+
+use super::{ip_mode, is_service, valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
 pub use crate::rules::meta::VKE001 as META;
 
@@ -46,7 +49,7 @@ impl Rule for IpModeInvalid {
                      changed after the Service is created. See {SEED_DOC}"
                 ));
             if let Some(near) = near {
-                d.fix = edit::replace_scalar(
+                d = d.with_fix(edit::replace_scalar(
                     ws,
                     object,
                     value,
@@ -54,7 +57,7 @@ impl Rule for IpModeInvalid {
                     format!("set `{IP_MODE}` to `{near}`"),
                     // The mode is fixed at creation: an existing Service keeps its mode.
                     Applicability::Unsafe,
-                );
+                ));
             }
             out.push(d.on(object));
         }

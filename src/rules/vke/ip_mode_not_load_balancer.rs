@@ -1,6 +1,9 @@
 //! VKE002 vke-ip-mode-without-load-balancer: the annotation on a Service that gets no CLB.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::{ip_mode, IP_MODE, SEED_DOC};
 
 pub use crate::rules::meta::VKE002 as META;
 

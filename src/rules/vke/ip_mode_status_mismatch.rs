@@ -1,7 +1,12 @@
 //! VKE005 vke-ip-mode-changed: the annotation disagrees with the IP mode in the
 //! Service's status; the mode cannot be changed after creation.
 
-use super::*;
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::model::EntryKind;
+use crate::profile::Provider;
+use crate::rules::{edit, Context, Rule, RuleMeta};
+
+use super::{ip_mode, valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
 pub use crate::rules::meta::VKE005 as META;
 
@@ -74,14 +79,14 @@ impl Rule for IpModeStatusMismatch {
                 }
                 let mut d = d.on(object);
                 if let (Some((_, value)), true) = (annotation, VALID_MODES.contains(&actual)) {
-                    d.fix = edit::replace_scalar(
+                    d = d.with_fix(edit::replace_scalar(
                         ws,
                         object,
                         value,
                         actual,
                         format!("set `{IP_MODE}` back to `{actual}`, the mode the Service has"),
                         Applicability::Unsafe,
-                    );
+                    ));
                 }
                 out.push(d);
             }

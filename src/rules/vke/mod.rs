@@ -9,14 +9,13 @@ pub mod ip_mode_status_mismatch;
 pub mod proxy_prerequisites;
 pub mod proxy_same_node;
 
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::model::{EntryId, EntryKind, EntryPoint, Fit};
+use crate::diagnostic::{Applicability, Fix};
+use crate::model::{EntryId, EntryKind, EntryPoint};
 use crate::objects::{Object, Workspace};
-use crate::profile::{version, Fact, Provider};
-use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::rules::{edit, Context};
 use crate::yaml::NodeRef;
 
-pub const IP_MODE: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-ip-mode";
+pub use crate::rules::family::kube_proxy::VKE_IP_MODE as IP_MODE;
 /// The vendor doc's valid values, spelled as it spells them (`VIP` is the default).
 pub const VALID_MODES: [&str; 2] = ["VIP", "Proxy"];
 pub const SEED_DOC: &str =
