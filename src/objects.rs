@@ -217,11 +217,6 @@ impl Workspace {
             .unwrap_or_else(|| self.root(object))
     }
 
-    /// `metadata.annotations[key]` as (key node, value node).
-    pub fn annotation(&self, object: &Object, key: &str) -> Option<(NodeRef<'_>, NodeRef<'_>)> {
-        self.metadata(object, "annotations")?.get_entry(key)
-    }
-
     pub fn spec(&self, object: &Object) -> Option<NodeRef<'_>> {
         self.root(object).get("spec")
     }

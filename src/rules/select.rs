@@ -2,10 +2,9 @@
 //! Services a provider's controller handles, and annotation values compared as written.
 
 use crate::model::{EntryId, EntryKind, EntryPoint};
-use crate::objects::{Object, Workspace};
+use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::Context;
-use crate::yaml::NodeRef;
 
 /// LoadBalancer Services that `provider`'s controller handles: annotated for it (or on its
 /// profile), and not claimed by another controller's `loadBalancerClass` (K8S012 says so).
@@ -26,22 +25,4 @@ pub fn services_of<'c>(
                 .is_some_and(|s| s.is_load_balancer())
         })
         .map(|(i, e)| (i, e, &cx.ws.objects[e.object]))
-}
-
-/// The annotation `key` when its value is one of `values` (compared as written).
-pub fn annotation_in<'w>(
-    ws: &'w Workspace,
-    object: &Object,
-    key: &str,
-    values: &[&str],
-) -> Option<NodeRef<'w>> {
-    let (k, v) = ws.annotation(object, key)?;
-    v.as_str().filter(|v| values.contains(v)).map(|_| k)
-}
-
-/// The annotation `key` when it is written with a non-empty value.
-pub fn annotation_set<'w>(ws: &'w Workspace, object: &Object, key: &str) -> Option<&'w str> {
-    ws.annotation(object, key)
-        .and_then(|(_, v)| v.as_str())
-        .filter(|v| !v.trim().is_empty())
 }

@@ -45,6 +45,22 @@ impl<'w> Annotations<'w> {
             .filter(|(_, v)| v.as_str().is_some_and(|text| accepted.contains(&text)))
     }
 
+    /// The key node of `key` when its text is one of `accepted` exactly.
+    pub fn key_if_in(&self, key: &str, accepted: &[&str]) -> Option<NodeRef<'w>> {
+        self.value_in(key, accepted).map(|(k, _)| k)
+    }
+
+    /// The text of `key` when it is written and not blank.
+    pub fn non_empty(&self, key: &str) -> Option<&'w str> {
+        self.text(key).filter(|v| !v.trim().is_empty())
+    }
+
+    /// `key` as (key node, text) when its value is a string.
+    pub fn text_entry(&self, key: &str) -> Option<(NodeRef<'w>, &'w str)> {
+        let (k, v) = self.entry(key)?;
+        Some((k, v.as_str()?))
+    }
+
     /// `key` read with Go's `strconv.ParseBool`: `Some(Ok(b))` for its forms, `Some(Err(text))`
     /// for text the controller rejects, `None` when the annotation is not written.
     pub fn go_bool(&self, key: &str) -> Option<Result<bool, &'w str>> {

@@ -12,6 +12,7 @@ use crate::model::{EntryId, EntryKind, EntryPoint};
 use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::Context;
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 pub use crate::rules::family::local_policy::{
@@ -30,7 +31,9 @@ fn is_istio_gateway(object: &Object) -> bool {
 /// `spec.serviceAnnotations` entry.
 fn backend_type<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
     match entry.kind {
-        EntryKind::Service => cx.ws.annotation(&cx.ws.objects[entry.object], BACKEND_TYPE),
+        EntryKind::Service => {
+            Annotations::of(cx.ws, &cx.ws.objects[entry.object]).entry(BACKEND_TYPE)
+        }
         EntryKind::IstioGateway => cx
             .views
             .istio_gateway(entry.object)?

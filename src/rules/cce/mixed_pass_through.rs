@@ -9,6 +9,7 @@ use crate::profile::{Provider, ProxyMode};
 use crate::rules::family::local_policy::{CCE_PASS_THROUGH as PASS_THROUGH, CCE_PASS_THROUGH_ON};
 use crate::rules::select::services_of;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{BEST_PRACTICE, ELB_ID};
@@ -65,13 +66,13 @@ impl Rule for MixedPassThrough {
         };
         let mut by_elb: BTreeMap<&str, Vec<OnElb<'_>>> = BTreeMap::new();
         for (_, _, service) in services_of(cx, Provider::Cce) {
-            let Some((id_key, id)) = ws.annotation(service, ELB_ID) else {
+            let Some((id_key, id)) = Annotations::of(ws, service).entry(ELB_ID) else {
                 continue;
             };
             let Some(id) = id.as_str().map(str::trim).filter(|id| !id.is_empty()) else {
                 continue;
             };
-            let written = ws.annotation(service, PASS_THROUGH);
+            let written = Annotations::of(ws, service).entry(PASS_THROUGH);
             by_elb.entry(id).or_default().push(OnElb {
                 service,
                 at: written.map_or(id_key, |(key, _)| key),

@@ -9,6 +9,7 @@ use crate::rules::select::services_of;
 use crate::rules::verdict::with_callers;
 use crate::rules::verdict::{call_by_name, calls_first, shares_node, sharing_unknown_why};
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 use super::{pass_through, BEST_PRACTICE};
 
@@ -58,8 +59,8 @@ impl Rule for PassThroughSameNode {
                     sharing_unknown_why(cx, entry)
                 ),
             };
-            let value = ws
-                .annotation(service, PASS_THROUGH)
+            let value = Annotations::of(ws, service)
+                .entry(PASS_THROUGH)
                 .and_then(|(_, v)| v.as_str())
                 .unwrap_or("true");
             let message = format!(

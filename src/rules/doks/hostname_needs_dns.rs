@@ -6,6 +6,7 @@ use crate::profile::Provider;
 use crate::rules::family::proxy_protocol::doks::{DOC, HOSTNAME};
 use crate::rules::select::services_of;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 pub use crate::rules::meta::DOKS002 as META;
 
@@ -19,7 +20,7 @@ impl Rule for HostnameNeedsDns {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for (_, _, service) in services_of(cx, Provider::Doks) {
-            let Some((at, value)) = ws.annotation(service, HOSTNAME) else {
+            let Some((at, value)) = Annotations::of(ws, service).entry(HOSTNAME) else {
                 continue;
             };
             let Some(host) = value.as_str().filter(|v| !v.trim().is_empty()) else {

@@ -12,11 +12,11 @@ pub mod proxy_protocol_instance_local;
 
 use crate::model::views::ServiceView;
 use crate::model::{EntryId, EntryKind, EntryPoint};
-use crate::objects::{Object, Workspace};
+use crate::objects::Object;
 use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::Context;
-use crate::yaml::NodeRef;
+use crate::views::Annotations;
 
 pub use crate::rules::family::internal_lb::NLB_CLASS;
 
@@ -32,15 +32,6 @@ const LBC_DOC: &str =
 
 fn key(suffix: &str) -> String {
     format!("{PREFIX}{suffix}")
-}
-
-fn annotation<'w>(
-    ws: &'w Workspace,
-    object: &Object,
-    suffix: &str,
-) -> Option<(NodeRef<'w>, &'w str)> {
-    let (k, v) = ws.annotation(object, &key(suffix))?;
-    Some((k, v.as_str()?))
 }
 
 /// Which controller makes the load balancer, and what it is.
@@ -87,8 +78,12 @@ fn webhook_runs(cx: &Context<'_>) -> Gate {
 fn made(cx: &Context<'_>, entry: &EntryPoint, service: &Object, view: &ServiceView<'_>) -> Made {
     let ws = cx.ws;
     let class = view.load_balancer_class.and_then(|c| c.as_str());
-    let lb_type = annotation(ws, service, "type").map(|(_, v)| v);
-    let target_type = annotation(ws, service, "nlb-target-type").map(|(_, v)| v);
+    let lb_type = Annotations::of(ws, service)
+        .text_entry(&key("type"))
+        .map(|(_, v)| v);
+    let target_type = Annotations::of(ws, service)
+        .text_entry(&key("nlb-target-type"))
+        .map(|(_, v)| v);
     let controller = |ip: bool| {
         Made::Nlb(Nlb::Controller {
             ip_targets: ip || target_type == Some("ip"),

@@ -7,9 +7,10 @@ use crate::model::{Caller, EntryId, EntryPoint};
 use crate::objects::{Object, Workspace};
 use crate::rules::verdict::{calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-use super::{annotation, key, load_balancers, made, Made, Nlb, LBC_DOC, TROUBLESHOOTING};
+use super::{key, load_balancers, made, Made, Nlb, LBC_DOC, TROUBLESHOOTING};
 
 pub use crate::rules::meta::EKS001 as META;
 
@@ -17,7 +18,7 @@ pub use crate::rules::meta::EKS001 as META;
 /// per-port annotation wins), if they do.
 fn preservation_set(ws: &Workspace, service: &Object, port: Option<i64>) -> Option<bool> {
     let read = |suffix: String| {
-        let (_, value) = annotation(ws, service, &suffix)?;
+        let (_, value) = Annotations::of(ws, service).text_entry(&key(&suffix))?;
         value.split(',').find_map(|pair| {
             let (k, v) = pair.split_once('=')?;
             (k.trim() == "preserve_client_ip.enabled")
@@ -63,7 +64,8 @@ fn hairpin<'w>(
     view: &ServiceView<'w>,
 ) -> Option<Hairpin<'w>> {
     let ws = cx.ws;
-    let quic: Vec<i64> = annotation(ws, service, "quic-enabled-ports")
+    let quic: Vec<i64> = Annotations::of(ws, service)
+        .text_entry(&key("quic-enabled-ports"))
         .map(|(_, v)| v.split(',').filter_map(|p| p.trim().parse().ok()).collect())
         .unwrap_or_default();
     let (nlb, maybe) = match made(cx, entry, service, view) {
@@ -123,8 +125,10 @@ fn words(
 ) -> (Severity, String) {
     let ws = cx.ws;
     let name = service.name();
-    let internet_facing =
-        annotation(ws, service, "scheme").map(|(_, v)| v) == Some("internet-facing");
+    let internet_facing = Annotations::of(ws, service)
+        .text_entry(&key("scheme"))
+        .map(|(_, v)| v)
+        == Some("internet-facing");
     let port_text = hairpin
         .port
         .1

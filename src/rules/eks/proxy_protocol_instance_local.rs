@@ -3,8 +3,9 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
-use super::{annotation, instance_nlbs, key, LBC_DOC};
+use super::{instance_nlbs, key, LBC_DOC};
 
 pub use crate::rules::meta::EKS003 as META;
 
@@ -24,11 +25,13 @@ impl Rule for ProxyProtocolInstanceLocal {
             else {
                 continue;
             };
-            let proxy = annotation(ws, service, "proxy-protocol")
+            let proxy = Annotations::of(ws, service)
+                .text_entry(&key("proxy-protocol"))
                 .filter(|(_, v)| *v == "*")
                 .map(|(k, _)| k)
                 .or_else(|| {
-                    annotation(ws, service, "target-group-attributes")
+                    Annotations::of(ws, service)
+                        .text_entry(&key("target-group-attributes"))
                         .filter(|(_, v)| {
                             v.replace(' ', "")
                                 .contains("proxy_protocol_v2.enabled=true")

@@ -17,9 +17,10 @@ use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit};
 use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{unserved_by_kube_proxy, Reach};
-use crate::rules::select::{annotation_in, services_of};
+use crate::rules::select::services_of;
 use crate::rules::verdict::{call_by_name, calls_first, with_callers};
 use crate::rules::{meta, Context, Rule, RuleMeta};
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 /// The AWS Load Balancer Controller's class: its load balancers are NLBs (EKS001).
@@ -154,7 +155,8 @@ impl Rule for InternalLbInCluster {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for (index, entry, service) in services_of(cx, Provider::Aks) {
-            let Some(at) = annotation_in(cx.ws, service, AKS_INTERNAL, &["true"]) else {
+            let Some(at) = Annotations::of(cx.ws, service).key_if_in(AKS_INTERNAL, &["true"])
+            else {
                 continue;
             };
             let advisory = Advisory {
@@ -259,6 +261,6 @@ fn gke_internal<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> O
         Some(_) => None,
         None => [GKE_LOAD_BALANCER_TYPE, GKE_LEGACY_TYPE]
             .iter()
-            .find_map(|key| annotation_in(cx.ws, service, key, &["Internal"])),
+            .find_map(|key| Annotations::of(cx.ws, service).key_if_in(key, &["Internal"])),
     }
 }

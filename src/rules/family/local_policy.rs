@@ -13,9 +13,9 @@ use crate::profile::{CceFlavour, Provider, ProxyMode};
 use crate::rules::edit;
 use crate::rules::family::kube_proxy::{local_policy, strands, upstream_gap, Gap, Reach};
 use crate::rules::meta;
-use crate::rules::select::annotation_in;
 use crate::rules::verdict::{call_by_name, calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 /// Whose facts judge an entry point: each entry point is judged by exactly one.
@@ -404,7 +404,7 @@ fn cce_handles(entry: &EntryPoint) -> bool {
 
 /// The pass-through annotation's key, when it turns pass-through on.
 pub fn cce_pass_through<'w>(ws: &'w Workspace, service: &Object) -> Option<NodeRef<'w>> {
-    annotation_in(ws, service, CCE_PASS_THROUGH, CCE_PASS_THROUGH_ON)
+    Annotations::of(ws, service).key_if_in(CCE_PASS_THROUGH, CCE_PASS_THROUGH_ON)
 }
 
 /// CCE001's ways out, for the help text.

@@ -3,8 +3,9 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::{Provider, ProxyMode};
-use crate::rules::select::{annotation_in, services_of};
+use crate::rules::select::services_of;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 use super::{DISABLE_PRIVATE_INGRESS, USE_PRIVATE_IP};
 
@@ -29,10 +30,13 @@ impl Rule for IpvsPrivateIngress {
             return;
         }
         for (_, _, service) in services_of(cx, Provider::Hetzner) {
-            let Some(at) = annotation_in(ws, service, USE_PRIVATE_IP, &["true"]) else {
+            let Some(at) = Annotations::of(ws, service).key_if_in(USE_PRIVATE_IP, &["true"]) else {
                 continue;
             };
-            if annotation_in(ws, service, DISABLE_PRIVATE_INGRESS, &["true"]).is_some() {
+            if Annotations::of(ws, service)
+                .key_if_in(DISABLE_PRIVATE_INGRESS, &["true"])
+                .is_some()
+            {
                 continue;
             }
             let when = match mode.value {

@@ -6,8 +6,9 @@ use crate::profile::Provider;
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::family::proxy_protocol::hetzner::{sets_ip_mode, CCM, CHANGELOG, HOSTNAME};
 use crate::rules::family::proxy_protocol::hetzner::{IP_MODE_SINCE, USES_PROXY_PROTOCOL};
-use crate::rules::select::{annotation_in, services_of};
+use crate::rules::select::services_of;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 pub use crate::rules::meta::HETZNER002 as META;
 
@@ -24,10 +25,13 @@ impl Rule for StaleHostname {
             return;
         }
         for (_, _, service) in services_of(cx, Provider::Hetzner) {
-            let Some((at, _)) = ws.annotation(service, HOSTNAME) else {
+            let Some((at, _)) = Annotations::of(ws, service).entry(HOSTNAME) else {
                 continue;
             };
-            if annotation_in(ws, service, USES_PROXY_PROTOCOL, &["true"]).is_none() {
+            if Annotations::of(ws, service)
+                .key_if_in(USES_PROXY_PROTOCOL, &["true"])
+                .is_none()
+            {
                 continue;
             }
             let version = cx.profile.cloud_controller_manager();

@@ -10,6 +10,7 @@ use crate::rules::family::kube_proxy::{self, Gate, VKE_IP_MODE};
 use crate::rules::family::proxy_protocol::members;
 use crate::rules::verdict::with_callers;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 pub use crate::rules::meta::K8S010 as META;
 
@@ -44,8 +45,8 @@ impl Rule for NoShortCircuit {
             }
             // VKE004 judges a Service that asks for Proxy mode by annotation.
             if matches!(cx.profile.provider(), Provider::Vke | Provider::Generic)
-                && ws
-                    .annotation(object, VKE_IP_MODE)
+                && Annotations::of(ws, object)
+                    .entry(VKE_IP_MODE)
                     .and_then(|(_, v)| v.as_str())
                     == Some("Proxy")
             {

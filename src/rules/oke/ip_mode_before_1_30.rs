@@ -6,6 +6,7 @@ use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{kubernetes_has_ip_mode, Gate};
 use crate::rules::select::services_of;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 use super::{DOC, INGRESS_IP_MODE};
 
@@ -32,7 +33,7 @@ impl Rule for IpModeBefore130 {
             ),
         };
         for (_, _, service) in services_of(cx, Provider::Oke) {
-            let Some((key, value)) = ws.annotation(service, INGRESS_IP_MODE) else {
+            let Some((key, value)) = Annotations::of(ws, service).entry(INGRESS_IP_MODE) else {
                 continue;
             };
             if !value

@@ -5,6 +5,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::Provider;
 use crate::rules::select::services_of;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 use super::{valid, DOC, INGRESS_IP_MODE};
 
@@ -20,7 +21,7 @@ impl Rule for IpModeInvalid {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for (_, _, service) in services_of(cx, Provider::Oke) {
-            let Some((_, value)) = ws.annotation(service, INGRESS_IP_MODE) else {
+            let Some((_, value)) = Annotations::of(ws, service).entry(INGRESS_IP_MODE) else {
                 continue;
             };
             if value.as_str().is_some_and(valid) {

@@ -11,6 +11,7 @@ use crate::profile::{NodePool, NodeType, Provider, ProxyMode};
 use crate::rules::verdict::{call_by_name, calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::pod_template;
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{listeners, Section, EXISTED_LB, INSTANCE_TYPE_LABEL, INTERNAL_SUBNET};
@@ -82,7 +83,7 @@ fn verdict<'m>(
     // A reused CLB whose network the profile does not state: judged only when a pod calls
     // it, and then at most a warning that names the field (rules/TKE001.md).
     let reused_unknown = entry.network == Network::Unknown
-        && ws.annotation(service, EXISTED_LB).is_some()
+        && Annotations::of(ws, service).entry(EXISTED_LB).is_some()
         && cx.model.callers_of(entry_index).next().is_some();
     if entry.kind != EntryKind::Service
         || !(entry.network == Network::Private || reused_unknown)
@@ -91,9 +92,9 @@ fn verdict<'m>(
         return None;
     }
     // The private subnet annotation, or a reused CLB the profile states is private.
-    let (subnet_key, _) = ws
-        .annotation(service, INTERNAL_SUBNET)
-        .or_else(|| ws.annotation(service, EXISTED_LB))?;
+    let (subnet_key, _) = Annotations::of(ws, service)
+        .entry(INTERNAL_SUBNET)
+        .or_else(|| Annotations::of(ws, service).entry(EXISTED_LB))?;
     if prevent_loopback_enabled(ws, service)
         || l4_snat_on_every_port(
             ws,
@@ -262,7 +263,8 @@ fn diagnostic(cx: &Context<'_>, entry: &EntryPoint, verdict: Verdict<'_>) -> Dia
 }
 
 fn prevent_loopback_enabled(ws: &Workspace, service: &Object) -> bool {
-    ws.annotation(service, PREVENT_LOOPBACK)
+    Annotations::of(ws, service)
+        .entry(PREVENT_LOOPBACK)
         .and_then(|(_, v)| v.as_str())
         .is_some_and(|v| v == "true")
 }

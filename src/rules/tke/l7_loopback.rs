@@ -8,6 +8,7 @@ use crate::profile::{NodePool, NodeType, Provider};
 use crate::rules::verdict::{calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::pod_template;
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{ingress_listeners, listener_for, listeners, Section, INSTANCE_TYPE_LABEL};
@@ -66,12 +67,8 @@ impl Rule for L7Loopback {
 /// state: a warning that names the field (README, "Cluster profile").
 fn reused_unknown(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> bool {
     entry.network == Network::Unknown
-        && cx
-            .ws
-            .annotation(
-                &cx.ws.objects[entry.object],
-                crate::model::entry::TKE_INGRESS_EXISTED_LB,
-            )
+        && Annotations::of(cx.ws, &cx.ws.objects[entry.object])
+            .entry(crate::model::entry::TKE_INGRESS_EXISTED_LB)
             .is_some()
         && cx.model.callers_of(index).next().is_some()
 }
@@ -120,9 +117,11 @@ pub(crate) fn diagnostic(
 fn reach<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<(NodeRef<'w>, Fit)> {
     let ws = cx.ws;
     let ingress = &ws.objects[entry.object];
-    let (subnet_key, _) = ws
-        .annotation(ingress, crate::model::entry::TKE_INGRESS_SUBNET)
-        .or_else(|| ws.annotation(ingress, crate::model::entry::TKE_INGRESS_EXISTED_LB))?;
+    let (subnet_key, _) = Annotations::of(ws, ingress)
+        .entry(crate::model::entry::TKE_INGRESS_SUBNET)
+        .or_else(|| {
+            Annotations::of(ws, ingress).entry(crate::model::entry::TKE_INGRESS_EXISTED_LB)
+        })?;
     let pinned_to_super = |w: &crate::objects::ObjectId| {
         pod_template(ws, &ws.objects[*w])
             .is_some_and(|t| t.node_selector(INSTANCE_TYPE_LABEL) == Some(SUPER_NODE_INSTANCE_TYPE))

@@ -9,6 +9,7 @@ use crate::objects::{Object, ObjectId};
 use crate::profile::version::{parse_version, Version};
 use crate::profile::{Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 use super::l7_loopback::{self, is_clb_ingress, l7_snat_on_every_listener};
 use super::{L7_SNAT_FIELD_SINCE, PREVENT_LOOPBACK, SEED_DOC};
@@ -98,7 +99,7 @@ fn on_backend(
 ) -> Option<Diagnostic> {
     let ws = cx.ws;
     let service = &ws.objects[service_index];
-    let (key, value) = ws.annotation(service, PREVENT_LOOPBACK)?;
+    let (key, value) = Annotations::of(ws, service).entry(PREVENT_LOOPBACK)?;
     if !is_true(value.as_str()) {
         return None;
     }
@@ -235,7 +236,7 @@ impl Rule for PreventLoopbackKubeProxy {
                 continue;
             }
             let service = &ws.objects[entry.object];
-            let Some((key, value)) = ws.annotation(service, PREVENT_LOOPBACK) else {
+            let Some((key, value)) = Annotations::of(ws, service).entry(PREVENT_LOOPBACK) else {
                 continue;
             };
             if !is_true(value.as_str()) {

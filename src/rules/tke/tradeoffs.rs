@@ -13,6 +13,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{EntryKind, Network};
 use crate::profile::Provider;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::service_config::is_config;
@@ -161,11 +162,14 @@ impl Rule for PreventLoopbackBypass {
                 continue;
             }
             let service = &ws.objects[entry.object];
-            if ws.annotation(service, INTERNAL_SUBNET).is_none() {
+            if Annotations::of(ws, service)
+                .entry(INTERNAL_SUBNET)
+                .is_none()
+            {
                 continue;
             }
-            let Some((key, _)) = ws
-                .annotation(service, PREVENT_LOOPBACK)
+            let Some((key, _)) = Annotations::of(ws, service)
+                .entry(PREVENT_LOOPBACK)
                 .filter(|(_, v)| v.as_str().is_some_and(|v| v == "true"))
             else {
                 continue;

@@ -2,8 +2,9 @@
 
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
-use super::{ip_mode, is_service, valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
+use super::{is_service, valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
 pub use crate::rules::meta::VKE001 as META;
 
@@ -17,7 +18,7 @@ impl Rule for IpModeInvalid {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for object in ws.objects.iter().filter(|o| is_service(o)) {
-            let Some((_, value)) = ip_mode(ws, object) else {
+            let Some((_, value)) = Annotations::of(ws, object).entry(IP_MODE) else {
                 continue;
             };
             if valid_mode(value).is_some() {

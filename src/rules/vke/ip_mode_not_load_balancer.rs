@@ -2,8 +2,9 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
-use super::{ip_mode, IP_MODE, SEED_DOC};
+use super::{IP_MODE, SEED_DOC};
 
 pub use crate::rules::meta::VKE002 as META;
 
@@ -20,7 +21,7 @@ impl Rule for IpModeNotLoadBalancer {
             let Some(service) = cx.views.service(index) else {
                 continue;
             };
-            let Some((key, _)) = ip_mode(ws, object) else {
+            let Some((key, _)) = Annotations::of(ws, object).entry(IP_MODE) else {
                 continue;
             };
             let type_node = service.service_type;

@@ -5,8 +5,9 @@ use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::model::EntryKind;
 use crate::profile::Provider;
 use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
-use super::{ip_mode, valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
+use super::{valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
 pub use crate::rules::meta::VKE005 as META;
 
@@ -26,7 +27,7 @@ impl Rule for IpModeStatusMismatch {
             .filter(|e| e.kind == EntryKind::Service)
         {
             let object = &ws.objects[entry.object];
-            let annotation = ip_mode(ws, object);
+            let annotation = Annotations::of(ws, object).entry(IP_MODE);
             let wanted = match annotation {
                 Some((_, value)) => match valid_mode(value) {
                     Some(mode) => mode,

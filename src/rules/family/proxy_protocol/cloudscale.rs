@@ -9,8 +9,8 @@ use crate::profile::Provider;
 use crate::rules::edit;
 use crate::rules::family::kube_proxy::{kubernetes_has_ip_mode, Gate};
 use crate::rules::meta;
-use crate::rules::select::annotation_in;
 use crate::rules::Context;
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{Feature, Hostname, ProxyProvider};
@@ -38,13 +38,17 @@ fn trigger<'w>(
     _: &EntryPoint,
     service: &Object,
 ) -> Option<(Feature, NodeRef<'w>)> {
-    annotation_in(cx.ws, service, POOL_PROTOCOL, &["proxy", "proxyv2"])
+    Annotations::of(cx.ws, service)
+        .key_if_in(POOL_PROTOCOL, &["proxy", "proxyv2"])
         .map(|at| (Feature::ProxyProtocol, at))
 }
 
 /// `ipMode: Proxy` by default; `VIP` turns it off.
 fn ip_mode(cx: &Context<'_>, _: &EntryPoint, service: &Object) -> Gate {
-    if annotation_in(cx.ws, service, IP_MODE, &["VIP"]).is_some() {
+    if Annotations::of(cx.ws, service)
+        .key_if_in(IP_MODE, &["VIP"])
+        .is_some()
+    {
         Gate::No(format!(
             "`{IP_MODE}: VIP` turns off the controller's default `ipMode: Proxy`, so kube-proxy binds the \
              load balancer's IP on every node"
@@ -58,8 +62,8 @@ fn ip_mode(cx: &Context<'_>, _: &EntryPoint, service: &Object) -> Gate {
 /// really cross the load balancer.
 fn ip_mode_fix(cx: &Context<'_>, service: &Object, _: &str) -> Option<Fix> {
     let ws = cx.ws;
-    let (_, value) = ws
-        .annotation(service, IP_MODE)
+    let (_, value) = Annotations::of(ws, service)
+        .entry(IP_MODE)
         .filter(|(_, v)| v.as_str() == Some("VIP"))?;
     match kubernetes_has_ip_mode(cx) {
         Gate::Yes | Gate::Unknown(_) => edit::replace_scalar(

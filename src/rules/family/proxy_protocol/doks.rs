@@ -8,8 +8,8 @@ use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
-use crate::rules::select::{annotation_in, annotation_set};
 use crate::rules::Context;
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{no_ip_mode_fix, Feature, Hostname, ProxyProvider};
@@ -44,18 +44,19 @@ fn trigger<'w>(
     service: &Object,
 ) -> Option<(Feature, NodeRef<'w>)> {
     let ws = cx.ws;
-    let proxy = annotation_in(ws, service, &key("enable-proxy-protocol"), &["true"])
+    let proxy = Annotations::of(ws, service)
+        .key_if_in(&key("enable-proxy-protocol"), &["true"])
         .map(|at| (Feature::ProxyProtocol, at));
     let tls = || {
-        let protocol = annotation_set(ws, service, &key("protocol"))?;
+        let protocol = Annotations::of(ws, service).non_empty(&key("protocol"))?;
         if !matches!(protocol, "https" | "http2")
-            || annotation_set(ws, service, &key("tls-passthrough")) == Some("true")
+            || Annotations::of(ws, service).non_empty(&key("tls-passthrough")) == Some("true")
         {
             return None;
         }
-        let (at, _) = ws
-            .annotation(service, &key("certificate-id"))
-            .or_else(|| ws.annotation(service, &key("tls-ports")))?;
+        let (at, _) = Annotations::of(ws, service)
+            .entry(&key("certificate-id"))
+            .or_else(|| Annotations::of(ws, service).entry(&key("tls-ports")))?;
         Some((Feature::TlsTermination, at))
     };
     proxy.or_else(tls)

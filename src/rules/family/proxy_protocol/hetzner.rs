@@ -8,6 +8,7 @@ use crate::profile::Provider;
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{controller_at_least, no_ip_mode_fix, Feature, Hostname, ProxyProvider};
@@ -52,7 +53,7 @@ fn trigger<'w>(
     service: &Object,
 ) -> Option<(Feature, NodeRef<'w>)> {
     let default_on = cx.profile.ccm_uses_proxy_protocol().value == Some(true);
-    let at = match cx.ws.annotation(service, USES_PROXY_PROTOCOL) {
+    let at = match Annotations::of(cx.ws, service).entry(USES_PROXY_PROTOCOL) {
         Some((key, value)) if value.as_str() == Some("true") => key,
         None if default_on => cx.views.service(entry.object)?.service_type?,
         _ => return None,

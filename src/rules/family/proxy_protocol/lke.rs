@@ -8,6 +8,7 @@ use crate::profile::{Profile, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{no_ip_mode_fix, Feature, Hostname, HostnameOption, ProxyProvider};
@@ -54,9 +55,9 @@ fn trigger<'w>(
 ) -> Option<(Feature, NodeRef<'w>)> {
     let ws = cx.ws;
     let view = cx.views.service(entry.object)?;
-    let default = ws.annotation(service, DEFAULT_PROXY);
+    let default = Annotations::of(ws, service).entry(DEFAULT_PROXY);
     for port in view.ports.iter().filter_map(|p| p.port) {
-        let own = ws.annotation(service, &format!("{PORT_PREFIX}{port}"));
+        let own = Annotations::of(ws, service).entry(&format!("{PORT_PREFIX}{port}"));
         let own_setting = own.and_then(|(k, v)| port_proxy(v).map(|p| (k, p)));
         let (key, setting) = match (own_setting, default) {
             (Some((key, setting)), _) => (key, setting),

@@ -25,8 +25,9 @@ use crate::model::EntryPoint;
 use crate::objects::{Object, Workspace};
 use crate::profile::{version, Fact, Profile, Provider};
 use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
-use crate::rules::select::{annotation_set, services_of};
+use crate::rules::select::services_of;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 /// One provider of the family: its rule's metadata and the vendor's facts, as hooks the
@@ -214,7 +215,9 @@ const PLACEHOLDER_HOST: &str = "lb.example.com";
 /// status in the manifest already shows it.
 pub fn hostname_way_out(cx: &Context<'_>, entry: &EntryPoint, key: &str) -> bool {
     let service = &cx.ws.objects[entry.object];
-    annotation_set(cx.ws, service, key).is_some_and(|v| v != "false")
+    Annotations::of(cx.ws, service)
+        .non_empty(key)
+        .is_some_and(|v| v != "false")
         || cx
             .views
             .service(entry.object)

@@ -7,8 +7,8 @@ use crate::objects::Object;
 use crate::profile::{Profile, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
-use crate::rules::select::annotation_in;
 use crate::rules::Context;
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::ProxyProvider;
@@ -44,7 +44,8 @@ fn trigger<'w>(
     _: &EntryPoint,
     service: &Object,
 ) -> Option<(Feature, NodeRef<'w>)> {
-    annotation_in(cx.ws, service, PROXY_PROTOCOL, &["true", "v1", "v2"])
+    Annotations::of(cx.ws, service)
+        .key_if_in(PROXY_PROTOCOL, &["true", "v1", "v2"])
         .map(|at| (Feature::ProxyProtocol, at))
 }
 

@@ -11,6 +11,7 @@ use crate::rules::edit;
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{add_annotation, controller_at_least, Feature, Hostname, ProxyProvider};
@@ -85,7 +86,7 @@ fn proxy_ports<'w>(
     let mut all = false;
     let mut lists = Vec::new();
     for key in PROXY_ANNOTATIONS {
-        let Some((k, v)) = cx.ws.annotation(service, key) else {
+        let Some((k, v)) = Annotations::of(cx.ws, service).entry(key) else {
             continue;
         };
         match v.as_str().and_then(covered) {
@@ -109,9 +110,8 @@ fn trigger<'w>(
 /// The Service's own `ip-mode` annotation decides; without it, PROXY protocol on every port.
 fn ip_mode(cx: &Context<'_>, entry: &EntryPoint, service: &Object) -> Gate {
     let all = proxy_ports(cx, entry, service).is_some_and(|(_, all)| all);
-    let override_mode = cx
-        .ws
-        .annotation(service, IP_MODE)
+    let override_mode = Annotations::of(cx.ws, service)
+        .entry(IP_MODE)
         .and_then(|(_, v)| v.as_str());
     match override_mode {
         Some("VIP") => Gate::No(format!(
@@ -150,7 +150,7 @@ fn ip_mode_fix(cx: &Context<'_>, service: &Object, after: &str) -> Option<Fix> {
     if old_controller {
         return None;
     }
-    match ws.annotation(service, IP_MODE) {
+    match Annotations::of(ws, service).entry(IP_MODE) {
         Some((_, value)) if value.as_str() == Some("VIP") => edit::replace_scalar(
             ws,
             service,
