@@ -24,6 +24,11 @@ impl<'w> Annotations<'w> {
         Annotations { map }
     }
 
+    /// The annotations mapping itself (where a fix inserts a new annotation).
+    pub fn mapping(&self) -> Option<NodeRef<'w>> {
+        self.map
+    }
+
     /// `key` as (key node, value node), whatever its value.
     pub fn entry(&self, key: &str) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
         self.map?.get_entry(key)

@@ -75,6 +75,66 @@ fn lower_stages_never_import_higher_ones() {
     );
 }
 
+/// Where the model and the rules may still name a key of something that is not YAML, with
+/// why: (file, the exact call).
+const RAW_READS_ALLOWED: &[(&str, &str)] = &[
+    // LKE's annotation holds JSON (a serde_json value), not YAML.
+    ("rules/family/proxy_protocol/lke.rs", ".get(\"proxy-protocol\")"),
+];
+
+#[test]
+fn the_model_and_the_rules_read_yaml_only_through_views() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    let mut stack = vec![src.join("model"), src.join("rules")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+            if !rel.ends_with(".rs") || is_test_file(&rel) {
+                continue;
+            }
+            let code = without_tests(&without_comments(&std::fs::read_to_string(&path).unwrap()));
+            for read in raw_reads(&code) {
+                if !RAW_READS_ALLOWED.contains(&(rel.as_str(), read.as_str())) {
+                    found.push(format!("{rel}: {read}"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "string-path reads of raw YAML outside src/views (add a field or accessor to a view):\n{}",
+        found.join("\n")
+    );
+}
+
+/// Calls that read a YAML node by key: `.get("…")`, `.get_entry(…)`, `.path(&[…])`,
+/// `.spec(…)`, `.metadata(…)`.
+fn raw_reads(code: &str) -> Vec<String> {
+    let mut reads = Vec::new();
+    for call in [".get(\"", ".get_entry(", ".path(&[", ".spec(", ".metadata("] {
+        for (at, _) in code.match_indices(call) {
+            let end = code[at..].find(')').map_or(code.len(), |e| at + e + 1);
+            reads.push(code[at..end].to_string());
+        }
+    }
+    reads
+}
+
+#[test]
+fn raw_reads_are_found() {
+    let code = "let a = spec.get(\"x\"); let b = n.path(&[\"a\", \"b\"]); ws.spec(o); m.get_entry(k);";
+    assert_eq!(
+        raw_reads(code),
+        [".get(\"x\")", ".get_entry(k)", ".path(&[\"a\", \"b\"])", ".spec(o)"]
+    );
+}
+
 #[test]
 fn the_import_parser_reads_groups_inline_paths_and_skips_tests() {
     let files = BTreeMap::from([

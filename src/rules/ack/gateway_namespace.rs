@@ -17,7 +17,7 @@ impl Rule for GatewayNamespace {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for object in ws.objects.iter().filter(|o| is_istio_gateway(o)) {
-            let namespace = ws.metadata(object, "namespace");
+            let namespace = ws.written_namespace_node(object);
             let help = format!(
                 "set `metadata.namespace: {ISTIO_NAMESPACE}`: from Istio 1.6 an ASM gateway in another namespace \
                  fails to start. See {GATEWAY_DOC}"

@@ -37,8 +37,9 @@ fn backend_type<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<(NodeRef<'w>
         EntryKind::IstioGateway => cx
             .views
             .istio_gateway(entry.object)?
-            .service_annotations?
-            .get_entry(BACKEND_TYPE),
+            .service_annotations
+            .map(|map| Annotations::in_mapping(Some(map)))?
+            .entry(BACKEND_TYPE),
         _ => None,
     }
 }

@@ -18,16 +18,13 @@ impl Rule for InstanceWithoutNodePorts {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for (service, view) in instance_nlbs(cx) {
-            let Some(allocate) = ws
-                .spec(service)
-                .and_then(|s| s.get("allocateLoadBalancerNodePorts"))
-            else {
+            let Some(allocate) = view.allocate_node_ports else {
                 continue;
             };
             if allocate.as_bool() != Some(false) {
                 continue;
             }
-            let Some(port) = view.ports.iter().find(|p| p.node.get("nodePort").is_none()) else {
+            let Some(port) = view.ports.iter().find(|p| p.node_port.is_none()) else {
                 continue;
             };
             let d = META

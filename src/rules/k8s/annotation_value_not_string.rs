@@ -5,6 +5,7 @@ use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity, Span};
 use crate::objects::{Object, Workspace};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::pod_template;
+use crate::views::Annotations;
 use crate::yaml::{NodeRef, Resolved, Style};
 
 pub use crate::rules::meta::K8S002 as META;
@@ -20,8 +21,8 @@ impl Rule for AnnotationValueNotString {
         let ws = cx.ws;
         for object in &ws.objects {
             let mut maps = vec![
-                ("annotation", ws.metadata(object, "annotations")),
-                ("label", ws.metadata(object, "labels")),
+                ("annotation", Annotations::of(ws, object).mapping()),
+                ("label", ws.labels(object)),
             ];
             if let Some(template) = pod_template(ws, object) {
                 maps.push(("pod label", template.labels));

@@ -327,9 +327,10 @@ fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> Fit {
 /// Insert `prevent-loopback: "true"` after the subnet annotation, when the annotations
 /// are a block mapping (a flow mapping would need reformatting).
 fn prevent_loopback_fix(ws: &Workspace, service: &Object) -> Option<Fix> {
-    let annotations = ws.metadata(service, "annotations")?;
+    let view = Annotations::of(ws, service);
+    let annotations = view.mapping()?;
     // Already there with another value (`"yes"`, `"false"`): set it, never add a duplicate key.
-    if let Some((_, value)) = annotations.get_entry(PREVENT_LOOPBACK) {
+    if let Some((_, value)) = view.entry(PREVENT_LOOPBACK) {
         return Some(Fix {
             description: format!("set `{PREVENT_LOOPBACK}` to \"true\""),
             applicability: Applicability::Unsafe,
@@ -339,9 +340,9 @@ fn prevent_loopback_fix(ws: &Workspace, service: &Object) -> Option<Fix> {
             }],
         });
     }
-    let subnet = annotations
-        .get_entry(INTERNAL_SUBNET)
-        .or_else(|| annotations.get_entry(EXISTED_LB))?;
+    let subnet = view
+        .entry(INTERNAL_SUBNET)
+        .or_else(|| view.entry(EXISTED_LB))?;
     let edit = crate::rules::edit::insert_entry_after(
         ws,
         service,

@@ -56,10 +56,8 @@ impl Rule for PreventLoopbackL7 {
 /// The annotation on the Ingress itself: no layer-7 controller reads it.
 fn on_ingress(cx: &Context<'_>, ingress: &Object, out: &mut Vec<Diagnostic>) {
     let ws = cx.ws;
-    let keys = ws
-        .metadata(ingress, "annotations")
-        .into_iter()
-        .flat_map(|a| a.entries())
+    let keys = Annotations::of(ws, ingress)
+        .entries()
         .map(|(key, _)| key)
         .filter(|key| {
             key.as_str()

@@ -174,8 +174,9 @@ pub fn add_annotation(
     (annotation, value): (&str, &str),
     applicability: Applicability,
 ) -> Option<Fix> {
-    let annotations = ws.metadata(service, "annotations")?;
-    let entry = annotations.get_entry(after)?;
+    let view = Annotations::of(ws, service);
+    let annotations = view.mapping()?;
+    let entry = view.entry(after)?;
     let line = format!("{annotation}: {value}");
     let edit = crate::rules::edit::insert_entry_after(ws, service, annotations, entry, &line)?;
     Some(Fix {

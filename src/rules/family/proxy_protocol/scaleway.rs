@@ -66,7 +66,7 @@ fn covered(value: &str) -> Option<Ports> {
 /// Whether every Service port (by port or nodePort) is in the lists.
 fn every_port(view: &ServiceView<'_>, lists: &[Vec<i64>]) -> bool {
     view.ports.iter().all(|p| {
-        let node_port = p.node.get("nodePort").and_then(|n| n.as_i64());
+        let node_port = p.node_port.and_then(|n| n.as_i64());
         lists
             .iter()
             .flatten()

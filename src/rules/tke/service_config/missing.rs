@@ -70,7 +70,7 @@ impl Rule for MissingConfig {
                     ));
                 for (_, config) in &all {
                     let span = ws
-                        .metadata(config, "namespace")
+                        .written_namespace_node(config)
                         .unwrap_or_else(|| ws.name_node(config))
                         .span();
                     d = d.with_related(

@@ -45,7 +45,7 @@ fn service_ports(cx: &Context<'_>, service: ObjectId) -> Vec<(String, i64)> {
 }
 
 fn name_value<'w>(ws: &'w Workspace, object: &Object) -> Option<NodeRef<'w>> {
-    ws.metadata(object, "name")
+    ws.written_name(object)
 }
 
 fn namespace_note(object: &Object) -> String {
