@@ -79,7 +79,10 @@ fn lower_stages_never_import_higher_ones() {
 /// why: (file, the exact call).
 const RAW_READS_ALLOWED: &[(&str, &str)] = &[
     // LKE's annotation holds JSON (a serde_json value), not YAML.
-    ("rules/family/proxy_protocol/lke.rs", ".get(\"proxy-protocol\")"),
+    (
+        "rules/family/proxy_protocol/lke.rs",
+        ".get(\"proxy-protocol\")",
+    ),
 ];
 
 #[test]
@@ -94,7 +97,11 @@ fn the_model_and_the_rules_read_yaml_only_through_views() {
                 stack.push(path);
                 continue;
             }
-            let rel = path.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = path
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             if !rel.ends_with(".rs") || is_test_file(&rel) {
                 continue;
             }
@@ -128,10 +135,16 @@ fn raw_reads(code: &str) -> Vec<String> {
 
 #[test]
 fn raw_reads_are_found() {
-    let code = "let a = spec.get(\"x\"); let b = n.path(&[\"a\", \"b\"]); ws.spec(o); m.get_entry(k);";
+    let code =
+        "let a = spec.get(\"x\"); let b = n.path(&[\"a\", \"b\"]); ws.spec(o); m.get_entry(k);";
     assert_eq!(
         raw_reads(code),
-        [".get(\"x\")", ".get_entry(k)", ".path(&[\"a\", \"b\"])", ".spec(o)"]
+        [
+            ".get(\"x\")",
+            ".get_entry(k)",
+            ".path(&[\"a\", \"b\"])",
+            ".spec(o)"
+        ]
     );
 }
 

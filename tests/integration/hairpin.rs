@@ -1,6 +1,6 @@
 //! Family 1 (client-IP-preserving L4 hairpin) on Huawei CCE, and the Azure AKS / GKE
 //! internal-LB advisories (rules/CCE001.md to CCE003.md, AKS001.md, GKE001.md). Each case
-//! lints a fixture of testdata/family1/ (or a variant with one string replaced, keeping
+//! lints a fixture of testdata/hairpin/ (or a variant with one string replaced, keeping
 //! its lines) against a profile written here, so every profile fact that decides a verdict
 //! is tried on both sides.
 
@@ -9,13 +9,13 @@ use lblint::profile::{self, Profile};
 use super::{lint_text, one, profile_with as profile, Hit};
 
 fn fixture(name: &str) -> String {
-    std::fs::read_to_string(format!("testdata/family1/{name}.yaml")).unwrap()
+    std::fs::read_to_string(format!("testdata/hairpin/{name}.yaml")).unwrap()
 }
 
 /// A one-string change to a fixture: (from, to).
 type Edit = Option<(&'static str, &'static str)>;
 
-/// The findings of rules whose id starts with `prefix` in testdata/family1/`name`.yaml,
+/// The findings of rules whose id starts with `prefix` in testdata/hairpin/`name`.yaml,
 /// with `edit` applied (its `from` must occur), and the first message.
 fn lint_edited(name: &str, edit: Edit, profile: &Profile, prefix: &str) -> (Vec<Hit>, String) {
     let mut text = fixture(name);
@@ -382,7 +382,7 @@ fn gke_internal_class_marks_the_service_as_gkes() {
 /// The family's rules stay with their provider; on AKS and GKE, K8S013 still gives
 /// upstream's verdict on the paths kube-proxy does not serve.
 #[test]
-fn family1_rules_stay_with_their_provider() {
+fn hairpin_rules_stay_with_their_provider() {
     let tke = profile("tke", &mode("ipvs"));
     for (name, prefix) in [
         ("cce-local", "CCE"),
