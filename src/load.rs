@@ -356,11 +356,11 @@ mod tests {
         assert_eq!(max_nodes(u64::MAX), usize::try_from(u64::MAX / 4).unwrap());
     }
 
-    fn skipped_reason(loaded: &Loaded) -> &str {
+    fn skipped_reason(loaded: &Loaded) -> String {
         assert!(loaded.file.is_none());
         assert_eq!(loaded.diagnostics.len(), 1);
         assert_eq!(loaded.diagnostics[0].rule, "LBL003");
-        &loaded.diagnostics[0].message
+        loaded.diagnostics[0].message.to_string()
     }
 
     #[test]

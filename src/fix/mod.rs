@@ -208,7 +208,7 @@ pub struct FileFix {
 type FixKey = (&'static str, String, String);
 
 fn key(d: &Diagnostic) -> FixKey {
-    (d.rule, d.location.file.to_string(), d.message.clone())
+    (d.rule, d.location.file.to_string(), d.message.to_string())
 }
 
 /// The findings whose fix this run would apply (safe, or unsafe with `--unsafe-fixes`) but

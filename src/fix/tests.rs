@@ -123,7 +123,7 @@ fn sort_and_sweep_accepts_what_the_pairwise_check_accepted() {
                 edits.push((second, second, "Y"));
             }
             let mut d = diagnostic(edits, Applicability::Safe);
-            d.message = i.to_string();
+            d.message = i.to_string().into();
             ds.push(d);
         }
         let (applied, expected) = pairwise_plan(&ds, &text);

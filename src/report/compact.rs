@@ -29,7 +29,10 @@ pub(super) fn write(
             start.column,
             diagnostic.severity,
             diagnostic.rule,
-            escape(super::first_line(&diagnostic.message), Keep::Nothing),
+            escape(
+                super::first_line(&diagnostic.message.as_cow()),
+                Keep::Nothing
+            ),
         )?;
         if options.show_fixes {
             for line in super::fix_lines(diagnostic, sources, options.unsafe_fixes) {

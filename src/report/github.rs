@@ -35,7 +35,7 @@ pub(super) fn write(
             span.end.line.max(span.start.line).max(1),
             utf16_column(span.end, text),
             escape_property(&title),
-            escape_data(&d.message),
+            escape_data(&d.message.as_cow()),
         )?;
     }
     Ok(())

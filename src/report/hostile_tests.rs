@@ -62,7 +62,7 @@ fn evil_diagnostic() -> Diagnostic {
         applicability: Applicability::Safe,
         edits: Vec::new(),
     });
-    diagnostic.origin = Some("charts/\u{1b}[2J/service.yaml".to_string());
+    diagnostic.origin = Some("charts/\u{1b}[2J/service.yaml".into());
     diagnostic
 }
 

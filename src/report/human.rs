@@ -85,7 +85,7 @@ fn render(
             "{}[{}]: {}",
             diagnostic.severity,
             diagnostic.rule,
-            escape(&diagnostic.message, Keep::Newlines)
+            escape(&diagnostic.message.as_cow(), Keep::Newlines)
         ),
         severity: match diagnostic.severity {
             Severity::Error => miette::Severity::Error,
@@ -94,8 +94,8 @@ fn render(
         },
         help: diagnostic
             .help
-            .as_deref()
-            .map(|help| escape(help, Keep::Newlines).into_owned()),
+            .as_ref()
+            .map(|help| escape(&help.as_cow(), Keep::Newlines).into_owned()),
         source: None,
         labels: Vec::new(),
     };
@@ -107,7 +107,7 @@ fn render(
             // the location still has to be visible somewhere.
             notes.push(format!("at: {}", position(&diagnostic.location)));
             for related in &diagnostic.related {
-                notes.push(related_note(&related.location, &related.message));
+                notes.push(related_note(&related.location, &related.message.as_cow()));
             }
         }
     }
@@ -154,13 +154,13 @@ fn quote_source<'a>(
             .push(LabeledSpan::new_primary_with_span(None, primary));
     }
     for (related, span) in same_file.iter().zip(spans) {
-        let message = escape(&related.message, Keep::Nothing).into_owned();
+        let message = escape(&related.message.as_cow(), Keep::Nothing).into_owned();
         // miette cannot wrap a label: one that would run past the width goes into the
         // notes (which wrap), and the span keeps a bare underline.
         let label_end =
             GUTTER + related.location.span.start.column as usize + message.chars().count();
         if label_end > width {
-            notes.push(related_note(&related.location, &related.message));
+            notes.push(related_note(&related.location, &related.message.as_cow()));
             report.labels.push(LabeledSpan::new_with_span(None, span));
         } else {
             report
@@ -170,7 +170,7 @@ fn quote_source<'a>(
     }
     for related in &diagnostic.related {
         if related.location.file != diagnostic.location.file {
-            notes.push(related_note(&related.location, &related.message));
+            notes.push(related_note(&related.location, &related.message.as_cow()));
         }
     }
     report.source = Some(source);

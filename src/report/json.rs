@@ -7,7 +7,7 @@ use std::io;
 
 use serde::Serialize;
 
-use crate::diagnostic::{Applicability, Diagnostic, Fix, ObjectRef, Severity, Summary};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, ObjectRef, Severity, Summary, Text};
 use crate::yaml::Span;
 
 const VERSION: u32 = 1;
@@ -24,7 +24,7 @@ struct JsonDiagnostic<'a> {
     rule: &'a str,
     name: &'a str,
     severity: Severity,
-    message: &'a str,
+    message: &'a Text,
     file: &'a str,
     line: u32,
     column: u32,
@@ -32,7 +32,7 @@ struct JsonDiagnostic<'a> {
     end_column: u32,
     object: Option<&'a ObjectRef>,
     related: Vec<JsonRelated<'a>>,
-    help: Option<&'a str>,
+    help: Option<&'a Text>,
     fix: Option<JsonFix<'a>>,
     /// Alternatives to `fix` that `--fix` never applies (added after version 1 shipped:
     /// additive, so the version stays 1).
@@ -45,7 +45,7 @@ struct JsonRelated<'a> {
     file: &'a str,
     line: u32,
     column: u32,
-    message: &'a str,
+    message: &'a Text,
 }
 
 #[derive(Serialize)]
@@ -77,7 +77,7 @@ impl<'a> From<&'a Diagnostic> for JsonDiagnostic<'a> {
             column: span.start.column,
             end_line: span.end.line,
             end_column: span.end.column,
-            object: d.object.as_ref(),
+            object: d.object.as_deref(),
             related: d
                 .related
                 .iter()
@@ -88,7 +88,7 @@ impl<'a> From<&'a Diagnostic> for JsonDiagnostic<'a> {
                     message: &r.message,
                 })
                 .collect(),
-            help: d.help.as_deref(),
+            help: d.help.as_ref(),
             fix: d.fix.as_ref().map(JsonFix::from),
             suggestions: d.suggestions.iter().map(JsonFix::from).collect(),
             origin: d.origin.as_deref(),

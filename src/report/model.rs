@@ -65,7 +65,7 @@ fn placement_text(model: &Model, workload: ObjectId) -> String {
 }
 
 pub fn to_json(ws: &Workspace, model: &Model) -> Value {
-    let object_id = |i: ObjectId| json!(ws.objects[i].id);
+    let object_id = |i: ObjectId| json!(*ws.objects[i].id);
     let entry_points: Vec<Value> = model.entries()
         .map(|(index, e)| {
             let object = &ws.objects[e.object];

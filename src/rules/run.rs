@@ -7,6 +7,10 @@ use crate::rules::{Context, Rule};
 
 /// Runs every rule, each guarded: a rule that panics adds none of its findings (they may be
 /// half-made) and one [`InternalError`] naming it; the other rules' findings are all kept.
+///
+/// Rules push straight into `out`, which is cut back to where it was when one crashes:
+/// collecting each rule's findings apart and appending them kept two copies of the largest
+/// rule's findings alive at once (917,446 TKE001 findings of 360 bytes: 330 MB more).
 pub fn run_rules(
     rules: &[&dyn Rule],
     cx: &Context<'_>,
@@ -14,10 +18,11 @@ pub fn run_rules(
 ) -> Vec<InternalError> {
     let mut errors = Vec::new();
     for rule in rules {
-        let mut found = Vec::new();
-        match catch(|| rule.check(cx, &mut found)) {
-            Ok(()) => out.append(&mut found),
+        let before = out.len();
+        match catch(|| rule.check(cx, out)) {
+            Ok(()) => {}
             Err(crash) => {
+                out.truncate(before);
                 let meta = rule.meta();
                 errors.push(InternalError {
                     what: format!("rule {} ({})", meta.id, meta.name),

@@ -1,11 +1,11 @@
 //! Layer 2: object annotations `ignore.lblint.dev/<rule id or name>: "<reason>"`, on the
 //! object the diagnostic is about (found by file and [`ObjectRef`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{is_lbl004, unknown_rule, unused, ANNOTATION_PREFIX};
 use crate::diagnostic::{Diagnostic, Location, ObjectRef};
-use crate::objects::Workspace;
+use crate::objects::{Object, Workspace};
 use crate::rules::{self, RuleMeta};
 
 struct AnnotationSite {
@@ -31,12 +31,16 @@ impl<'w> Annotations<'w> {
     /// Every suppression annotation of `ws`; unknown rules become notes.
     pub(super) fn collect(ws: &'w Workspace, notes: &mut Vec<Diagnostic>) -> Self {
         let sites = collect_annotations(ws, notes);
+        let key =
+            |o: &'w Object| -> (&'w str, &'w ObjectRef) { (&ws.files[o.file].source.path, &o.id) };
+        // Only the objects of an identity that carries a suppression: an index of every
+        // object took 155 bytes an object on a stream with no suppression at all.
+        let wanted: HashSet<_> = sites.iter().map(|a| key(&ws.objects[a.object])).collect();
         let mut objects: HashMap<(&str, &ObjectRef), Vec<usize>> = HashMap::new();
         for (i, o) in ws.objects.iter().enumerate() {
-            objects
-                .entry((&*ws.files[o.file].source.path, &o.id))
-                .or_default()
-                .push(i);
+            if !wanted.is_empty() && wanted.contains(&key(o)) {
+                objects.entry(key(o)).or_default().push(i);
+            }
         }
         let mut of_object: HashMap<usize, Vec<usize>> = HashMap::new();
         for (i, a) in sites.iter().enumerate() {

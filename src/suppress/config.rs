@@ -103,7 +103,7 @@ impl ConfigIgnores {
         notes.retain(|n| {
             let relative = self.relative(&n.location.file);
             let hide = self.entries.iter().any(|e| {
-                is_lbl004(Some(e.rule)) && e.covers(relative.as_deref(), n.object.as_ref())
+                is_lbl004(Some(e.rule)) && e.covers(relative.as_deref(), n.object.as_deref())
             });
             hidden += usize::from(hide);
             !hide
@@ -132,7 +132,7 @@ impl<'c> ConfigLayer<'c> {
         let relative = self.config.relative(&d.location.file);
         let mut hit = false;
         for (entry, used) in self.config.entries.iter().zip(&mut self.used) {
-            if entry.rule.id == d.rule && entry.covers(relative.as_deref(), d.object.as_ref()) {
+            if entry.rule.id == d.rule && entry.covers(relative.as_deref(), d.object.as_deref()) {
                 *used = true;
                 hit = true;
             }

@@ -180,6 +180,15 @@ impl<'w> Views<'w> {
     }
 }
 
+/// `list` without room to grow: views are built once and kept for the run, and a list
+/// collected from an iterator of unknown length has room for up to twice its items (the
+/// Service views of a stream of 92,013 Services: 31 MB collected, 22 MB exact; a Service's
+/// one port: 160 bytes collected, 40 exact).
+pub(crate) fn exact<T>(mut list: Vec<T>) -> Vec<T> {
+    list.shrink_to_fit();
+    list
+}
+
 /// The views of one kind, for the objects that have one, in object order: most objects
 /// have none, and one slot per object and kind was 4 MB on a 50 MB stream.
 #[derive(Debug)]
@@ -193,13 +202,13 @@ impl<T> Default for ByObject<T> {
 
 impl<T> ByObject<T> {
     fn build<'w>(ws: &'w Workspace, of: impl Fn(&'w Workspace, &'w Object) -> Option<T>) -> Self {
-        ByObject(
-            ws.objects
-                .iter()
-                .enumerate()
-                .filter_map(|(i, object)| Some((ObjectId(i), of(ws, object)?)))
-                .collect(),
-        )
+        let views: Vec<_> = ws
+            .objects
+            .iter()
+            .enumerate()
+            .filter_map(|(i, object)| Some((ObjectId(i), of(ws, object)?)))
+            .collect();
+        ByObject(exact(views))
     }
 
     fn get(&self, id: ObjectId) -> Option<&T> {

@@ -95,29 +95,33 @@ impl<'w> ServiceView<'w> {
                     .unwrap_or("TCP"),
             })
             .collect();
-        let status_ingress = load_balancer_status(ws, object);
+        let status_ingress = super::exact(load_balancer_status(ws, object));
         Some(ServiceView {
             object,
             service_type: field("type"),
             ports_key: spec.and_then(|s| s.get_entry("ports")).map(|(k, _)| k),
-            ports,
+            ports: super::exact(ports),
             selector: field("selector"),
             external_traffic_policy: field("externalTrafficPolicy"),
             internal_traffic_policy: field("internalTrafficPolicy"),
             load_balancer_class: field("loadBalancerClass"),
             status_ingress,
-            cluster_ips: field("clusterIP")
-                .into_iter()
-                .chain(field("clusterIPs").into_iter().flat_map(NodeRef::items))
-                .filter_map(|ip| ip.as_str())
-                .collect(),
+            cluster_ips: super::exact(
+                field("clusterIP")
+                    .into_iter()
+                    .chain(field("clusterIPs").into_iter().flat_map(NodeRef::items))
+                    .filter_map(|ip| ip.as_str())
+                    .collect(),
+            ),
             external_name: field("externalName"),
             load_balancer_ip: field("loadBalancerIP"),
             allocate_node_ports: field("allocateLoadBalancerNodePorts"),
-            external_ips: field("externalIPs")
-                .into_iter()
-                .flat_map(NodeRef::items)
-                .collect(),
+            external_ips: super::exact(
+                field("externalIPs")
+                    .into_iter()
+                    .flat_map(NodeRef::items)
+                    .collect(),
+            ),
         })
     }
 

@@ -8,6 +8,7 @@
 
 mod budget;
 mod builder;
+mod comment;
 mod events;
 mod fast;
 mod lines;
@@ -20,13 +21,13 @@ mod types;
 
 pub use crate::source::{Pos, Span};
 pub use budget::MemoryBudget;
+pub use comment::{Comment, CommentText};
 pub use load::{load, load_file, load_granit_only, load_with};
 pub use merge::TooComplex;
 pub use resolve::{resolve_plain, Resolved};
 pub use split::{load_split, Split};
 pub use tree::{
-    Children, Comment, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, NodeRef,
-    Scalar, Style,
+    Children, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, NodeRef, Scalar, Style,
 };
 pub use types::{DuplicateKey, Limits, LoadedFile, Reader, SyntaxError, READER_VARIABLE};
 

@@ -204,6 +204,11 @@ fn merge<S>(
     let mut floors = Vec::new();
     let mut states = Vec::new();
     let (mut started, mut last_node_end) = (0, 0);
+    // Room for exactly all of them: growing by doubling left up to half again unused.
+    let total = |of: fn(&Part) -> usize| parts.iter().flatten().map(|(p, _)| of(p)).sum();
+    out.documents
+        .reserve_exact(total(|p| p.out.documents.len()));
+    out.comments.reserve_exact(total(|p| p.out.comments.len()));
     for (part, state) in parts.into_iter().flatten() {
         let kept = out.documents.len();
         // A chunk's first document follows the previous chunk's last node.

@@ -81,7 +81,10 @@ fn helm_stream_positions_in_later_documents() {
 fn helm_source_comments_before_and_after_separator() {
     let file = ok(HELM_MULTI);
     let texts = |d: &Document| -> Vec<String> {
-        d.leading_comments.iter().map(|c| c.text.clone()).collect()
+        d.leading_comments
+            .iter()
+            .map(|c| c.text.to_string())
+            .collect()
     };
     // Document 1 also gets the fixture's description line (it is before its root).
     let d0 = texts(&file.documents[0]);

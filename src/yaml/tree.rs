@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::comment::Comment;
 use super::resolve::Resolved;
 use super::Span;
 use crate::source::SourceFile;
@@ -219,13 +220,6 @@ impl Node {
             names: self.names.clone(),
         }
     }
-}
-
-/// A `# ...` comment; `text` excludes the `#`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Comment {
-    pub span: Span,
-    pub text: String,
 }
 
 /// The file a document was read from, which its nodes' offsets are resolved against.

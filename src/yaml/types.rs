@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use super::budget::MemoryBudget;
+use super::comment::Comment;
 use super::merge::TooComplex;
-use super::tree::{Comment, Document};
+use super::tree::Document;
 use super::Span;
 
 /// Bounds that keep hostile input cheap.

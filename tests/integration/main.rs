@@ -222,7 +222,10 @@ pub fn lint_text(
         .iter()
         .filter(|d| d.rule.starts_with(prefix))
         .collect();
-    let message = hits.first().map(|d| d.message.clone()).unwrap_or_default();
+    let message = hits
+        .first()
+        .map(|d| d.message.to_string())
+        .unwrap_or_default();
     let found = hits
         .iter()
         .map(|d| {

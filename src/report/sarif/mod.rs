@@ -148,7 +148,7 @@ fn related_locations(
             physical_location: (!unnamed_stdin(&r.location.file))
                 .then(|| physical(&r.location, sources, cwd)),
             message: Some(Text {
-                text: r.message.clone(),
+                text: r.message.to_string(),
                 markdown: None,
             }),
         })
@@ -194,7 +194,7 @@ fn message(d: &Diagnostic, related: &[SarifLocation]) -> Text {
         })
         .collect();
     let text = if links.is_empty() {
-        d.message.clone()
+        d.message.to_string()
     } else {
         format!("{} See: {}.", d.message, links.join("; "))
     };

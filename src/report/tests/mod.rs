@@ -122,13 +122,13 @@ fn basic() -> (Vec<Diagnostic>, Summary, SourceMap) {
         }],
     });
     let error = Diagnostic {
-        object: Some(ObjectRef {
-            api_version: "v1".to_string(),
-            kind: "Service".to_string(),
-            namespace: Some("default".to_string()),
-            name: "web".to_string(),
-        }),
-        origin: Some("charts/web/templates/service.yaml".to_string()),
+        object: Some(Arc::new(ObjectRef {
+            api_version: "v1".into(),
+            kind: "Service".into(),
+            namespace: Some("default".into()),
+            name: "web".into(),
+        })),
+        origin: Some("charts/web/templates/service.yaml".into()),
         ..error
     };
 
@@ -159,12 +159,12 @@ fn basic() -> (Vec<Diagnostic>, Summary, SourceMap) {
     })
     .with_suggestion(Fix::manual("enable SNAT on the CLB listeners, by hand"));
     let warning = Diagnostic {
-        object: Some(ObjectRef {
-            api_version: "v1".to_string(),
-            kind: "Service".to_string(),
-            namespace: Some("shop".to_string()),
-            name: "api".to_string(),
-        }),
+        object: Some(Arc::new(ObjectRef {
+            api_version: "v1".into(),
+            kind: "Service".into(),
+            namespace: Some("shop".into()),
+            name: "api".into(),
+        })),
         ..warning
     };
 

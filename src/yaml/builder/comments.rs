@@ -25,12 +25,12 @@ pub(in crate::yaml) fn assign_leading_comments(
         // Comments are sorted: binary search keeps many-document files linear-ish.
         let comments = &out.comments;
         let first = comments.partition_point(|c| c.span.start.offset < floor);
-        let leading = comments[first..]
+        let count = comments[first..]
             .iter()
             .take_while(|c| c.span.end.offset <= ceiling)
-            .cloned()
-            .collect();
-        out.documents[i].leading_comments = leading;
+            .count();
+        // Exactly as many as there are (collecting made room for four).
+        out.documents[i].leading_comments = comments[first..first + count].to_vec();
         claimed = ceiling;
     }
 }

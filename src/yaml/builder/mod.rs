@@ -21,9 +21,8 @@ mod collections;
 mod comments;
 mod hybrid;
 
-use super::tree::{
-    Children, Comment, Document, DocumentFile, Entry, NodeId, NodeKind, Scalar, Style,
-};
+use super::comment::{Comment, CommentText};
+use super::tree::{Children, Document, DocumentFile, Entry, NodeId, NodeKind, Scalar, Style};
 use crate::source::SourceFile;
 use collections::Frame;
 pub(in crate::yaml) use comments::assign_leading_comments;
@@ -251,6 +250,7 @@ impl Builder<'_, '_, '_> {
         }
         // granit may buffer comments; keep the documented source order.
         self.out.comments.sort_by_key(|c| c.span.start.offset);
+        self.out.comments.shrink_to_fit();
         self.out.documents.shrink_to_fit();
         Part {
             out: self.out,
@@ -276,7 +276,7 @@ impl Builder<'_, '_, '_> {
             let span = self.lines.span(start, end);
             self.out.comments.push(Comment {
                 span,
-                text: text.to_string(),
+                text: CommentText::new(self.file, start + 1, text),
             });
         }
     }
@@ -359,7 +359,7 @@ impl Builder<'_, '_, '_> {
                 let span = self.lines.span(start, end);
                 self.out.comments.push(Comment {
                     span,
-                    text: text.into_owned(),
+                    text: CommentText::new(self.file, start + 1, &text),
                 });
             }
             Event::Anchor(id, name) => {
