@@ -183,8 +183,10 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_fix(mut self, fix: Fix) -> Self {
-        self.fix = Some(fix);
+    /// The fix `--fix` may apply. Takes an `Option` too, since the edit helpers give `None`
+    /// where the manifest's layout does not allow the edit: the finding then has no fix.
+    pub fn with_fix(mut self, fix: impl Into<Option<Fix>>) -> Self {
+        self.fix = fix.into();
         self
     }
 

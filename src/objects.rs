@@ -226,15 +226,25 @@ impl Workspace {
         self.root(object).path(&["metadata", field])
     }
 
+    /// `metadata.name` as written.
+    pub fn written_name(&self, object: &Object) -> Option<NodeRef<'_>> {
+        self.metadata(object, "name")
+    }
+
+    /// `metadata.namespace` as written.
+    pub fn written_namespace_node(&self, object: &Object) -> Option<NodeRef<'_>> {
+        self.metadata(object, "namespace")
+    }
+
+    /// `metadata.labels`.
+    pub fn labels(&self, object: &Object) -> Option<NodeRef<'_>> {
+        self.metadata(object, "labels")
+    }
+
     /// Where to point at the object as a whole: its `metadata.name`, else its first line.
     pub fn name_node(&self, object: &Object) -> NodeRef<'_> {
         self.metadata(object, "name")
             .unwrap_or_else(|| self.root(object))
-    }
-
-    /// `metadata.annotations[key]` as (key node, value node).
-    pub fn annotation(&self, object: &Object, key: &str) -> Option<(NodeRef<'_>, NodeRef<'_>)> {
-        self.metadata(object, "annotations")?.get_entry(key)
     }
 
     pub fn spec(&self, object: &Object) -> Option<NodeRef<'_>> {

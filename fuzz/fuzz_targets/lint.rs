@@ -29,9 +29,9 @@ fn report_every_format(outcome: &CheckOutcome) {
     let narrow = ReportOptions { color: true, width: 24, ..ReportOptions::default() };
     let plain = ReportOptions::default();
     let fixes = ReportOptions { show_fixes: true, ..ReportOptions::default() };
-    for (format, options) in Format::ALL
-        .into_iter()
-        .map(|f| (f, &plain))
+    for (format, options) in Format::all()
+        .iter()
+        .map(|&f| (f, &plain))
         .chain([(Format::Human, &narrow), (Format::Human, &fixes), (Format::Compact, &fixes)])
     {
         let mut out = Vec::new();

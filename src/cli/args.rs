@@ -7,7 +7,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 use crate::diagnostic::FailOn;
-use crate::profile::Provider;
+use crate::profile::{Provider, ProxyMode};
 use crate::report::Format;
 
 #[derive(Parser, Debug)]
@@ -99,7 +99,7 @@ pub enum ProfileCommand {
         /// The cluster's kube-proxy mode, filled in as `spec.kubeProxy.mode` [default: left
         /// for you to state].
         #[arg(long = "proxy-mode", value_enum)]
-        proxy_mode: Option<ProxyModeArg>,
+        proxy_mode: Option<ProxyMode>,
     },
     /// Validate a cluster profile file.
     Check {
@@ -166,14 +166,6 @@ impl TypedValueParser for ProviderParser {
         let values = Provider::ALL.map(|p| PossibleValue::new(p.as_str()).help(p.label()));
         Some(Box::new(values.into_iter()))
     }
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ProxyModeArg {
-    Iptables,
-    Ipvs,
-    Nftables,
-    Ebpf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

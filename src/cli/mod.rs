@@ -1,6 +1,9 @@
 //! Command-line interface: the clap types are in `args`, `lblint check` is in `check`,
 //! and this file has one function for each other subcommand.
 
+// The CLI is where lblint prints: reports, notices and errors.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -22,8 +25,8 @@ mod settings;
 mod size;
 
 pub use args::{
-    CheckArgs, Cli, ColorArg, Command, ModelArgs, ModelFormat, ProfileCommand, ProxyModeArg,
-    RulesFormat, SchemaArg,
+    CheckArgs, Cli, ColorArg, Command, ModelArgs, ModelFormat, ProfileCommand, RulesFormat,
+    SchemaArg,
 };
 
 /// Exit status: no diagnostic at or above --fail-on.
@@ -183,14 +186,14 @@ fn run_model(args: ModelArgs) -> i32 {
     };
     match args.format {
         ModelFormat::Json => {
-            let json = crate::model::report::to_json(&ws, &model);
+            let json = crate::report::model::to_json(&ws, &model);
             println!(
                 "{}",
                 serde_json::to_string_pretty(&json).unwrap_or_default()
             );
         }
         ModelFormat::Table => {
-            let table = crate::model::report::to_human(&ws, &model);
+            let table = crate::report::model::to_human(&ws, &model);
             print!("{}", escape(&table, Keep::Newlines));
         }
     }
@@ -285,7 +288,7 @@ fn run_explain(key: &str) -> i32 {
         }
         None => {
             let keys = crate::rules::rule_keys();
-            let suggestion = profile::suggest::did_you_mean(key, &keys);
+            let suggestion = crate::settings::suggest::did_you_mean(key, &keys);
             match suggestion {
                 Some(s) => fail(format!(
                     "unknown rule `{key}`; did you mean `{s}`? (see `lblint rules`)"
@@ -296,13 +299,7 @@ fn run_explain(key: &str) -> i32 {
     }
 }
 
-fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyModeArg>) -> i32 {
-    let proxy_mode = proxy_mode.map(|m| match m {
-        ProxyModeArg::Iptables => ProxyMode::Iptables,
-        ProxyModeArg::Ipvs => ProxyMode::Ipvs,
-        ProxyModeArg::Nftables => ProxyMode::Nftables,
-        ProxyModeArg::Ebpf => ProxyMode::Ebpf,
-    });
+fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) -> i32 {
     let own_rules = provider.map_or_else(Vec::new, |p| crate::rules::ids_for_provider(p.as_str()));
     print!(
         "{}",

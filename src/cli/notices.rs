@@ -141,7 +141,17 @@ pub(super) fn no_input(linted: &[Arc<str>], diagnostics: &[Diagnostic], options:
 /// `--fix`: what was fixed (each file and rule with `--show-fixes`), what could not be
 /// written (errors, also under `-q`) and what was left because it is rendered output.
 /// Whether a file could not be written.
+/// Files whose fixes were dropped because they would break the file's YAML.
+pub(super) fn not_fixed(done: &Applied) {
+    for file in &done.breaking {
+        say(&format!(
+            "not fixing {file}: the edits would break its YAML"
+        ));
+    }
+}
+
 pub(super) fn fixed(done: &Applied, args: &Flags) -> bool {
+    not_fixed(done);
     for (file, reason) in &done.failures {
         say(&format!(
             "error: cannot fix {file}: {reason}; it is left as it was"
@@ -186,6 +196,7 @@ pub(super) fn run_diff(args: &Flags, options: &CheckOptions, profile: &Profile) 
         Ok(done) => done,
         Err(err) => return fail(err),
     };
+    not_fixed(&done);
     if args.verbose {
         linted(&done.linted);
     }

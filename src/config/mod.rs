@@ -12,22 +12,21 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::diagnostic::{FailOn, Severity};
-use crate::profile::{Place, ProfileError};
 use crate::rules::{self, RuleMeta};
+use crate::settings::{Place, SettingsError};
 use crate::source::SourceFile;
 use crate::suppress::{ConfigIgnore, ConfigIgnores};
 
 /// Names looked for in each directory, in this order.
 pub const FILE_NAMES: [&str; 2] = ["lblint.yaml", ".lblint.yaml"];
 
-/// A config file that cannot be used: same shape as a profile error, code `lblint::config`.
-pub type ConfigError = ProfileError;
+/// A config file that cannot be used: the settings kit's error, code `lblint::config`.
+pub type ConfigError = SettingsError;
 
 mod parse;
 pub use parse::parse_config;
 
-const MAX_CONFIG_BYTES: usize = crate::profile::MAX_PROFILE_BYTES;
-pub(crate) const ERROR_TAG: &str = "lblint-config:";
+const MAX_CONFIG_BYTES: usize = crate::settings::MAX_BYTES;
 const FAIL_ON: &[&str] = &["error", "warning", "note", "never"];
 const LEVELS: &[&str] = &["off", "error", "warning", "note"];
 const TOP_KEYS: &[&str] = &[
@@ -131,6 +130,7 @@ fn check_profile_is_inside(config: &Config, cwd: &Path) -> Result<(), ConfigErro
     let shown = config.source.path.to_string();
     let at = config.profile_at.unwrap_or(Place::NOWHERE);
     Err(ConfigError::new(
+        parse::CONFIG.code,
         &shown,
         Arc::from(config.source.text.as_str()),
         at,
@@ -144,8 +144,7 @@ fn check_profile_is_inside(config: &Config, cwd: &Path) -> Result<(), ConfigErro
             },
         ),
         Some("keep the profile in the repository, or name it on the command line with --profile".into()),
-    )
-    .with_code("lblint::config"))
+    ))
 }
 
 /// Read and parse a config file; `cwd` is the working directory of the run.
@@ -153,8 +152,8 @@ pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
     let abs = crate::walk::absolute(path, cwd);
     let shown = crate::walk::display_relative(&abs, cwd);
     let unreadable = |message: String| {
-        ConfigError::new(&shown, Arc::from(""), Place::NOWHERE, message, None)
-            .with_code("lblint::config")
+        let code = parse::CONFIG.code;
+        ConfigError::new(code, &shown, Arc::from(""), Place::NOWHERE, message, None)
     };
     // Only a regular file of at most 1 MiB is read: a FIFO or /dev/zero fails at once.
     let bytes = crate::read::read_regular(&abs, MAX_CONFIG_BYTES as u64)

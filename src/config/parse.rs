@@ -6,16 +6,36 @@ use std::sync::Arc;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
-use serde_saphyr::{Error as YamlError, MessageFormatter, Spanned};
+use serde_saphyr::{Error as YamlError, Spanned};
 
 use super::*;
-use crate::diagnostic::Location;
-use crate::profile::recover::{item_start, parse_all, Blank};
-use crate::profile::suggest::{did_you_mean, list};
-use crate::profile::{is_empty_yaml, place_of, yaml_options};
-use crate::source::SourceFile;
+use crate::settings::recover::{item_start, parse_all, Blank};
+use crate::settings::suggest::{did_you_mean, list, one_of_help};
+use crate::settings::translate::{self, error_place, parser_message, refuse, Kind, Said};
+use crate::settings::{is_empty_yaml, place_of, yaml_options};
+use crate::source::{Location, Pos, SourceFile, Span};
 use crate::suppress::{ConfigIgnore, ObjectPattern};
-use crate::yaml::{Pos, Span};
+
+/// How config errors are named and worded where every settings file words them alike.
+pub(super) const CONFIG: Kind = Kind {
+    code: "lblint::config",
+    name: "config file",
+    one_document: (
+        "a config file holds exactly one YAML document",
+        "remove the `---` separator and everything after it",
+    ),
+    budget_help: None,
+    syntax_help: "check indentation and quoting here",
+    section: |expected| {
+        match expected.first().copied() {
+            Some("profile") => " at the top level",
+            Some("rule") => " in an `ignore` entry",
+            _ => "",
+        }
+        .to_owned()
+    },
+    choose: choice_help,
+};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -46,15 +66,7 @@ struct RawIgnore {
     reason: Reason,
 }
 
-/// serde's custom errors carry only a string: encode message and help so the loader can
-/// split them again (the deserializer adds the value's location).
-fn tagged<E: de::Error>(message: String, help: String) -> E {
-    let payload = json!({"message": message, "help": help});
-    E::custom(format!("{ERROR_TAG}{payload}"))
-}
-
 fn choice_help(got: &str, expected: &[&str]) -> String {
-    let one_of = format!("expected one of {}", list(expected));
     // `warn` → `warning`: an abbreviation is a typo too.
     let prefix = || {
         expected
@@ -62,10 +74,7 @@ fn choice_help(got: &str, expected: &[&str]) -> String {
             .copied()
             .find(|e| got.len() >= 3 && e.starts_with(&got.to_ascii_lowercase()))
     };
-    match did_you_mean(got, expected).or_else(prefix) {
-        Some(s) => format!("did you mean `{s}`? {one_of}"),
-        None => one_of,
-    }
+    one_of_help(did_you_mean(got, expected).or_else(prefix), expected)
 }
 
 struct GlobText(String);
@@ -74,9 +83,9 @@ impl<'de> Deserialize<'de> for GlobText {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
         globset::Glob::new(&text).map_err(|e| {
-            tagged(
+            refuse(
                 format!("invalid glob `{text}`: {}", e.kind()),
-                "globs use `*`, `**`, `?`, `[abc]` and `{a,b}`; they are relative to the config file's directory".into(),
+                "globs use `*`, `**`, `?`, `[abc]` and `{a,b}`; they are relative to the config file's directory",
             )
         })?;
         Ok(GlobText(text))
@@ -90,11 +99,11 @@ impl<'de> Deserialize<'de> for RuleKey {
         let text = String::deserialize(deserializer)?;
         rules::lookup(&text).map(RuleKey).ok_or_else(|| {
             let keys = crate::rules::rule_keys();
-            let help = match did_you_mean(&text, &keys) {
+            let help: String = match did_you_mean(&text, &keys) {
                 Some(s) => format!("did you mean `{s}`? (`lblint rules` lists the rules)"),
                 None => "`lblint rules` lists the rule ids and names".into(),
             };
-            tagged(format!("unknown rule `{text}`"), help)
+            refuse(format!("unknown rule `{text}`"), help)
         })
     }
 }
@@ -105,9 +114,9 @@ impl<'de> Deserialize<'de> for Reason {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
         if text.trim().is_empty() {
-            return Err(tagged(
-                "`reason` is empty".into(),
-                "say why the finding does not apply, e.g. `reason: vendor chart, only called from outside the cluster`".into(),
+            return Err(refuse(
+                "`reason` is empty",
+                "say why the finding does not apply, e.g. `reason: vendor chart, only called from outside the cluster`",
             ));
         }
         Ok(Reason(text))
@@ -122,10 +131,9 @@ impl<'de> Deserialize<'de> for ObjectText {
         ObjectPattern::parse(&text)
             .map(ObjectText)
             .map_err(|message| {
-                tagged(
+                refuse(
                     message,
-                    "write it as e.g. `Service/shop/web` (`*` matches any kind, namespace or name)"
-                        .into(),
+                    "write it as e.g. `Service/shop/web` (`*` matches any kind, namespace or name)",
                 )
             })
     }
@@ -139,7 +147,7 @@ impl<'de> Deserialize<'de> for FailOnText {
         // Exactly the names `--fail-on` takes (case-sensitive, as YAML keys are).
         match <FailOn as clap::ValueEnum>::from_str(&text, false) {
             Ok(level) => Ok(FailOnText(level)),
-            Err(_) => Err(tagged(
+            Err(_) => Err(refuse(
                 format!("unknown value `{text}` for `failOn`"),
                 choice_help(&text, FAIL_ON),
             )),
@@ -160,8 +168,8 @@ impl<'de> Deserialize<'de> for LevelText {
             // YAML 1.1 reads an unquoted `off` as the boolean false.
             fn visit_bool<E: de::Error>(self, v: bool) -> Result<LevelText, E> {
                 if v {
-                    Err(tagged(
-                        "unknown level `true` for a rule".into(),
+                    Err(refuse(
+                        "unknown level `true` for a rule",
                         choice_help("true", LEVELS),
                     ))
                 } else {
@@ -175,7 +183,7 @@ impl<'de> Deserialize<'de> for LevelText {
                     "warning" => RuleLevel::Severity(Severity::Warning),
                     "note" => RuleLevel::Severity(Severity::Note),
                     _ => {
-                        return Err(tagged(
+                        return Err(refuse(
                             format!("unknown level `{v}` for a rule"),
                             choice_help(v, LEVELS),
                         ))
@@ -221,28 +229,15 @@ pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, Confi
 
 /// The config as far as it could be read (an entry with an error is left out), and every
 /// error in the file: like the profile, each entry in error is blanked out and the file
-/// parsed again ([`crate::profile::recover`]).
+/// parsed again ([`crate::settings::recover`]).
 pub(super) fn parse_recovering(text: &str, shown: &str, dir: &Path) -> (Config, Vec<ConfigError>) {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let source_text: Arc<str> = Arc::from(text);
-    let source = Arc::new(SourceFile::new(Arc::from(shown), text.to_string()));
     let fail = |at: Place, message: String, help: Option<String>| {
-        ConfigError::new(shown, source_text.clone(), at, message, help).with_code("lblint::config")
+        ConfigError::new(CONFIG.code, shown, source_text.clone(), at, message, help)
     };
     let dir = crate::walk::absolute(dir, Path::new("/"));
-    let mut config = Config {
-        path: dir.join(shown.rsplit('/').next().unwrap_or(FILE_NAMES[0])),
-        dir: dir.clone(),
-        source: source.clone(),
-        profile: None,
-        profile_at: None,
-        include: Vec::new(),
-        exclude: Vec::new(),
-        fail_on: None,
-        rules: Vec::new(),
-        ignore: Vec::new(),
-        chart_roots: Vec::new(),
-    };
+    let mut config = Config::empty(text, shown, &dir);
     if text.len() > MAX_CONFIG_BYTES {
         let at = Place::at_offset(text, 0, 0);
         let message = format!("config file is too large ({} bytes)", text.len());
@@ -285,60 +280,82 @@ pub(super) fn parse_recovering(text: &str, shown: &str, dir: &Path) -> (Config, 
         .map(|root| crate::walk::absolute(Path::new(&root), &dir))
         .collect();
     for entry in raw.ignore.unwrap_or_default() {
-        let place = place_of(&entry.referenced, text);
-        let line_end = text[place.offset..]
-            .find(['\n', '\r'])
-            .map_or(text.len(), |i| place.offset + i);
-        let end = Place::at_offset(text, line_end, 0);
-        let span = Span {
-            start: Pos {
-                line: place.line as u32,
-                column: place.column as u32,
-                offset: place.offset,
-            },
-            end: Pos {
-                line: end.line as u32,
-                column: end.column as u32,
-                offset: end.offset,
-            },
-        };
-        let raw = entry.value;
-        let matcher = match globset::Glob::new(&raw.path.0) {
-            Ok(glob) => glob.compile_matcher(),
-            Err(e) => {
-                errors.push(fail(place, format!("invalid glob: {e}"), None));
-                continue;
-            }
-        };
-        config.ignore.push(ConfigIgnore {
-            rule: raw.rule.0,
-            path: raw.path.0,
-            matcher,
-            object: raw.object.map(|o| o.0),
-            reason: raw.reason.0,
-            location: Location {
-                file: source.path.clone(),
-                span,
-            },
-        });
+        match ignore_entry(entry, text, &config.source) {
+            Ok(ignore) => config.ignore.push(ignore),
+            Err((at, message)) => errors.push(fail(at, message, None)),
+        }
     }
     (config, errors)
 }
 
+impl Config {
+    /// Nothing configured yet: the file `shown` in `dir` (absolute), with `text`.
+    fn empty(text: &str, shown: &str, dir: &Path) -> Config {
+        Config {
+            path: dir.join(shown.rsplit('/').next().unwrap_or(FILE_NAMES[0])),
+            dir: dir.to_path_buf(),
+            source: Arc::new(SourceFile::new(Arc::from(shown), text.to_string())),
+            profile: None,
+            profile_at: None,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            fail_on: None,
+            rules: Vec::new(),
+            ignore: Vec::new(),
+            chart_roots: Vec::new(),
+        }
+    }
+}
+
+/// An `ignore:` entry, located from its first line to the end of that line; an error's
+/// place and message when its glob does not compile.
+fn ignore_entry(
+    entry: Spanned<RawIgnore>,
+    text: &str,
+    source: &SourceFile,
+) -> Result<ConfigIgnore, (Place, String)> {
+    let place = place_of(&entry.referenced, text);
+    let line_end = text[place.offset..]
+        .find(['\n', '\r'])
+        .map_or(text.len(), |i| place.offset + i);
+    let end = Place::at_offset(text, line_end, 0);
+    let pos = |p: Place| Pos {
+        line: p.line as u32,
+        column: p.column as u32,
+        offset: p.offset,
+    };
+    let span = Span {
+        start: pos(place),
+        end: pos(end),
+    };
+    let raw = entry.value;
+    let matcher = match globset::Glob::new(&raw.path.0) {
+        Ok(glob) => glob.compile_matcher(),
+        Err(e) => return Err((place, format!("invalid glob: {e}"))),
+    };
+    Ok(ConfigIgnore {
+        rule: raw.rule.0,
+        path: raw.path.0,
+        matcher,
+        object: raw.object.map(|o| o.0),
+        reason: raw.reason.0,
+        location: Location {
+            file: source.path.clone(),
+            span,
+        },
+    })
+}
+
 fn convert(err: &YamlError, text: &str) -> (Place, String, Option<String>) {
     let err = err.without_snippet();
-    let at = err
-        .location()
-        .map_or(Place::at_offset(text, 0, 0), |l| place_of(&l, text));
-    let fallback = serde_saphyr::UserMessageFormatter
-        .format_message(err)
-        .into_owned();
-    let mut at = at;
+    let mut at = error_place(err, text);
     if let YamlError::SerdeMissingField { .. } = err {
         // serde-saphyr puts a missing field at the mapping's last key: point at the entry.
         at = item_start(text, at.offset).map_or(at, |o| Place::at_offset(text, o, 1));
     }
-    let (message, help) = describe(err)
+    let (message, help) = translate::describe(err, &CONFIG)
+        .or_own(describe)
+        .or_else(|| wrong_type(err))
         .or_else(|| shape_error(text, &at))
         .or_else(|| match err {
             // A list where a mapping belongs, or the reverse, under no key of its own.
@@ -355,12 +372,12 @@ fn convert(err: &YamlError, text: &str) -> (Place, String, Option<String>) {
             )),
             _ => None,
         })
-        .unwrap_or((fallback, None));
+        .unwrap_or_else(|| (parser_message(err), None));
     (at, message, help)
 }
 
 /// A value of the wrong shape, named by the key in front of it.
-fn shape_error(text: &str, at: &Place) -> Option<(String, Option<String>)> {
+fn shape_error(text: &str, at: &Place) -> Option<Said> {
     let line_start = crate::source::line_start(text, at.offset);
     let before = text[line_start..at.offset].trim_end().strip_suffix(':')?;
     let key = before
@@ -391,22 +408,9 @@ fn shape_error(text: &str, at: &Place) -> Option<(String, Option<String>)> {
     Some((format!("`{key}` must be {expected}"), Some(help)))
 }
 
-fn describe(err: &YamlError) -> Option<(String, Option<String>)> {
+/// Our message and help for the errors only a config file has.
+fn describe(err: &YamlError) -> Option<Said> {
     match err {
-        YamlError::AliasError { error, .. } => describe(error),
-        YamlError::SerdeUnknownField {
-            field, expected, ..
-        } => {
-            let place = match expected.first().copied() {
-                Some("profile") => " at the top level",
-                Some("rule") => " in an `ignore` entry",
-                _ => "",
-            };
-            Some((
-                format!("unknown field `{field}`{place}"),
-                Some(choice_help(field, expected)),
-            ))
-        }
         YamlError::SerdeMissingField { field, .. } => Some((
             format!("missing field `{field}` in an `ignore` entry"),
             Some(match *field {
@@ -415,43 +419,15 @@ fn describe(err: &YamlError) -> Option<(String, Option<String>)> {
                 _ => "an `ignore` entry has `rule`, `path`, optional `object` and `reason`".into(),
             }),
         )),
-        YamlError::DuplicateMappingKey { key, .. } => Some((
-            match key {
-                Some(k) => format!("duplicate key `{k}`"),
-                None => "duplicate key".into(),
-            },
-            Some("each key may appear only once in a mapping".into()),
-        )),
-        YamlError::MultipleDocuments { .. } => Some((
-            "a config file holds exactly one YAML document".into(),
-            Some("remove the `---` separator and everything after it".into()),
-        )),
-        YamlError::Budget { breach, .. } => Some((
-            format!("config file exceeds the parser's safety limits ({breach:?})"),
-            None,
-        )),
-        YamlError::Message { msg, .. } => {
-            let payload = msg.strip_prefix(ERROR_TAG)?;
-            let v: Value = serde_json::from_str(payload).ok()?;
-            Some((
-                v["message"].as_str()?.to_owned(),
-                v["help"].as_str().map(str::to_owned),
-            ))
-        }
-        YamlError::ExternalMessage { msg, .. } => Some((
-            format!("YAML syntax error: {msg}"),
-            Some("check indentation and quoting here".into()),
-        )),
         _ => None,
     }
-    .or_else(|| {
-        // Wrong shapes: say what each top-level key takes.
-        let text = serde_saphyr::UserMessageFormatter
-            .format_message(err)
-            .into_owned();
-        text.contains("invalid type")
-            .then(|| (text.trim_end_matches('.').to_string(), Some(keys_help())))
-    })
+}
+
+/// Wrong shapes: say what each top-level key takes.
+fn wrong_type(err: &YamlError) -> Option<Said> {
+    let text = parser_message(err);
+    text.contains("invalid type")
+        .then(|| (text.trim_end_matches('.').to_string(), Some(keys_help())))
 }
 
 /// What each key takes, for values of the wrong shape.

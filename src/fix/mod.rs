@@ -178,6 +178,16 @@ pub struct Applied {
     pub available: preview::FixCounts,
     /// The files of the first lint (`--verbose`).
     pub linted: Vec<Arc<str>>,
+    /// Files left unfixed because their edits would break their YAML.
+    pub breaking: Vec<Arc<str>>,
+}
+
+/// One round's plan: the files to rewrite, and the files whose rewrite is dropped because
+/// it would make them unparsable.
+#[derive(Debug, Default)]
+pub struct Round {
+    pub files: Vec<FileFix>,
+    pub breaking: Vec<Arc<str>>,
 }
 
 /// One file's rewrite, planned on the text lint read from it.
@@ -219,13 +229,13 @@ pub fn rendered_refusals(
 
 /// Plan one round on a lint outcome: the files to rewrite. Fixes already `tried` and files
 /// that `failed` to be written are left out; a rewrite that would make a file unparsable
-/// is dropped with a message.
+/// is dropped, and the file named in [`Round::breaking`].
 pub fn plan_round(
     mut outcome: CheckOutcome,
     unsafe_fixes: bool,
     tried: &mut HashSet<FixKey>,
     failed: &HashSet<Arc<str>>,
-) -> Vec<FileFix> {
+) -> Round {
     outcome.diagnostics.retain(|d| {
         d.fix.is_none() || !(tried.contains(&key(d)) || failed.contains(&d.location.file))
     });
@@ -240,7 +250,7 @@ pub fn plan_round(
             .push((d.rule, d.name));
     }
     let limits = crate::yaml::Limits::default();
-    let mut files = Vec::new();
+    let mut round = Round::default();
     for (display, (after, fixed)) in plan.files {
         let (Some(before), Some(path)) = (
             outcome.sources.get(&display),
@@ -252,10 +262,10 @@ pub fn plan_round(
             .errors
             .len();
         if crate::yaml::load(&after, &limits).errors.len() > errors_before {
-            eprintln!("lblint: not fixing {display}: the edits would break its YAML");
+            round.breaking.push(display);
             continue;
         }
-        files.push(FileFix {
+        round.files.push(FileFix {
             path: path.clone(),
             before: before.clone(),
             rules: rules.remove(&*display).unwrap_or_default(),
@@ -264,7 +274,7 @@ pub fn plan_round(
             fixed,
         });
     }
-    files
+    round
 }
 
 /// Apply fixes until none is left, re-linting after each round. Each file is replaced
@@ -300,7 +310,9 @@ pub fn apply(
         // With --follow-links one file can be linted under two names: write it once a
         // round (the next round lints the result under both).
         let mut written_to = HashSet::new();
-        for file in plan_round(outcome, unsafe_fixes, &mut tried, &failed) {
+        let round_plan = plan_round(outcome, unsafe_fixes, &mut tried, &failed);
+        done.breaking.extend(round_plan.breaking);
+        for file in round_plan.files {
             let real = std::fs::canonicalize(&file.path).ok();
             if let Some(real) = &real {
                 if !written_to.insert(real.clone()) {

@@ -18,7 +18,7 @@ fn planned(dir: &Path) -> Vec<FileFix> {
         ..CheckOptions::default()
     };
     let outcome = check(&options, &crate::profile::generic()).unwrap();
-    plan_round(outcome, false, &mut HashSet::new(), &HashSet::new())
+    plan_round(outcome, false, &mut HashSet::new(), &HashSet::new()).files
 }
 
 #[test]
@@ -126,4 +126,26 @@ fn roots_are_named_folders_and_the_folders_of_named_files() {
     let roots = Roots::of(&[real.join("sub/../sub")]);
     assert!(roots.contain(&real.join("sub/a.yaml")));
     assert!(!roots.contain(&real.join("subway/a.yaml")));
+}
+
+#[test]
+fn a_rewrite_that_would_break_the_yaml_is_dropped_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("svc.yaml"), UNQUOTED).unwrap();
+    let options = CheckOptions {
+        paths: vec![dir.path().to_path_buf()],
+        ..CheckOptions::default()
+    };
+    let mut outcome = check(&options, &crate::profile::generic()).unwrap();
+    // K8S002's quoting fix, made to leave an unterminated quote.
+    let fix = outcome.diagnostics[0].fix.as_mut().unwrap();
+    fix.edits[0].content = "\"true".to_string();
+    let round = plan_round(outcome, false, &mut HashSet::new(), &HashSet::new());
+    assert!(round.files.is_empty());
+    assert_eq!(round.breaking.len(), 1);
+    assert!(
+        round.breaking[0].ends_with("svc.yaml"),
+        "{:?}",
+        round.breaking
+    );
 }

@@ -42,10 +42,6 @@ pub struct Address {
 }
 
 impl Address {
-    pub fn is_wildcard(&self) -> bool {
-        self.value.starts_with("*.")
-    }
-
     /// Does a host name reach this address? Wildcards match exactly one more label,
     /// as Ingress host wildcards do.
     pub fn matches(&self, host: &str) -> bool {

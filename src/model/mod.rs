@@ -12,7 +12,7 @@ pub mod entry;
 pub mod evidence;
 mod gateways;
 pub mod implicit;
-pub mod report;
+
 pub mod scheduling;
 pub mod tke_config;
 pub use crate::views;

@@ -107,7 +107,13 @@ impl<T> Fact<'_, T> {
 }
 
 impl Profile {
+    /// A fact at `keys`, a path of the profile's schema (every test run checks it).
     pub fn fact<T>(&self, keys: &'static [&'static str], value: Option<T>) -> Fact<'_, T> {
+        debug_assert!(
+            super::document::has_field(keys),
+            "`{}` is no field of the profile",
+            keys.join(".")
+        );
         Fact {
             value,
             keys,

@@ -4,9 +4,14 @@
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::error::{Place, ProfileError};
-use super::suggest::did_you_mean;
-use super::syntax::{first_content_offset, place_of, API_VERSION, KIND, STARTER_HELP};
+use crate::settings::suggest::did_you_mean;
+use crate::settings::{first_content_offset, place_of, Place, SettingsError};
+
+pub const API_VERSION: &str = "lblint.dev/v1alpha1";
+pub const KIND: &str = "ClusterProfile";
+
+pub(super) const STARTER_HELP: &str =
+    "a profile starts with `apiVersion: lblint.dev/v1alpha1`, `kind: ClusterProfile` and `spec.provider`";
 
 #[derive(Deserialize)]
 pub(super) struct Header {
@@ -23,8 +28,8 @@ pub(super) struct Header {
 pub(super) fn check_header(
     header: &Header,
     text: &str,
-    fail: &impl Fn(Place, String, Option<String>) -> ProfileError,
-) -> Result<(), ProfileError> {
+    fail: &impl Fn(Place, String, Option<String>) -> SettingsError,
+) -> Result<(), SettingsError> {
     let start = Place::at_offset(text, first_content_offset(text), 0);
     let Some(api) = &header.api_version else {
         return Err(fail(

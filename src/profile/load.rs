@@ -11,45 +11,47 @@
 
 use std::sync::Arc;
 
-use serde::Deserialize;
-use serde_saphyr::{Error as YamlError, MessageFormatter};
+use serde_saphyr::Error as YamlError;
 
-use super::header::{check_header, Header};
-use super::recover::Blank;
+use super::document::{tables, Document};
+use super::header::{check_header, Header, STARTER_HELP};
+use super::model::{Profile, Provider, Spec};
+use super::suggest::suggest_provider;
+use super::MAX_PROFILE_BYTES;
+use crate::settings::recover::{parse_all, Blank};
+use crate::settings::schema::Shape;
+use crate::settings::suggest::{did_you_mean, list, one_of_help};
+use crate::settings::translate::{self, error_place, parser_message, Kind, Said};
+use crate::settings::{first_content_offset, is_empty_yaml, place_of, yaml_options};
+use crate::settings::{Place, SettingsError};
 
-use super::error::{Place, ProfileError};
-use super::model::{CceFlavour, Profile, Provider, Spec, OBJECT_KEY_ERROR_TAG};
-use super::suggest::{did_you_mean, list, suggest_provider};
-use super::syntax::{
-    first_content_offset, is_empty_yaml, place_of, yaml_options, MAX_PROFILE_BYTES, STARTER_HELP,
+/// How profile errors are named and worded where every settings file words them alike.
+pub(super) const PROFILE: Kind = Kind {
+    code: "lblint::profile",
+    name: "profile",
+    one_document: (
+        "a profile file holds exactly one YAML document",
+        "remove the `---` separator and everything after it, or split the file",
+    ),
+    budget_help: Some(
+        "profiles are small hand-written files; check for alias bombs or runaway nesting",
+    ),
+    syntax_help:
+        "check indentation and quoting here, and that every `[` and `{` before it is closed",
+    section: |expected| match tables().section(expected) {
+        Some("the top level") => " at the top level".to_owned(),
+        Some(s) => format!(" in {s}"),
+        None => String::new(),
+    },
+    choose: |got, expected| choose_help(got, expected, "fields"),
 };
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Document {
-    // Already checked by the header pass; kept so `deny_unknown_fields` accepts them.
-    #[allow(dead_code)]
-    api_version: String,
-    #[allow(dead_code)]
-    kind: String,
-    #[serde(default)]
-    metadata: Option<Metadata>,
-    spec: Spec,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Metadata {
-    #[serde(default)]
-    name: Option<String>,
-}
-
 /// Parse a profile; `path` is only used in errors and [`Profile::path`].
-pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
+pub fn parse_profile(text: &str, path: &str) -> Result<Profile, SettingsError> {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let source: Arc<str> = Arc::from(text);
     let fail = |at: Place, message: String, help: Option<String>| {
-        ProfileError::new(path, source.clone(), at, message, help)
+        SettingsError::new(PROFILE.code, path, source.clone(), at, message, help)
     };
 
     if text.len() > MAX_PROFILE_BYTES {
@@ -77,7 +79,7 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
     let spec_at = header.spec.as_ref().map(|s| place_of(&s.referenced, text));
     // Every error in one run: blank out each offending entry and parse again.
     // Items keep their place: unusable values are found again by index, below.
-    let (doc, mut errors) = super::recover::parse_all::<Document>(text, Blank::Entry, |e| {
+    let (doc, mut errors) = parse_all::<Document>(text, Blank::Entry, |e| {
         let mut err = convert(e, text, path, &source, Pass::Typed);
         if let (
             YamlError::SerdeMissingField {
@@ -86,7 +88,7 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
             Some(at),
         ) = (e.without_snippet(), spec_at)
         {
-            err = ProfileError::new(path, source.clone(), at, err.message, err.help);
+            err = fail(at, err.message, err.help);
         }
         err
     });
@@ -98,31 +100,33 @@ pub fn parse_profile(text: &str, path: &str) -> Result<Profile, ProfileError> {
         tree: Default::default(),
     });
     if let Some(profile) = &profile {
-        errors.extend(super::recover::unusable_values(profile, path, &source));
+        errors.extend(super::values::unusable_values(profile, &fail));
     }
-    match (ProfileError::all(errors), profile) {
+    match (SettingsError::all(errors), profile) {
         (Some(err), _) => Err(err),
         (None, Some(profile)) => Ok(profile),
         // Unreachable: no profile means an error was recorded.
-        (None, None) => Err(ProfileError::new(
-            path,
-            source,
-            Place::NOWHERE,
-            "invalid profile",
-            None,
-        )),
+        (None, None) => Err(fail(Place::NOWHERE, "invalid profile".into(), None)),
     }
 }
 
 /// Read and parse a profile file; an unreadable file is an (unlocated) error too.
-pub fn load_profile(path: &std::path::Path) -> Result<Profile, ProfileError> {
+pub fn load_profile(path: &std::path::Path) -> Result<Profile, SettingsError> {
     // Shown relative to the working directory, as every other file is.
     let shown = match std::env::current_dir() {
         Ok(cwd) if path.is_absolute() => crate::walk::display_relative(path, &cwd),
         _ => path.display().to_string(),
     };
-    let unreadable =
-        |message: String| ProfileError::new(&shown, Arc::from(""), Place::NOWHERE, message, None);
+    let unreadable = |message: String| {
+        SettingsError::new(
+            PROFILE.code,
+            &shown,
+            Arc::from(""),
+            Place::NOWHERE,
+            message,
+            None,
+        )
+    };
     // Only a regular file of at most 1 MiB is read: a FIFO or /dev/zero fails at once.
     let bytes = crate::read::read_regular(path, MAX_PROFILE_BYTES as u64)
         .map_err(|e| unreadable(format!("cannot read profile: {e}")))?;
@@ -135,7 +139,7 @@ pub fn load_profile(path: &std::path::Path) -> Result<Profile, ProfileError> {
 pub fn generic() -> Profile {
     Profile {
         name: None,
-        spec: Spec::unknown(super::model::Provider::Generic),
+        spec: Spec::unknown(Provider::Generic),
         path: None,
         text: None,
         tree: Default::default(),
@@ -146,106 +150,6 @@ pub fn generic() -> Profile {
 enum Pass {
     Header,
     Typed,
-}
-
-/// Shape a schema key's value must have, for type errors.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    Bool,
-    List,
-    Mapping,
-    Text,
-    Choice(&'static [&'static str]),
-}
-
-const PROVIDERS: &[&str] = &Provider::NAMES;
-const CCE_FLAVOURS: &[&str] = &CceFlavour::NAMES;
-const PROXY_MODES: &[&str] = &["iptables", "ipvs", "nftables", "ebpf"];
-const NODE_TYPES: &[&str] = &["regular", "native", "super"];
-const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
-
-/// Shape by key name: keys are unique across the schema, so the key alone says which field it is.
-fn shape_of(key: &str) -> Option<Shape> {
-    Some(match key {
-        "lbAddressBinding"
-        | "eniDirect"
-        | "clbL4Snat"
-        | "clbL7Snat"
-        | "clbKeepAlive"
-        | "enableIngressHostname"
-        | "hostnameOnlyIngress"
-        | "disablePrivateIngress"
-        | "usesProxyProtocol"
-        | "serviceMutatorWebhook" => Shape::Bool,
-        "nodePools" | "taints" | "loadBalancers" | "addresses" | "ingressControllers" => {
-            Shape::List
-        }
-        "metadata"
-        | "spec"
-        | "kubeProxy"
-        | "network"
-        | "addons"
-        | "cloudControllerManagerOptions"
-        | "awsLoadBalancerControllerOptions"
-        | "allowlists"
-        | "labels" => Shape::Mapping,
-        "apiVersion"
-        | "kind"
-        | "name"
-        | "kubernetesVersion"
-        | "version"
-        | "cni"
-        | "podInterface"
-        | "serviceForwarding"
-        | "ingressController"
-        | "cloudControllerManager"
-        | "awsLoadBalancerController"
-        | "cilium"
-        | "key"
-        | "value"
-        | "object"
-        | "class"
-        | "service" => Shape::Text,
-        "provider" => Shape::Choice(PROVIDERS),
-        "mode" => Shape::Choice(PROXY_MODES),
-        "type" => Shape::Choice(NODE_TYPES),
-        "cceFlavour" => Shape::Choice(CCE_FLAVOURS),
-        "effect" => Shape::Choice(TAINT_EFFECTS),
-        _ => return None,
-    })
-}
-
-/// Where a struct's fields live, recognised by serde's list of expected field names.
-fn section_of(expected: &[&str]) -> Option<&'static str> {
-    Some(match expected.first().copied()? {
-        "apiVersion" => "the top level",
-        "name" if expected.contains(&"type") => "`spec.nodePools[]`",
-        "name" => "`metadata`",
-        "provider" => "`spec`",
-        "mode" => "`spec.kubeProxy`",
-        "cni" => "`spec.network`",
-        "key" => "`taints[]`",
-        "ingressController" => "`spec.addons`",
-        "enableIngressHostname" => "`spec.addons.cloudControllerManagerOptions`",
-        "serviceMutatorWebhook" => "`spec.addons.awsLoadBalancerControllerOptions`",
-        "clbL4Snat" => "`spec.allowlists`",
-        "object" => "`spec.loadBalancers[]`",
-        "class" => "`spec.ingressControllers[]`",
-        _ => return None,
-    })
-}
-
-/// Which field an enum's variants belong to, by serde's list of expected variants.
-fn enum_field_of(expected: &[&str]) -> Option<&'static str> {
-    Some(match expected.first().copied()? {
-        "tke" => "`spec.provider`",
-        "iptables" => "`spec.kubeProxy.mode`",
-        "regular" => "`nodePools[].type`",
-        "NoSchedule" => "`taints[].effect`",
-        "private" => "`spec.loadBalancers[].network`",
-        "standard" => "`spec.cceFlavour`",
-        _ => return None,
-    })
 }
 
 /// The mapping key whose value starts at `offset`, read back from the source line
@@ -285,7 +189,13 @@ fn describe_value(text: &str, place: &Place) -> String {
     }
 }
 
-fn convert(err: &YamlError, text: &str, path: &str, source: &Arc<str>, pass: Pass) -> ProfileError {
+fn convert(
+    err: &YamlError,
+    text: &str,
+    path: &str,
+    source: &Arc<str>,
+    pass: Pass,
+) -> SettingsError {
     let err = err.without_snippet();
     let at = match err {
         // serde-saphyr puts a missing field at the mapping's last key; a missing top-level
@@ -293,13 +203,9 @@ fn convert(err: &YamlError, text: &str, path: &str, source: &Arc<str>, pass: Pas
         YamlError::SerdeMissingField { field: "spec", .. } => {
             Place::at_offset(text, first_content_offset(text), 0)
         }
-        _ => err
-            .location()
-            .map_or(Place::at_offset(text, 0, 0), |l| place_of(&l, text)),
+        _ => error_place(err, text),
     };
-    let fallback = serde_saphyr::UserMessageFormatter
-        .format_message(err)
-        .into_owned();
+    let fallback = parser_message(err);
     let (message, help) = if fallback.contains("recursion limit") {
         // The parser's own depth guard (not a Budget breach): say what it means for a profile.
         (
@@ -307,60 +213,37 @@ fn convert(err: &YamlError, text: &str, path: &str, source: &Arc<str>, pass: Pas
             Some("profiles are small hand-written files; check for runaway `[` or `{`".to_owned()),
         )
     } else {
-        describe(err, text, &at, pass).unwrap_or((fallback, None))
+        translate::describe(err, &PROFILE)
+            .or_own(|err| describe(err, text, &at, pass))
+            .unwrap_or((fallback, None))
     };
-    ProfileError::new(path, source.clone(), at, message, help)
+    SettingsError::new(PROFILE.code, path, source.clone(), at, message, help)
 }
 
-fn choose_help(got: &str, expected: &[&str], what: &str) -> Option<String> {
+fn choose_help(got: &str, expected: &[&str], what: &str) -> String {
     if expected.is_empty() {
-        return Some(format!("no {what} are allowed here"));
+        return format!("no {what} are allowed here");
     }
-    Some(one_of_help(did_you_mean(got, expected), expected))
+    one_of_help(did_you_mean(got, expected), expected)
 }
 
-fn one_of_help(suggestion: Option<&str>, expected: &[&str]) -> String {
-    let one_of = format!("expected one of {}", list(expected));
-    match suggestion {
-        Some(s) => format!("did you mean `{s}`? {one_of}"),
-        None => one_of,
-    }
-}
-
-/// Our message and help for the error, or `None` to use serde-saphyr's own message.
-fn describe(
-    err: &YamlError,
-    text: &str,
-    at: &Place,
-    pass: Pass,
-) -> Option<(String, Option<String>)> {
+/// Our message and help for the errors only a profile has, or `None` to use
+/// serde-saphyr's own message.
+fn describe(err: &YamlError, text: &str, at: &Place, pass: Pass) -> Option<Said> {
     match err {
-        // An error met while replaying an alias: describe the original error.
-        YamlError::AliasError { error, .. } => describe(error, text, at, pass),
-        YamlError::SerdeUnknownField {
-            field, expected, ..
-        } => {
-            let place = match section_of(expected) {
-                Some("the top level") => " at the top level".to_owned(),
-                Some(s) => format!(" in {s}"),
-                None => String::new(),
-            };
-            Some((
-                format!("unknown field `{field}`{place}"),
-                choose_help(field, expected, "fields"),
-            ))
-        }
         YamlError::SerdeUnknownVariant {
             variant, expected, ..
         } => {
-            let help = if expected[..] == *PROVIDERS {
+            let help = if expected[..] == Provider::NAMES {
                 // Vendor names (`aws`, `digitalocean`) as well as typos.
-                Some(one_of_help(suggest_provider(variant), expected))
+                one_of_help(suggest_provider(variant), expected)
             } else {
                 choose_help(variant, expected, "values")
             };
-            let field = enum_field_of(expected).map_or(String::new(), |s| format!(" for {s}"));
-            Some((format!("unknown value `{variant}`{field}"), help))
+            let field = tables()
+                .enum_field(expected)
+                .map_or(String::new(), |s| format!(" for {s}"));
+            Some((format!("unknown value `{variant}`{field}"), Some(help)))
         }
         YamlError::SerdeMissingField { field, .. } => Some((
             match *field {
@@ -370,52 +253,29 @@ fn describe(
             match *field {
                 "provider" => Some(format!(
                     "`spec.provider` is required: one of {}",
-                    list(PROVIDERS)
+                    list(&Provider::NAMES)
                 )),
                 "spec" => Some(STARTER_HELP.into()),
                 _ => None,
             },
         )),
-        YamlError::DuplicateMappingKey { key, .. } => Some((
-            match key {
-                Some(k) => format!("duplicate key `{k}`"),
-                None => "duplicate key".into(),
-            },
-            Some("each key may appear only once in a mapping".into()),
-        )),
-        YamlError::MultipleDocuments { .. } => Some((
-            "a profile file holds exactly one YAML document".into(),
-            Some("remove the `---` separator and everything after it, or split the file".into()),
-        )),
-        YamlError::Budget { breach, .. } => Some((
-            format!("profile exceeds the parser's safety limits ({breach:?})"),
-            Some("profiles are small hand-written files; check for alias bombs or runaway nesting".into()),
-        )),
-        YamlError::Message { msg, .. } => {
-            let payload = msg.strip_prefix(OBJECT_KEY_ERROR_TAG)?;
-            let v: serde_json::Value = serde_json::from_str(payload).ok()?;
-            Some((
-                v["message"].as_str()?.to_owned(),
-                v["help"].as_str().map(str::to_owned),
-            ))
-        }
-        YamlError::ExternalMessage { msg, .. } => {
-            Some((
-                format!("YAML syntax error: {msg}"),
-                Some("check indentation and quoting here, and that every `[` and `{` before it is closed".into()),
-            ))
-        }
         YamlError::Eof { .. } => Some(("unexpected end of file".into(), Some(STARTER_HELP.into()))),
         YamlError::AliasReplayCounterOverflow { .. }
         | YamlError::AliasReplayLimitExceeded { .. }
         | YamlError::AliasExpansionLimitExceeded { .. }
         | YamlError::AliasReplayStackDepthExceeded { .. } => Some((
             "profile expands too many YAML aliases".into(),
-            Some("profiles are small hand-written files; write the values out instead of `*alias`".into()),
+            Some(
+                "profiles are small hand-written files; write the values out instead of `*alias`"
+                    .into(),
+            ),
         )),
         // The header pass only fails on shape when the document root is not a mapping.
         _ if pass == Pass::Header && at.offset == first_content_offset(text) => Some((
-            format!("a profile must be a YAML mapping, found {}", describe_value(text, at)),
+            format!(
+                "a profile must be a YAML mapping, found {}",
+                describe_value(text, at)
+            ),
             Some(STARTER_HELP.into()),
         )),
         _ if pass == Pass::Header => None,
@@ -424,10 +284,10 @@ fn describe(
     }
 }
 
-fn type_error(text: &str, at: &Place) -> Option<(String, Option<String>)> {
+fn type_error(text: &str, at: &Place) -> Option<Said> {
     let key = key_before(text, at.offset)?;
     let found = describe_value(text, at);
-    let (expected, help) = match shape_of(key)? {
+    let (expected, help) = match tables().shape(key)? {
         Shape::Bool => (
             "`true` or `false`".to_owned(),
             format!("`{key}` is a yes/no fact; leave it out (or commented out) when unknown"),
@@ -466,12 +326,5 @@ mod tests {
         assert_eq!(key_before(t, t.find("X").unwrap()), Some("effect"));
         assert_eq!(key_before(t, t.find("[").unwrap()), Some("t"));
         assert_eq!(key_before(t, 0), None);
-    }
-
-    #[test]
-    fn empty_yaml() {
-        assert!(is_empty_yaml(""));
-        assert!(is_empty_yaml("# c\n\n---\n"));
-        assert!(!is_empty_yaml("a: 1"));
     }
 }

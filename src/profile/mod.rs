@@ -1,21 +1,26 @@
 //! Cluster profiles: what lblint knows about the target cluster (provider, kube-proxy mode,
 //! node pools, account allowlists, own load-balancer addresses). Facts left out are unknown.
+//!
+//! A schema on top of the settings kit ([`crate::settings`]): the types (`model.rs`,
+//! `document.rs`), the header pass (`header.rs`), the typed pass and its errors (`load.rs`),
+//! values no rule can use (`values.rs`), and a `Fact` per fact rules ask about (`facts.rs`).
 
-mod error;
+mod document;
 mod facts;
 mod header;
 pub use facts::Fact;
 mod load;
 mod model;
-pub(crate) mod recover;
-mod schema;
+mod object_key;
 pub mod suggest;
-mod syntax;
 pub mod template;
+mod values;
 pub mod version;
 
-pub(crate) use error::Place;
-pub use error::{ProfileDiagnostic, ProfileError};
+/// The settings kit's error, as the profile's callers have always named it.
+pub use crate::settings::SettingsError as ProfileError;
+pub use document::json_schema;
+pub use header::{API_VERSION, KIND};
 pub use load::{generic, load_profile, parse_profile};
 pub use model::{
     Addons, Allowlists, AwsLoadBalancerControllerOptions, CceFlavour,
@@ -23,9 +28,10 @@ pub use model::{
     LoadBalancer, Network, NodePool, NodeType, ObjectKey, ObjectKeyError, Profile, Provider,
     ProxyMode, Spec, Taint, TaintEffect, OBJECT_KINDS,
 };
-pub use schema::json_schema;
-pub(crate) use syntax::{is_empty_yaml, place_of, yaml_options};
-pub use syntax::{API_VERSION, KIND, MAX_PROFILE_BYTES};
 pub use template::init_template;
+
+/// Profiles are hand-written and small; anything bigger is a mistake or an attack.
+pub const MAX_PROFILE_BYTES: usize = crate::settings::MAX_BYTES;
+
 #[cfg(test)]
 mod tests;

@@ -2,11 +2,18 @@
 //!
 //! Every fact is an `Option`: `None` means *unknown*, and rules must treat it as such
 //! (never as `false` or a default). Only `spec.provider` is required.
+//!
+//! These types are the profile's schema: its JSON Schema and the help of its errors are
+//! derived from them (`document.rs`), so a field's doc comment is what an editor shows for it.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Deserializer};
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::Deserialize;
+
+pub use super::object_key::{ObjectKey, ObjectKeyError, OBJECT_KINDS};
 
 /// Cloud provider the cluster runs on. The names are a contract (README, "Cluster
 /// profile"): profiles and the held-out checks spell them exactly so.
@@ -118,14 +125,33 @@ impl Provider {
     }
 }
 
+/// Written from the name and label tables: `enum` with every name, and a description
+/// that says which cloud each one is.
+impl JsonSchema for Provider {
+    fn schema_name() -> Cow<'static, str> {
+        "Provider".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<String> = Provider::ALL
+            .iter()
+            .map(|p| format!("{p} ({})", p.label()))
+            .collect();
+        let description = format!("Cloud provider: {}.", names.join(", "));
+        json_schema!({"enum": Provider::NAMES, "description": description})
+    }
+}
+
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-/// kube-proxy (or replacement) forwarding mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+/// kube-proxy (or replacement) forwarding mode. Also `profile init --proxy-mode`'s values
+/// (clap's names are serde's: lowercase words); variants carry no doc comments, which
+/// clap would show as help.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum ProxyMode {
     Iptables,
@@ -135,13 +161,6 @@ pub enum ProxyMode {
 }
 
 impl ProxyMode {
-    pub const ALL: [ProxyMode; 4] = [
-        ProxyMode::Iptables,
-        ProxyMode::Ipvs,
-        ProxyMode::Nftables,
-        ProxyMode::Ebpf,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             ProxyMode::Iptables => "iptables",
@@ -159,7 +178,7 @@ impl fmt::Display for ProxyMode {
 }
 
 /// Node pool kind; `super` is TKE's serverless (eklet) node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NodeType {
     Regular,
@@ -168,7 +187,7 @@ pub enum NodeType {
 }
 
 /// Kubernetes taint effect, spelled as in the Node API.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 pub enum TaintEffect {
     NoSchedule,
     PreferNoSchedule,
@@ -205,14 +224,15 @@ impl std::fmt::Debug for FactTree {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Spec {
     pub provider: Provider,
+    /// Kubernetes version, e.g. "1.30.2" (quote it).
     #[serde(default)]
     pub kubernetes_version: Option<String>,
-    /// Huawei CCE only: Standard or Turbo, which decide how in-cluster calls reach an ELB
-    /// (rules/CCE001.md, rules/CCE002.md).
+    /// Huawei CCE: standard (CCE Standard) or turbo (CCE Turbo); decides how in-cluster
+    /// calls reach an ELB (rules/CCE001.md, rules/CCE002.md).
     #[serde(default)]
     pub cce_flavour: Option<CceFlavour>,
     #[serde(default)]
@@ -223,22 +243,26 @@ pub struct Spec {
     pub node_pools: Option<Vec<NodePool>>,
     #[serde(default)]
     pub addons: Option<Addons>,
+    /// Account features enabled by support ticket.
     #[serde(default)]
     pub allowlists: Option<Allowlists>,
+    /// Addresses that resolve to this cluster's own load balancers.
     #[serde(default)]
     pub load_balancers: Option<Vec<LoadBalancer>>,
     /// Which LoadBalancer Service fronts the in-cluster ingress controller of a class, when
-    /// the controller's pods are not in the manifests linted.
+    /// its pods are not in the manifests.
     #[serde(default)]
     pub ingress_controllers: Option<Vec<IngressControllerLink>>,
 }
 
 /// `spec.ingressControllers[]`: Ingresses of `class` are served behind `service`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct IngressControllerLink {
+    /// The IngressClass name (or legacy class annotation value).
     pub class: String,
-    /// `Service/<namespace>/<name>`.
+    /// Service/namespace/name.
+    #[schemars(regex(pattern = r"^Service/[^/]+/[^/]+$"))]
     pub service: ObjectKey,
 }
 
@@ -264,47 +288,56 @@ impl Spec {
 // fields because `strict_booleans` stays off; Kubernetes (go-yaml v2) reads them the same
 // way, so a profile written by Kubernetes users means what they think it means.
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct KubeProxy {
+    /// Service forwarding mode.
     #[serde(default)]
     pub mode: Option<ProxyMode>,
-    /// Kept as written; compare with [`super::version::parse_version`].
+    // Kept as written; rules compare it with `version::parse_version`.
+    /// kube-proxy build, e.g. "v1.30.2-tke.3".
     #[serde(default)]
     pub version: Option<String>,
-    /// LB addresses bound to the IPVS dummy NIC (kube-ipvs0); needed by prevent-loopback.
+    /// LB addresses are bound to the IPVS NIC (kube-ipvs0; needed by prevent-loopback).
     #[serde(default)]
     pub lb_address_binding: Option<bool>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Network {
-    /// Free string: vendors add CNIs faster than we could enumerate them.
+    // Free string: vendors add CNIs faster than we could enumerate them.
+    /// CNI plugin, e.g. vpc-cni, global-router, terway, flannel, cilium.
     #[serde(default)]
     pub cni: Option<String>,
+    /// VKE: pod interface type, e.g. ipvlan.
     #[serde(default)]
     pub pod_interface: Option<String>,
+    /// VKE: service forwarding, e.g. ebpf.
     #[serde(default)]
     pub service_forwarding: Option<String>,
+    /// ACK: pods have ENI addresses (Terway / inclusive ENI).
     #[serde(default)]
     pub eni_direct: Option<bool>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NodePool {
+    /// Node pool name.
     #[serde(default)]
     pub name: Option<String>,
     #[serde(default, rename = "type")]
     pub node_type: Option<NodeType>,
+    // An unquoted `true` or `5` is read as the label's text, as Kubernetes reads it.
     #[serde(default)]
+    #[schemars(extend("additionalProperties" = {"type": ["string", "number", "boolean"]}))]
     pub labels: Option<BTreeMap<String, String>>,
     #[serde(default)]
     pub taints: Option<Vec<Taint>>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Taint {
     #[serde(default)]
@@ -315,7 +348,7 @@ pub struct Taint {
     pub effect: Option<TaintEffect>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Addons {
     /// TKE L7 (CLB Ingress) controller version.
@@ -325,29 +358,32 @@ pub struct Addons {
     /// Scaleway CCM, OpenStack OCCM, ...
     #[serde(default)]
     pub cloud_controller_manager: Option<String>,
-    /// Options of that cloud controller manager that documented behaviour depends on.
+    /// Settings of the provider's cloud controller manager that decide what a Service's
+    /// status reports.
     #[serde(default)]
     pub cloud_controller_manager_options: Option<CloudControllerManagerOptions>,
-    /// EKS: AWS Load Balancer Controller version.
+    /// EKS: AWS Load Balancer Controller version, e.g. "v2.8.2".
     #[serde(default)]
     pub aws_load_balancer_controller: Option<String>,
+    /// Settings of the AWS Load Balancer Controller.
     #[serde(default)]
     pub aws_load_balancer_controller_options: Option<AwsLoadBalancerControllerOptions>,
-    /// Cilium version, when Cilium is the dataplane.
+    /// Cilium version, when Cilium is the dataplane, e.g. "1.17.3".
     #[serde(default)]
     pub cilium: Option<String>,
 }
 
-/// `addons.cloudControllerManagerOptions`: each is a setting of one provider's CCM (README,
-/// "Cluster profile"); `None` when the profile does not say, never the CCM's default.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+// Each is a setting of one provider's CCM (README, "Cluster profile"); `None` when the
+// profile does not say, never the CCM's default.
+/// `addons.cloudControllerManagerOptions`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CloudControllerManagerOptions {
-    /// OpenStack OCCM `[LoadBalancer] enable-ingress-hostname`: the status gets a fake
-    /// hostname `<ip>.<suffix>` instead of an IP (and no `ipMode`).
+    /// OpenStack OCCM `[LoadBalancer] enable-ingress-hostname`: the status gets a hostname
+    /// `<ip>.<suffix>` instead of an IP (and no `ipMode`).
     #[serde(default)]
     pub enable_ingress_hostname: Option<bool>,
-    /// Linode CCM env `LINODE_HOSTNAME_ONLY_INGRESS`: statuses carry only a hostname.
+    /// Linode CCM env `LINODE_HOSTNAME_ONLY_INGRESS`: every status carries only a hostname.
     #[serde(default)]
     pub hostname_only_ingress: Option<bool>,
     /// Hetzner CCM env `HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS`.
@@ -360,17 +396,17 @@ pub struct CloudControllerManagerOptions {
 }
 
 /// `addons.awsLoadBalancerControllerOptions`.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AwsLoadBalancerControllerOptions {
-    /// Helm value `enableServiceMutatorWebhook` (on by default from v2.5.0): the webhook
-    /// gives plain `type: LoadBalancer` Services the controller's class.
+    /// Helm value `enableServiceMutatorWebhook` (on by default from v2.5.0); true: its
+    /// webhook gives plain `type: LoadBalancer` Services the controller's class.
     #[serde(default)]
     pub service_mutator_webhook: Option<bool>,
 }
 
 /// `spec.cceFlavour`: Huawei CCE Standard or CCE Turbo.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CceFlavour {
     Standard,
@@ -378,10 +414,6 @@ pub enum CceFlavour {
 }
 
 impl CceFlavour {
-    pub const ALL: [CceFlavour; 2] = [CceFlavour::Standard, CceFlavour::Turbo];
-    pub const NAMES: [&'static str; 2] =
-        [CceFlavour::Standard.as_str(), CceFlavour::Turbo.as_str()];
-
     pub const fn as_str(self) -> &'static str {
         match self {
             CceFlavour::Standard => "standard",
@@ -397,119 +429,39 @@ impl fmt::Display for CceFlavour {
 }
 
 /// Account features that are only enabled by a support ticket.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Allowlists {
+    /// CLB layer-4 SNAT.
     #[serde(default)]
     pub clb_l4_snat: Option<bool>,
+    /// CLB layer-7 SNAT.
     #[serde(default)]
     pub clb_l7_snat: Option<bool>,
+    /// CLB keep-alive.
     #[serde(default)]
     pub clb_keep_alive: Option<bool>,
 }
 
 /// Addresses that resolve to one of this cluster's own load balancers.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LoadBalancer {
+    /// Kind/namespace/name.
     #[serde(default)]
     pub object: Option<ObjectKey>,
     #[serde(default)]
     pub addresses: Option<Vec<String>>,
-    /// Whether the load balancer is on the private network (VPC) or public: stated for a
-    /// reused load balancer (`tke-existed-lbid`, `ingress.existLbId`, a Volcengine
-    /// `loadbalancer-id`), whose manifest cannot say.
+    /// Private (VPC) or public: for a reused load balancer (`tke-existed-lbid`,
+    /// `ingress.existLbId`, a Volcengine `loadbalancer-id`), whose manifest cannot say.
     #[serde(default)]
     pub network: Option<LbNetwork>,
 }
 
 /// `loadBalancers[].network`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LbNetwork {
     Private,
     Public,
-}
-
-/// Kinds a `loadBalancers[].object` may name.
-pub const OBJECT_KINDS: [&str; 3] = ["Service", "Ingress", "IstioGateway"];
-
-/// `Kind/namespace/name` of the object that owns a load balancer.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ObjectKey {
-    pub kind: String,
-    pub namespace: String,
-    pub name: String,
-}
-
-/// Why an `object:` string is not a valid [`ObjectKey`]; `help` is shown to the user.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ObjectKeyError {
-    pub message: String,
-    pub help: String,
-}
-
-impl ObjectKey {
-    pub fn parse(text: &str) -> Result<ObjectKey, ObjectKeyError> {
-        let parts: Vec<&str> = text.split('/').collect();
-        let [kind, namespace, name] = parts[..] else {
-            return Err(ObjectKeyError {
-                message: format!(
-                    "invalid object `{text}`: expected `Kind/namespace/name` ({} part{} found)",
-                    parts.len(),
-                    if parts.len() == 1 { "" } else { "s" }
-                ),
-                help: "write it as e.g. `Service/istio-system/istio-ingressgateway`".into(),
-            });
-        };
-        if let Some(empty) = [("Kind", kind), ("namespace", namespace), ("name", name)]
-            .iter()
-            .find(|(_, v)| v.trim().is_empty())
-        {
-            return Err(ObjectKeyError {
-                message: format!("invalid object `{text}`: {} is empty", empty.0),
-                help: "write it as e.g. `Service/istio-system/istio-ingressgateway`".into(),
-            });
-        }
-        if !OBJECT_KINDS.contains(&kind) {
-            let mut help = format!(
-                "Kind must be one of {}",
-                super::suggest::list(&OBJECT_KINDS)
-            );
-            if let Some(s) = super::suggest::did_you_mean(kind, &OBJECT_KINDS) {
-                help = format!("did you mean `{s}`? {help}");
-            }
-            return Err(ObjectKeyError {
-                message: format!("invalid object `{text}`: unknown Kind `{kind}`"),
-                help,
-            });
-        }
-        Ok(ObjectKey {
-            kind: kind.to_owned(),
-            namespace: namespace.to_owned(),
-            name: name.to_owned(),
-        })
-    }
-}
-
-impl fmt::Display for ObjectKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}/{}", self.kind, self.namespace, self.name)
-    }
-}
-
-/// Marker put in front of the JSON-encoded [`ObjectKeyError`] so the loader can
-/// recover the help text from serde's string-only custom error.
-pub(crate) const OBJECT_KEY_ERROR_TAG: &str = "lblint-object-key:";
-
-impl<'de> Deserialize<'de> for ObjectKey {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        ObjectKey::parse(&text).map_err(|e| {
-            // serde's custom errors carry only a string; encode message and help so the
-            // loader can split them again (the deserializer adds the value's location).
-            let payload = serde_json::json!({"message": e.message, "help": e.help});
-            serde::de::Error::custom(format!("{OBJECT_KEY_ERROR_TAG}{payload}"))
-        })
-    }
 }

@@ -1,29 +1,10 @@
-//! "Did you mean" suggestions, shared by the profile loader, rule ids and config keys.
+//! "Did you mean" for a provider, which knows vendors' names as well as typos. The
+//! general suggestions live in [`crate::settings::suggest`]; they are re-exported here for
+//! the code that has always found them in the profile.
 
-/// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions, each
-/// substring edited once), over chars.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    strsim::osa_distance(a, b)
-}
+pub use crate::settings::suggest::{did_you_mean, edit_distance, list};
 
-/// The closest candidate to `input`, if it is close enough to be a plausible typo.
-///
-/// Comparison ignores ASCII case (so `IPVS` suggests `ipvs`); ties go to the earlier
-/// candidate, so callers list the most common spelling first.
-pub fn did_you_mean<'c, S: AsRef<str>>(input: &str, candidates: &'c [S]) -> Option<&'c str> {
-    let needle = input.to_ascii_lowercase();
-    // Short words get one edit; longer ones up to a third of their length, capped at 3,
-    // so `mod` → `mode` is offered but unrelated short words are not.
-    let limit = (needle.chars().count().div_ceil(3)).clamp(1, 3);
-    candidates
-        .iter()
-        .map(|c| c.as_ref())
-        .filter(|c| *c != input)
-        .map(|c| (edit_distance(&needle, &c.to_ascii_lowercase()), c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
+use super::model::Provider;
 
 /// What people write for a provider instead of its profile name, letters and digits only,
 /// lowercase: vendors, products and controllers.
@@ -73,54 +54,12 @@ pub fn suggest_provider(input: &str) -> Option<&'static str> {
         .iter()
         .find(|(alias, _)| *alias == key)
         .map(|(_, name)| *name)
-        .or_else(|| did_you_mean(input, &super::Provider::NAMES))
-}
-
-/// `` `a`, `b` or `c` `` for help texts.
-pub fn list<S: AsRef<str>>(items: &[S]) -> String {
-    let quoted: Vec<String> = items.iter().map(|s| format!("`{}`", s.as_ref())).collect();
-    match quoted.as_slice() {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} or {}", init.join(", "), last),
-    }
+        .or_else(|| did_you_mean(input, &Provider::NAMES))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn distances() {
-        assert_eq!(edit_distance("", ""), 0);
-        assert_eq!(edit_distance("abc", ""), 3);
-        assert_eq!(edit_distance("mod", "mode"), 1);
-        assert_eq!(edit_distance("ipvss", "ipvs"), 1);
-        assert_eq!(
-            edit_distance("ipsv", "ipvs"),
-            1,
-            "transposition counts once"
-        );
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(
-            edit_distance("ümlaut", "umlaut"),
-            1,
-            "counts chars, not bytes"
-        );
-    }
-
-    #[test]
-    fn suggestions() {
-        let modes = ["iptables", "ipvs", "nftables", "ebpf"];
-        assert_eq!(did_you_mean("ipvss", &modes), Some("ipvs"));
-        assert_eq!(did_you_mean("IPVS", &modes), Some("ipvs"));
-        assert_eq!(did_you_mean("iptable", &modes), Some("iptables"));
-        assert_eq!(did_you_mean("userspace", &modes), None);
-        assert_eq!(did_you_mean("mod", &["mode", "version"]), Some("mode"));
-        assert_eq!(did_you_mean("x", &["mode"]), None);
-        let none: [&str; 0] = [];
-        assert_eq!(did_you_mean("mode", &none), None);
-    }
 
     #[test]
     fn provider_suggestions() {
@@ -136,22 +75,8 @@ mod tests {
         assert_eq!(suggest_provider("OVHcloud"), Some("openstack"));
         assert_eq!(suggest_provider("ibm"), None);
         for (alias, name) in PROVIDER_ALIASES {
-            assert!(
-                super::super::Provider::NAMES.contains(name),
-                "{alias} -> {name}"
-            );
-            assert!(
-                !super::super::Provider::NAMES.contains(alias),
-                "{alias} is a name"
-            );
+            assert!(Provider::NAMES.contains(name), "{alias} -> {name}");
+            assert!(!Provider::NAMES.contains(alias), "{alias} is a name");
         }
-    }
-
-    #[test]
-    fn lists() {
-        assert_eq!(list(&["a"]), "`a`");
-        assert_eq!(list(&["a", "b", "c"]), "`a`, `b` or `c`");
-        let none: [&str; 0] = [];
-        assert_eq!(list(&none), "");
     }
 }

@@ -37,6 +37,7 @@ macro_rules! snapshot {
 }
 
 mod providers;
+mod schema;
 mod template;
 
 // ---- valid profiles -------------------------------------------------------------------
@@ -350,114 +351,6 @@ pub(super) fn check_schema(v: &Value, schema: &Value, at: &str) -> Result<(), St
         Ok(())
     } else {
         Err(errors.join("; "))
-    }
-}
-
-#[test]
-fn fixtures_match_the_schema() {
-    let schema = json_schema();
-    assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
-    for name in [
-        "tke-ipvs.yaml",
-        "vke.yaml",
-        "ack.yaml",
-        "minimal.yaml",
-        "eks.yaml",
-        "hetzner.yaml",
-        "cce.yaml",
-    ] {
-        let v = yaml_to_json(&fixture(name).0);
-        check_schema(&v, &schema, "$").unwrap_or_else(|e| panic!("{name}: {e}"));
-    }
-    // And the schema rejects what the loader rejects.
-    for name in [
-        "err-unknown-field.yaml",
-        "err-bad-enum.yaml",
-        "err-api-version.yaml",
-        "err-node-pools-map.yaml",
-        "err-cce-flavour.yaml",
-        "err-ccm-option.yaml",
-        "err-webhook-type.yaml",
-    ] {
-        let v = yaml_to_json(&fixture(name).0);
-        assert!(
-            check_schema(&v, &schema, "$").is_err(),
-            "{name} should violate the schema"
-        );
-    }
-}
-
-/// Schema property names equal serde's field names, section by section: serde's own
-/// "expected one of" list is read back from an unknown-field error in each section.
-#[test]
-fn schema_fields_match_serde_fields() {
-    let schema = json_schema();
-    let head = "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\n";
-    let sections: &[(&str, &[&str])] = &[
-        ("zzz: 1\nspec: {provider: tke}\n", &[]),
-        ("metadata: {zzz: 1}\nspec: {provider: tke}\n", &["metadata"]),
-        ("spec: {provider: tke, zzz: 1}\n", &["spec"]),
-        (
-            "spec: {provider: tke, kubeProxy: {zzz: 1}}\n",
-            &["spec", "kubeProxy"],
-        ),
-        (
-            "spec: {provider: tke, network: {zzz: 1}}\n",
-            &["spec", "network"],
-        ),
-        (
-            "spec: {provider: tke, nodePools: [{zzz: 1}]}\n",
-            &["spec", "nodePools", "[]"],
-        ),
-        (
-            "spec: {provider: tke, nodePools: [{taints: [{zzz: 1}]}]}\n",
-            &["spec", "nodePools", "[]", "taints", "[]"],
-        ),
-        (
-            "spec: {provider: tke, addons: {zzz: 1}}\n",
-            &["spec", "addons"],
-        ),
-        (
-            "spec: {provider: tke, addons: {cloudControllerManagerOptions: {zzz: 1}}}\n",
-            &["spec", "addons", "cloudControllerManagerOptions"],
-        ),
-        (
-            "spec: {provider: tke, addons: {awsLoadBalancerControllerOptions: {zzz: 1}}}\n",
-            &["spec", "addons", "awsLoadBalancerControllerOptions"],
-        ),
-        (
-            "spec: {provider: tke, allowlists: {zzz: 1}}\n",
-            &["spec", "allowlists"],
-        ),
-        (
-            "spec: {provider: tke, loadBalancers: [{zzz: 1}]}\n",
-            &["spec", "loadBalancers", "[]"],
-        ),
-    ];
-    for (body, path) in sections {
-        let e = parse_profile(&format!("{head}{body}"), "p.yaml").unwrap_err();
-        let help = e.help.clone().unwrap();
-        let serde_fields: BTreeSet<String> = help
-            .split('`')
-            .skip(1)
-            .step_by(2)
-            .map(str::to_owned)
-            .collect();
-        let mut s = &schema;
-        for step in *path {
-            s = if *step == "[]" {
-                &s["items"]
-            } else {
-                &s["properties"][step]
-            };
-        }
-        let schema_fields: BTreeSet<String> = s["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
-        assert_eq!(serde_fields, schema_fields, "{path:?}: {help}");
     }
 }
 

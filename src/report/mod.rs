@@ -17,6 +17,7 @@ mod github;
 mod guarded;
 mod human;
 mod json;
+pub mod model;
 pub mod sarif;
 pub use guarded::{render_report, Rendered};
 pub mod statistics;
@@ -42,6 +43,11 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order `--help` lists them.
+    pub fn all() -> &'static [Format] {
+        <Format as clap::ValueEnum>::value_variants()
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Human => "human",

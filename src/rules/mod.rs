@@ -2,31 +2,25 @@
 //! cluster model; they never parse YAML or print.
 
 pub mod ack;
-pub mod aks;
 pub mod cce;
-pub mod cloudscale;
 pub mod docs;
 pub mod doks;
 pub(crate) mod edit;
 pub mod eks;
-pub mod gke;
+pub mod family;
 pub mod hetzner;
-pub mod internal_lb;
 pub mod k8s;
 pub mod lbl;
-pub mod lke;
 pub mod meta;
 pub mod oke;
-pub mod openstack;
-pub mod proxy_protocol;
 mod run;
 pub use run::run_rules;
-pub mod scaleway;
+pub mod select;
 pub mod tke;
-pub mod upstream;
+pub(crate) mod verdict;
 pub mod vke;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::model::Model;
 use crate::objects::Workspace;
 use crate::profile::{Profile, Provider};
@@ -69,7 +63,7 @@ impl RuleMeta {
     pub fn diagnostic(
         &'static self,
         severity: Severity,
-        location: crate::diagnostic::Location,
+        location: Location,
         message: impl Into<String>,
     ) -> Diagnostic {
         Diagnostic::new(self.id, self.name, severity, location, message)
@@ -92,98 +86,6 @@ impl RuleMeta {
             env!("CARGO_PKG_VERSION"),
             self.id
         )
-    }
-}
-
-/// The alternative to a provider's fix that works everywhere: callers use the Service's
-/// name. A suggestion only, so `--fix` applies one way out of the loopback, not two.
-pub(crate) fn call_by_name(service: &crate::objects::Object) -> crate::diagnostic::Fix {
-    crate::diagnostic::Fix::manual(format!(
-        "have in-cluster clients call {} instead of the load-balancer address, by hand (K8S001 \
-         shows the edit at each call)",
-        service.service_hosts_hint()
-    ))
-}
-
-/// The callers of an entry point with real calls first (stable otherwise), so the caller a
-/// verdict names is a call whenever there is one.
-pub(crate) fn calls_first<'m>(
-    callers: impl Iterator<Item = &'m crate::model::Caller>,
-) -> Vec<&'m crate::model::Caller> {
-    let mut callers: Vec<_> = callers.collect();
-    callers.sort_by_key(|c| std::cmp::Reverse(c.evidence));
-    callers
-}
-
-/// A verdict that rests on `caller`: an error needs a real call (README, "The cluster
-/// model"), so when the value only mentions the address in free text the verdict is a
-/// warning, and says why.
-pub(crate) fn weigh(
-    severity: Severity,
-    caller: &crate::model::Caller,
-    message: String,
-) -> (Severity, String) {
-    use crate::model::Evidence;
-    if severity != Severity::Error || caller.evidence == Evidence::Call {
-        return (severity, message);
-    }
-    (
-        Severity::Warning,
-        format!(
-            "{message} ({} only mentions the address in free text, not in a setting that sends \
-             traffic: a warning until a real call is seen.)",
-            caller.via
-        ),
-    )
-}
-
-/// `d` with each caller's value as a related location: "<workload> calls the <noun>
-/// <address> from inside the cluster" (`noun`: "CLB address", "load-balancer address" …).
-pub(crate) fn with_callers<'m>(
-    mut d: Diagnostic,
-    ws: &Workspace,
-    callers: impl IntoIterator<Item = &'m crate::model::Caller>,
-    noun: &str,
-) -> Diagnostic {
-    for caller in callers {
-        d = d.with_related(
-            caller.location.clone(),
-            format!(
-                "{} calls the {noun} {} from inside the cluster",
-                ws.objects[caller.workload].id, caller.address
-            ),
-        );
-    }
-    d
-}
-
-/// Can `caller` run on the same node as a backend pod of `entry`? Unknown when the backends
-/// are not in these manifests (they may be anywhere) or the profile's pools do not settle it.
-pub(crate) fn shares_node(
-    cx: &Context<'_>,
-    entry: &crate::model::EntryPoint,
-    caller: &crate::model::Caller,
-) -> crate::model::Fit {
-    use crate::model::Fit;
-    if entry.backends.is_empty() {
-        return Fit::Unknown;
-    }
-    Fit::any(
-        entry
-            .backends
-            .iter()
-            .map(|&b| cx.model.can_share_node(cx.ws, caller.workload, b, |_| true)),
-    )
-}
-
-/// Why [`shares_node`] is unknown, worded for a message.
-pub(crate) fn sharing_unknown_why(cx: &Context<'_>, entry: &crate::model::EntryPoint) -> String {
-    if entry.backends.is_empty() {
-        "the Service's backend pods are not in these manifests".to_string()
-    } else if cx.profile.node_pools().is_none() {
-        "set `spec.nodePools` in the cluster profile to settle it".to_string()
-    } else {
-        "the profile's node pools do not settle it".to_string()
     }
 }
 
@@ -226,33 +128,33 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &vke::proxy_prerequisites::ProxyPrerequisites,
         &vke::proxy_same_node::ProxySameNode,
         &vke::ip_mode_status_mismatch::IpModeStatusMismatch,
-        &ack::local_policy_in_cluster::LocalPolicyInCluster,
-        &ack::local_policy_in_cluster::UpstreamLocalPolicy,
+        &family::local_policy::ACK,
+        &family::local_policy::UPSTREAM,
         &ack::eni_needs_terway::EniNeedsTerway,
         &ack::eni_with_local_policy::EniWithLocalPolicy,
         &ack::gateway_namespace::GatewayNamespace,
         &k8s::no_short_circuit::NoShortCircuit,
         &k8s::internal_traffic_policy_local::InternalTrafficPolicyLocal,
         &k8s::class_ignores_annotations::ClassIgnoresAnnotations,
-        &doks::ProxyProtocolInCluster,
-        &doks::HostnameNeedsDns,
-        &hetzner::ProxyProtocolInCluster,
-        &hetzner::StaleHostname,
-        &hetzner::IpvsPrivateIngress,
-        &lke::ProxyProtocolInCluster,
-        &scaleway::ProxyProtocolInCluster,
-        &openstack::ProxyProtocolInCluster,
-        &cloudscale::ProxyProtocolInCluster,
-        &oke::IpModeInvalid,
-        &oke::IpModeBefore130,
-        &eks::NlbHairpin,
-        &eks::InstanceWithoutNodePorts,
-        &eks::ProxyProtocolInstanceLocal,
-        &cce::LocalPolicyInCluster,
-        &cce::PassThroughSameNode,
-        &cce::MixedPassThrough,
-        &aks::InternalLbInCluster,
-        &gke::InternalLbNodeCaller,
+        &family::proxy_protocol::doks::DOKS,
+        &doks::hostname_needs_dns::HostnameNeedsDns,
+        &family::proxy_protocol::hetzner::HETZNER,
+        &hetzner::stale_hostname::StaleHostname,
+        &hetzner::ipvs_private_ingress::IpvsPrivateIngress,
+        &family::proxy_protocol::lke::LKE,
+        &family::proxy_protocol::scaleway::SCALEWAY,
+        &family::proxy_protocol::openstack::OPENSTACK,
+        &family::proxy_protocol::cloudscale::CLOUDSCALE,
+        &oke::ip_mode_invalid::IpModeInvalid,
+        &oke::ip_mode_before_1_30::IpModeBefore130,
+        &eks::nlb_hairpin::NlbHairpin,
+        &eks::instance_without_node_ports::InstanceWithoutNodePorts,
+        &eks::proxy_protocol_instance_local::ProxyProtocolInstanceLocal,
+        &family::local_policy::CCE,
+        &cce::pass_through_same_node::PassThroughSameNode,
+        &cce::mixed_pass_through::MixedPassThrough,
+        &family::internal_lb::InternalLbInCluster,
+        &family::internal_lb::InternalLbNodeCaller,
     ]
 }
 

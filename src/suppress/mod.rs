@@ -14,8 +14,8 @@
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::objects::Workspace;
-use crate::profile::suggest::did_you_mean;
 use crate::rules::{lbl, RuleMeta};
+use crate::settings::suggest::did_you_mean;
 
 use annotations::Annotations;
 use comments::Comments;

@@ -24,6 +24,11 @@ impl<'w> Annotations<'w> {
         Annotations { map }
     }
 
+    /// The annotations mapping itself (where a fix inserts a new annotation).
+    pub fn mapping(&self) -> Option<NodeRef<'w>> {
+        self.map
+    }
+
     /// `key` as (key node, value node), whatever its value.
     pub fn entry(&self, key: &str) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
         self.map?.get_entry(key)
@@ -43,6 +48,22 @@ impl<'w> Annotations<'w> {
     pub fn value_in(&self, key: &str, accepted: &[&str]) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
         self.entry(key)
             .filter(|(_, v)| v.as_str().is_some_and(|text| accepted.contains(&text)))
+    }
+
+    /// The key node of `key` when its text is one of `accepted` exactly.
+    pub fn key_if_in(&self, key: &str, accepted: &[&str]) -> Option<NodeRef<'w>> {
+        self.value_in(key, accepted).map(|(k, _)| k)
+    }
+
+    /// The text of `key` when it is written and not blank.
+    pub fn non_empty(&self, key: &str) -> Option<&'w str> {
+        self.text(key).filter(|v| !v.trim().is_empty())
+    }
+
+    /// `key` as (key node, text) when its value is a string.
+    pub fn text_entry(&self, key: &str) -> Option<(NodeRef<'w>, &'w str)> {
+        let (k, v) = self.entry(key)?;
+        Some((k, v.as_str()?))
     }
 
     /// `key` read with Go's `strconv.ParseBool`: `Some(Ok(b))` for its forms, `Some(Err(text))`

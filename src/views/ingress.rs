@@ -3,7 +3,7 @@
 use crate::objects::{Object, Workspace};
 use crate::yaml::NodeRef;
 
-use super::Kind;
+use super::{Annotations, Kind};
 
 /// The kinds [`IngressView`] reads.
 pub const INGRESS: &[Kind] = &[("networking.k8s.io", "Ingress"), ("extensions", "Ingress")];
@@ -82,7 +82,8 @@ impl<'w> IngressClassView<'w> {
         Some(IngressClassView {
             object,
             controller: ws.spec(object).and_then(|s| s.get("controller")),
-            default_class: ws.annotation(object, "ingressclass.kubernetes.io/is-default-class"),
+            default_class: Annotations::of(ws, object)
+                .entry("ingressclass.kubernetes.io/is-default-class"),
         })
     }
 

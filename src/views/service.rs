@@ -13,6 +13,8 @@ pub const SERVICE: &[Kind] = &[("", "Service")];
 pub struct ServicePort<'w> {
     pub node: NodeRef<'w>,
     pub port: Option<i64>,
+    /// `nodePort`, when written.
+    pub node_port: Option<NodeRef<'w>>,
     /// `TCP` when not written (the Kubernetes default), as written otherwise.
     pub protocol: &'w str,
 }
@@ -68,6 +70,8 @@ pub struct ServiceView<'w> {
     /// `spec.loadBalancerIP` (deprecated, still honoured by some controllers).
     pub load_balancer_ip: Option<NodeRef<'w>>,
     pub external_ips: Vec<NodeRef<'w>>,
+    /// `spec.allocateLoadBalancerNodePorts`.
+    pub allocate_node_ports: Option<NodeRef<'w>>,
 }
 
 impl<'w> ServiceView<'w> {
@@ -84,6 +88,7 @@ impl<'w> ServiceView<'w> {
             .map(|node| ServicePort {
                 node,
                 port: node.get("port").and_then(|p| p.as_i64()),
+                node_port: node.get("nodePort"),
                 protocol: node
                     .get("protocol")
                     .and_then(|p| p.as_str())
@@ -110,6 +115,7 @@ impl<'w> ServiceView<'w> {
             ),
             external_name: field("externalName"),
             load_balancer_ip: field("loadBalancerIP"),
+            allocate_node_ports: field("allocateLoadBalancerNodePorts"),
             external_ips: super::exact(
                 field("externalIPs")
                     .into_iter()

@@ -74,6 +74,20 @@ impl<'w> Listener<'w> {
                 .is_some_and(|p| p.eq_ignore_ascii_case(protocol))
     }
 
+    /// The `session` key when session persistence is on (`enable: true`).
+    pub fn session_on(&self) -> Option<NodeRef<'w>> {
+        let (key, session) = self.session?;
+        (session.get("enable").and_then(|e| e.as_bool()) == Some(true)).then_some(key)
+    }
+
+    /// The `healthCheck` key when a health check is configured and not turned off (an
+    /// explicit `enable: false` turns it off).
+    pub fn health_check_on(&self) -> Option<NodeRef<'w>> {
+        let (key, check) = self.health_check?;
+        let off = check.get("enable").and_then(|e| e.as_bool()) == Some(false);
+        (check.is_mapping() && !off).then_some(key)
+    }
+
     /// `snatEnable: true`, as (key, value).
     pub fn snat_on(&self) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
         self.snat_enable.filter(|(_, v)| v.as_bool() == Some(true))

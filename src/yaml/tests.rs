@@ -1,5 +1,8 @@
 //! Loader tests: exact positions, tree access, recovery and hostile input.
 
+// By-hand measurements print their numbers.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::time::{Duration, Instant};
 
 use super::*;

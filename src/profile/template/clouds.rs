@@ -41,7 +41,8 @@ const NFTABLES_FIX: &str =
 
 const CNI: &str = "cilium           # free text: flannel, calico, cilium, ...";
 
-/// `None` for the seeds and generic.
+/// `None` for the seeds and generic. Over 100 lines on purpose: a table of texts, one arm
+/// per provider, read best side by side (splitting it would only scatter the table).
 pub(super) fn notes(p: Provider) -> Option<Notes> {
     let notes = match p {
         Provider::Tke | Provider::Vke | Provider::Ack | Provider::Generic => return None,

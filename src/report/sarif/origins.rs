@@ -112,10 +112,10 @@ fn chart_name(dir: &Path) -> Option<String> {
     struct Chart {
         name: Option<String>,
     }
-    let limit = crate::profile::MAX_PROFILE_BYTES as u64;
+    let limit = crate::settings::MAX_BYTES as u64;
     let bytes = crate::read::read_regular(&dir.join("Chart.yaml"), limit).ok()?;
     let text = String::from_utf8(bytes).ok()?;
-    let options = crate::profile::yaml_options();
+    let options = crate::settings::yaml_options();
     serde_saphyr::from_str_with_options::<Chart>(&text, options)
         .ok()?
         .name

@@ -1,7 +1,11 @@
 //! ACK002 ack-eni-backend-needs-terway: `backend-type: eni` on a cluster without Terway
 //! or inclusive ENI mode.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::family::local_policy::what;
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::{ack_entries, backend_type, BACKEND_TYPE, SEED_DOC};
 
 pub use crate::rules::meta::ACK002 as META;
 

@@ -1,7 +1,12 @@
 //! ACK003 ack-eni-backend-local-policy: `backend-type: eni` with `externalTrafficPolicy:
 //! Local`; the documented pairing is `Cluster`.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::family::kube_proxy::local_policy;
+use crate::rules::family::local_policy::{to_cluster_fix, what};
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::{ack_entries, backend_type, BACKEND_TYPE, SEED_DOC};
 
 pub use crate::rules::meta::ACK003 as META;
 
@@ -30,14 +35,14 @@ impl Rule for EniWithLocalPolicy {
                  kube-proxy still programs the address only on nodes that run a backend pod.",
                 what(entry, object)
             );
-            let mut d = META
+            let d = META
                 .diagnostic(Severity::Warning, ws.location(object, policy.span()), message)
                 .with_help(format!(
                     "set `externalTrafficPolicy: Cluster`; with `{BACKEND_TYPE}: eni` the CLB sends traffic \
                      straight to pod ENIs, so the source IP is kept. See {SEED_DOC}"
                 ))
-                .with_related(ws.location(object, key.span()), "ENI backends are requested here");
-            d.fix = to_cluster_fix(ws, object, policy);
+                .with_related(ws.location(object, key.span()), "ENI backends are requested here")
+                .with_fix(to_cluster_fix(ws, object, policy));
             out.push(d.on(object));
         }
     }

@@ -1,6 +1,9 @@
 //! ACK004 ack-istio-gateway-namespace: an ASM IstioGateway outside `istio-system`.
 
-use super::*;
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::rules::{edit, Context, Rule, RuleMeta};
+
+use super::{is_istio_gateway, GATEWAY_DOC, ISTIO_NAMESPACE};
 
 pub use crate::rules::meta::ACK004 as META;
 
@@ -14,16 +17,15 @@ impl Rule for GatewayNamespace {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for object in ws.objects.iter().filter(|o| is_istio_gateway(o)) {
-            let namespace = ws.metadata(object, "namespace");
+            let namespace = ws.written_namespace_node(object);
             let help = format!(
                 "set `metadata.namespace: {ISTIO_NAMESPACE}`: from Istio 1.6 an ASM gateway in another namespace \
                  fails to start. See {GATEWAY_DOC}"
             );
             let d = match namespace.and_then(|n| n.as_str().map(|s| (n, s))) {
                 Some((_, ns)) if ns == ISTIO_NAMESPACE => continue,
-                Some((node, ns)) => {
-                    let mut d = META
-                        .diagnostic(
+                Some((node, ns)) => META
+                    .diagnostic(
                             Severity::Error,
                             ws.location(object, node.span()),
                             format!(
@@ -32,18 +34,16 @@ impl Rule for GatewayNamespace {
                                 object.name()
                             ),
                         )
-                        .with_help(help);
-                    d.fix = edit::replace_scalar(
-                        ws,
-                        object,
-                        node,
-                        ISTIO_NAMESPACE,
-                        format!("move the IstioGateway to `{ISTIO_NAMESPACE}`"),
-                        // Applying it creates a new object; the old one stays until deleted.
-                        Applicability::Unsafe,
-                    );
-                    d
-                }
+                        .with_help(help)
+                        .with_fix(edit::replace_scalar(
+                            ws,
+                            object,
+                            node,
+                            ISTIO_NAMESPACE,
+                            format!("move the IstioGateway to `{ISTIO_NAMESPACE}`"),
+                            // Applying it creates a new object; the old one stays until deleted.
+                            Applicability::Unsafe,
+                        )),
                 None => {
                     let at = ws.name_node(object);
                     META.diagnostic(

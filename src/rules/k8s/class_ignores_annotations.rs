@@ -4,6 +4,7 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EntryKind;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 pub use crate::rules::meta::K8S012 as META;
 
@@ -50,7 +51,7 @@ impl Rule for ClassIgnoresAnnotations {
             let Some(class) = class_node.as_str().filter(|c| !c.is_empty()) else {
                 continue;
             };
-            let annotations = ws.metadata(object, "annotations");
+            let annotations = Annotations::of(ws, object).mapping();
             for (prefixes, controller, own) in FAMILIES {
                 if own.contains(&class) {
                     continue;

@@ -1,7 +1,9 @@
 //! K8S001 lb-address-in-cluster: a pod calls its own cluster's load-balancer address.
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
-use crate::model::{Caller, EntryKind};
+use crate::model::{Caller, EntryKind, EntryPoint};
+use crate::objects::Object;
+use crate::rules::family::proxy_protocol::members;
 use crate::rules::{Context, Rule, RuleMeta};
 
 pub use crate::rules::meta::K8S001 as META;
@@ -101,7 +103,46 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         },
         None => caller.location.clone(),
     };
-    let message = match caller.evidence {
+    let mut d = META
+        .diagnostic(Severity::Note, location.clone(), message(cx, caller))
+        .with_help(help(entry, target, caller, host.as_deref()));
+    d = d.on(workload);
+    // Point at where the manifest states the address (else at the object's name).
+    let stated = entry
+        .addresses
+        .iter()
+        .find(|a| a.matches(&caller.address))
+        .and_then(|a| a.location.clone())
+        .or_else(|| Some(ws.location(target, ws.name_node(target).span())));
+    if let Some(stated) = stated {
+        d = d.with_related(
+            stated,
+            format!("{} gets this load-balancer address", target.id),
+        );
+    }
+    if let (Some(host), Some(span), EntryKind::Service) = (host, caller.address_span, entry.kind) {
+        // A suggestion, never applied by --fix: the provider rules fix the same loopback at
+        // the Service (their vendor's documented fix), and applying both changes the app
+        // twice. The rename also changes what the app calls (TLS names, source-IP rules).
+        d = d.with_suggestion(Fix {
+            description: format!("call `{host}` instead of {}", caller.address),
+            applicability: Applicability::DisplayOnly,
+            edits: vec![Edit {
+                span,
+                content: host,
+            }],
+        });
+    }
+    d
+}
+
+/// What the caller does with the address, by the evidence for the call.
+fn message(cx: &Context<'_>, caller: &Caller) -> String {
+    let ws = cx.ws;
+    let entry = &cx.model.entry_points[caller.target];
+    let target = &ws.objects[entry.object];
+    let workload = &ws.objects[caller.workload];
+    match caller.evidence {
         // A name that another object maps to the entry point's address.
         Evidence::Call if caller.alias.is_some() => {
             let alias = &ws.objects[caller.alias.unwrap_or(caller.workload)];
@@ -134,18 +175,18 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
              browsers use it, the pod does not call it; only a call from the pod would loop back.",
             workload.id, caller.address, target.id, caller.via
         ),
-    };
-    let help = match (&host, entry.kind) {
+    }
+}
+
+/// The way out: the in-cluster name `host` where there is one.
+fn help(entry: &EntryPoint, target: &Object, caller: &Caller, host: Option<&str>) -> String {
+    match (host, entry.kind) {
         // A controller calls on the object's behalf: no app setting to change.
         _ if caller.via.is_implied() => "a controller makes this call for the object, so no app setting \
              changes it: the provider rules say whether it breaks and give the vendor's way out (a hostname \
              status or `ipMode: Proxy`, or turning client IP preservation off)"
             .to_string(),
-        (Some(host), EntryKind::Service)
-            if entry
-                .provider
-                .is_some_and(super::no_short_circuit::proxy_protocol_family) =>
-        {
+        (Some(host), EntryKind::Service) if entry.provider.is_some_and(members::is_member) => {
             format!(
                 "call `{host}` instead: in-cluster traffic then goes straight to a backend pod, with no \
                  load-balancer loopback; on this cloud the load balancer may add PROXY protocol or terminate \
@@ -165,36 +206,5 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
              `<service>.<namespace>` from others)",
             target.id
         ),
-    };
-    let mut d = META
-        .diagnostic(Severity::Note, location.clone(), message)
-        .with_help(help);
-    d = d.on(workload);
-    // Point at where the manifest states the address (else at the object's name).
-    let stated = entry
-        .addresses
-        .iter()
-        .find(|a| a.matches(&caller.address))
-        .and_then(|a| a.location.clone())
-        .or_else(|| Some(ws.location(target, ws.name_node(target).span())));
-    if let Some(stated) = stated {
-        d = d.with_related(
-            stated,
-            format!("{} gets this load-balancer address", target.id),
-        );
     }
-    if let (Some(host), Some(span), EntryKind::Service) = (host, caller.address_span, entry.kind) {
-        // A suggestion, never applied by --fix: the provider rules fix the same loopback at
-        // the Service (their vendor's documented fix), and applying both changes the app
-        // twice. The rename also changes what the app calls (TLS names, source-IP rules).
-        d = d.with_suggestion(Fix {
-            description: format!("call `{host}` instead of {}", caller.address),
-            applicability: Applicability::DisplayOnly,
-            edits: vec![Edit {
-                span,
-                content: host,
-            }],
-        });
-    }
-    d
 }

@@ -5,28 +5,16 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EntryKind;
 use crate::profile::Provider;
-use crate::rules::upstream::{self, Gate};
-use crate::rules::{vke, Context, Rule, RuleMeta};
+use crate::rules::family::internal_lb::NLB_CLASS;
+use crate::rules::family::kube_proxy::{self, Gate, VKE_IP_MODE};
+use crate::rules::family::proxy_protocol::members;
+use crate::rules::verdict::with_callers;
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 pub use crate::rules::meta::K8S010 as META;
 
 pub struct NoShortCircuit;
-
-/// Providers whose load balancers speak PROXY protocol or terminate TLS, where in-cluster
-/// calls should go through the load balancer (KEP-1860, Motivation; each provider's
-/// `rules/<ID>.md`).
-pub fn proxy_protocol_family(provider: Provider) -> bool {
-    matches!(
-        provider,
-        Provider::Doks
-            | Provider::Lke
-            | Provider::Hetzner
-            | Provider::Scaleway
-            | Provider::Openstack
-            | Provider::Cloudscale
-            | Provider::Oke
-    )
-}
 
 impl Rule for NoShortCircuit {
     fn meta(&self) -> &'static RuleMeta {
@@ -36,7 +24,7 @@ impl Rule for NoShortCircuit {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         // Whether `ipMode: Proxy` takes effect here: Kubernetes 1.30+, a dataplane that honours it.
-        let ip_mode = upstream::ip_mode_proxy_honoured(cx);
+        let ip_mode = kube_proxy::ip_mode_proxy_honoured(cx);
         for (index, entry) in cx.model.entries() {
             if entry.kind != EntryKind::Service {
                 continue;
@@ -44,9 +32,9 @@ impl Rule for NoShortCircuit {
             // The PROXY-protocol family: going through the load balancer is the vendor's own
             // way out there, not a risk; their rules judge it. On AWS, EKS001 knows whether
             // the NLB can take the call back (rules/EKS001.md).
-            if entry.provider.is_some_and(proxy_protocol_family)
+            if entry.provider.is_some_and(members::is_member)
                 || entry.provider == Some(Provider::Eks)
-                || entry.class.as_deref() == Some(crate::rules::eks::NLB_CLASS)
+                || entry.class.as_deref() == Some(NLB_CLASS)
             {
                 continue;
             }
@@ -57,8 +45,8 @@ impl Rule for NoShortCircuit {
             }
             // VKE004 judges a Service that asks for Proxy mode by annotation.
             if matches!(cx.profile.provider(), Provider::Vke | Provider::Generic)
-                && ws
-                    .annotation(object, vke::IP_MODE)
+                && Annotations::of(ws, object)
+                    .entry(VKE_IP_MODE)
                     .and_then(|(_, v)| v.as_str())
                     == Some("Proxy")
             {
@@ -101,7 +89,7 @@ impl Rule for NoShortCircuit {
                      load balancer supports hairpin traffic from its own backends",
                     object.service_hosts_hint()
                 ));
-            d = crate::rules::with_callers(d, ws, callers.iter().copied(), "load-balancer address");
+            d = with_callers(d, ws, callers.iter().copied(), "load-balancer address");
             d = d.on(object);
             out.push(d);
         }

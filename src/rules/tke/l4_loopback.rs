@@ -5,13 +5,17 @@ use std::collections::HashMap;
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::views::ServiceView;
-use crate::model::{EntryId, EntryKind, EntryPoint, Fit, Network};
+use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{Object, ObjectId, Workspace};
 use crate::profile::{NodePool, NodeType, Provider, ProxyMode};
+use crate::rules::verdict::{call_by_name, calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::pod_template;
+use crate::views::Annotations;
+use crate::yaml::NodeRef;
 
-use super::*;
+use super::{listeners, Section, EXISTED_LB, INSTANCE_TYPE_LABEL, INTERNAL_SUBNET};
+use super::{PREVENT_LOOPBACK, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
 
 pub use crate::rules::meta::TKE001 as META;
 
@@ -39,19 +43,47 @@ fn regular_or_native(pool: &NodePool) -> bool {
     matches!(pool.node_type(), Some(NodeType::Regular | NodeType::Native))
 }
 
+/// TKE001's verdict on one Service, before it is worded.
+struct Verdict<'m> {
+    /// The private subnet annotation, or a reused CLB's: the finding points at it.
+    subnet_key: NodeRef<'m>,
+    /// A reused CLB whose network the profile does not state.
+    reused_unknown: bool,
+    /// The profile facts the verdict needed but the profile does not state.
+    unknowns: Vec<String>,
+    /// The callers of the address, real calls first.
+    callers: Vec<&'m Caller>,
+    /// Whether a caller can run on a regular or native node beside a backend pod, and the
+    /// caller the message names.
+    sharing: (Option<&'m Caller>, Fit),
+}
+
 fn check_service(
     cx: &Context<'_>,
     entry_index: EntryId,
     entry: &EntryPoint,
     node_types_by_backends: &mut HashMap<*const ObjectId, Fit>,
 ) -> Option<Diagnostic> {
+    let verdict = verdict(cx, entry_index, entry, node_types_by_backends)?;
+    Some(diagnostic(cx, entry, verdict))
+}
+
+/// `None` where the Service cannot loop back: not a private (or unstated reused) TKE CLB, a
+/// mitigation in place, a proxy mode that never sends the call to the CLB, or backends on
+/// super nodes only.
+fn verdict<'m>(
+    cx: &'m Context<'_>,
+    entry_index: EntryId,
+    entry: &EntryPoint,
+    node_types_by_backends: &mut HashMap<*const ObjectId, Fit>,
+) -> Option<Verdict<'m>> {
     let ws = cx.ws;
     let service = &ws.objects[entry.object];
     // Only a private-network CLB loops back: a public CLB sees the node's public egress IP.
     // A reused CLB whose network the profile does not state: judged only when a pod calls
     // it, and then at most a warning that names the field (rules/TKE001.md).
     let reused_unknown = entry.network == Network::Unknown
-        && ws.annotation(service, EXISTED_LB).is_some()
+        && Annotations::of(ws, service).entry(EXISTED_LB).is_some()
         && cx.model.callers_of(entry_index).next().is_some();
     if entry.kind != EntryKind::Service
         || !(entry.network == Network::Private || reused_unknown)
@@ -60,9 +92,9 @@ fn check_service(
         return None;
     }
     // The private subnet annotation, or a reused CLB the profile states is private.
-    let (subnet_key, _) = ws
-        .annotation(service, INTERNAL_SUBNET)
-        .or_else(|| ws.annotation(service, EXISTED_LB))?;
+    let (subnet_key, _) = Annotations::of(ws, service)
+        .entry(INTERNAL_SUBNET)
+        .or_else(|| Annotations::of(ws, service).entry(EXISTED_LB))?;
     if prevent_loopback_enabled(ws, service)
         || l4_snat_on_every_port(
             ws,
@@ -74,7 +106,6 @@ fn check_service(
     }
 
     let mode = cx.profile.kube_proxy_mode();
-    // The profile facts the verdict needed but the profile does not state.
     let mut unknowns = Vec::new();
     if reused_unknown {
         unknowns.push(format!(
@@ -104,10 +135,24 @@ fn check_service(
                 .unknown("super nodes intercept the CLB VIP and do not loop back"),
         ),
     }
+    let callers = calls_first(cx.model.callers_of(entry_index));
+    let sharing = sharing(cx, entry, &callers);
+    Some(Verdict {
+        subnet_key,
+        reused_unknown,
+        unknowns,
+        callers,
+        sharing,
+    })
+}
 
-    let name = service.name();
-    let callers = crate::rules::calls_first(cx.model.callers_of(entry_index));
-    // The loopback needs a caller and a backend on the same regular or native node.
+/// The loopback needs a caller and a backend on the same regular or native node: the first
+/// caller that can, else the first that may.
+fn sharing<'m>(
+    cx: &Context<'_>,
+    entry: &EntryPoint,
+    callers: &[&'m Caller],
+) -> (Option<&'m Caller>, Fit) {
     let sharing = callers
         .iter()
         .flat_map(|c| entry.backends.iter().map(move |&b| (c, b)))
@@ -115,7 +160,7 @@ fn check_service(
             (
                 c,
                 cx.model
-                    .can_share_node(ws, c.workload, b, regular_or_native),
+                    .can_share_node(cx.ws, c.workload, b, regular_or_native),
             )
         })
         .fold((None, Fit::No), |(first, acc), (c, fit)| match (acc, fit) {
@@ -126,28 +171,36 @@ fn check_service(
         });
     // Backends not in these manifests (a controller installed elsewhere): where they run,
     // and so whether a caller shares their node, is unknown.
-    let sharing = match (entry.backends.is_empty(), callers.first()) {
+    match (entry.backends.is_empty(), callers.first()) {
         (true, Some(&caller)) => (Some(caller), Fit::Unknown),
         _ => sharing,
-    };
-    let severity = if unknowns.is_empty() && sharing.1 == Fit::Yes {
+    }
+}
+
+/// The severity and message: an error when the profile settles everything and a caller
+/// can share a backend's node, weighed by that caller's evidence.
+fn words(cx: &Context<'_>, service: &Object, verdict: &Verdict<'_>) -> (Severity, String) {
+    let ws = cx.ws;
+    let name = service.name();
+    let sharing = verdict.sharing;
+    let severity = if verdict.unknowns.is_empty() && sharing.1 == Fit::Yes {
         Severity::Error
     } else {
         Severity::Warning
     };
-    let message = if !unknowns.is_empty() {
+    let message = if !verdict.unknowns.is_empty() {
         format!(
             "{} Service `{name}` may loop back in-cluster calls to its own address. \
              The cluster profile does not settle it; set {}.",
-            if reused_unknown {
+            if verdict.reused_unknown {
                 "Reused CLB"
             } else {
                 "Private-network CLB"
             },
-            unknowns.join(" and ")
+            verdict.unknowns.join(" and ")
         )
     } else {
-        let tail = match (callers.first(), sharing) {
+        let tail = match (verdict.callers.first(), sharing) {
             (_, (Some(caller), Fit::Yes)) => format!(
                 " {} calls its address {} and can run on a node with a backend pod.",
                 ws.objects[caller.workload].id, caller.address
@@ -165,46 +218,53 @@ fn check_service(
         format!(
             "Private-network CLB Service `{name}` will loop back in-cluster calls to its own address: \
              in IPVS mode{} the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}",
-            mode.at()
+            cx.profile.kube_proxy_mode().at()
         )
     };
-    let (severity, message) = match sharing.0 {
-        Some(caller) => crate::rules::weigh(severity, caller, message),
+    match sharing.0 {
+        Some(caller) => weigh(severity, caller, message),
         None => (severity, message),
-    };
+    }
+}
 
+/// The finding: at the subnet annotation, with the ways out, where the Service gets its
+/// CLB and the profile's mode, the callers, and prevent-loopback as the fix.
+fn diagnostic(cx: &Context<'_>, entry: &EntryPoint, verdict: Verdict<'_>) -> Diagnostic {
+    let ws = cx.ws;
+    let service = &ws.objects[entry.object];
+    let (severity, message) = words(cx, service, &verdict);
     let mut diagnostic = META
-        .diagnostic(severity, ws.location(service, subnet_key.span()), message)
+        .diagnostic(severity, ws.location(service, verdict.subnet_key.span()), message)
         .with_help(format!(
             "add the annotation `{PREVENT_LOOPBACK}: \"true\"` (intra-cluster forwarding; needs a kube-proxy that binds \
              LB addresses to the IPVS NIC, such as v1.20.6-tke.12 or later), or enable SNAT on every layer-4 listener \
              with a TkeServiceConfig `spec.loadBalancer.l4Listeners[].snatEnable: true` (needs the CLB Layer 4 SNAT \
              allowlist ticket), or have in-cluster clients call {}. See {SEED_DOC}",
              service.service_hosts_hint()
-        ));
-    diagnostic = diagnostic.on(service);
+        ))
+        .on(service);
     if let Some(type_node) = cx.views.service(entry.object).and_then(|s| s.service_type) {
         diagnostic = diagnostic.with_related(
             ws.location(service, type_node.span()),
             "the Service gets a cloud load balancer here",
         );
     }
-    if let Some(stated) = mode.location() {
+    if let Some(stated) = cx.profile.kube_proxy_mode().location() {
         diagnostic = diagnostic.with_related(
             stated,
             "the cluster profile's kube-proxy mode decides the verdict",
         );
     }
-    if !callers.is_empty() {
-        diagnostic = diagnostic.with_suggestion(crate::rules::call_by_name(service));
+    if !verdict.callers.is_empty() {
+        diagnostic = diagnostic.with_suggestion(call_by_name(service));
     }
-    let mut diagnostic = crate::rules::with_callers(diagnostic, ws, callers, "CLB address");
-    diagnostic.fix = prevent_loopback_fix(ws, service);
-    Some(diagnostic)
+    with_callers(diagnostic, ws, verdict.callers, "CLB address")
+        .with_fix(prevent_loopback_fix(ws, service))
 }
 
 fn prevent_loopback_enabled(ws: &Workspace, service: &Object) -> bool {
-    ws.annotation(service, PREVENT_LOOPBACK)
+    Annotations::of(ws, service)
+        .entry(PREVENT_LOOPBACK)
         .and_then(|(_, v)| v.as_str())
         .is_some_and(|v| v == "true")
 }
@@ -267,9 +327,10 @@ fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> Fit {
 /// Insert `prevent-loopback: "true"` after the subnet annotation, when the annotations
 /// are a block mapping (a flow mapping would need reformatting).
 fn prevent_loopback_fix(ws: &Workspace, service: &Object) -> Option<Fix> {
-    let annotations = ws.metadata(service, "annotations")?;
+    let view = Annotations::of(ws, service);
+    let annotations = view.mapping()?;
     // Already there with another value (`"yes"`, `"false"`): set it, never add a duplicate key.
-    if let Some((_, value)) = annotations.get_entry(PREVENT_LOOPBACK) {
+    if let Some((_, value)) = view.entry(PREVENT_LOOPBACK) {
         return Some(Fix {
             description: format!("set `{PREVENT_LOOPBACK}` to \"true\""),
             applicability: Applicability::Unsafe,
@@ -279,9 +340,9 @@ fn prevent_loopback_fix(ws: &Workspace, service: &Object) -> Option<Fix> {
             }],
         });
     }
-    let subnet = annotations
-        .get_entry(INTERNAL_SUBNET)
-        .or_else(|| annotations.get_entry(EXISTED_LB))?;
+    let subnet = view
+        .entry(INTERNAL_SUBNET)
+        .or_else(|| view.entry(EXISTED_LB))?;
     let edit = crate::rules::edit::insert_entry_after(
         ws,
         service,

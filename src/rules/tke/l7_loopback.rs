@@ -2,12 +2,17 @@
 //! in any proxy mode, without SNAT on every layer-7 listener.
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::{EntryId, EntryKind, EntryPoint, Fit, Network};
+use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Network};
+use crate::objects::Object;
 use crate::profile::{NodePool, NodeType, Provider};
+use crate::rules::verdict::{calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::pod_template;
+use crate::views::Annotations;
+use crate::yaml::NodeRef;
 
-use super::*;
+use super::{ingress_listeners, listener_for, listeners, Section, INSTANCE_TYPE_LABEL};
+use super::{L7_SNAT_FIELD_SINCE, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
 
 pub use crate::rules::meta::TKE002 as META;
 
@@ -62,12 +67,8 @@ impl Rule for L7Loopback {
 /// state: a warning that names the field (README, "Cluster profile").
 fn reused_unknown(cx: &Context<'_>, index: EntryId, entry: &EntryPoint) -> bool {
     entry.network == Network::Unknown
-        && cx
-            .ws
-            .annotation(
-                &cx.ws.objects[entry.object],
-                crate::model::entry::TKE_INGRESS_EXISTED_LB,
-            )
+        && Annotations::of(cx.ws, &cx.ws.objects[entry.object])
+            .entry(crate::model::entry::TKE_INGRESS_EXISTED_LB)
             .is_some()
         && cx.model.callers_of(index).next().is_some()
 }
@@ -81,10 +82,46 @@ pub(crate) fn diagnostic(
 ) -> Option<Diagnostic> {
     let ws = cx.ws;
     let ingress = &ws.objects[entry.object];
-    let (subnet_key, _) = ws
-        .annotation(ingress, crate::model::entry::TKE_INGRESS_SUBNET)
-        .or_else(|| ws.annotation(ingress, crate::model::entry::TKE_INGRESS_EXISTED_LB))?;
-    // Super nodes intercept the CLB VIP: backends pinned there, or a cluster of super nodes only.
+    let (subnet_key, nodes) = reach(cx, entry)?;
+    let callers = calls_first(cx.model.callers_of(index));
+    // The L7 CLB forwards to a NodePort on any node: a caller on a regular or native node
+    // can be sent back to its own node.
+    let exposed = callers
+        .iter()
+        .find(|c| cx.model.any_pool(c.workload, regular_or_native) == Fit::Yes)
+        .copied();
+    let (severity, message) = if reused_unknown(cx, index, entry) {
+        (
+            Severity::Warning,
+            format!(
+                "Reused CLB Ingress `{name}` may loop back in-cluster calls to its hosts. The cluster profile \
+                 does not settle it; set `spec.loadBalancers[].network` for `Ingress/{}/{name}` (a reused \
+                 CLB's network is not in the manifest, and only a private CLB loops back).",
+                ingress.namespace(),
+                name = ingress.name()
+            ),
+        )
+    } else {
+        words(cx, ingress, nodes, exposed, callers.first().copied())
+    };
+    let d = META
+        .diagnostic(severity, ws.location(ingress, subnet_key.span()), message)
+        .with_help(help(cx, entry))
+        .on(ingress);
+    Some(with_callers(d, ws, callers, "CLB host"))
+}
+
+/// The annotation that makes the CLB private (or reused), and whether the cluster has
+/// regular or native nodes; `None` where super nodes intercept the CLB VIP (backends pinned
+/// there, or a cluster of super nodes only).
+fn reach<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<(NodeRef<'w>, Fit)> {
+    let ws = cx.ws;
+    let ingress = &ws.objects[entry.object];
+    let (subnet_key, _) = Annotations::of(ws, ingress)
+        .entry(crate::model::entry::TKE_INGRESS_SUBNET)
+        .or_else(|| {
+            Annotations::of(ws, ingress).entry(crate::model::entry::TKE_INGRESS_EXISTED_LB)
+        })?;
     let pinned_to_super = |w: &crate::objects::ObjectId| {
         pod_template(ws, &ws.objects[*w])
             .is_some_and(|t| t.node_selector(INSTANCE_TYPE_LABEL) == Some(SUPER_NODE_INSTANCE_TYPE))
@@ -98,14 +135,21 @@ pub(crate) fn diagnostic(
         Some(pools) if pools.iter().all(|p| p.node_type == Some(NodeType::Super)) => return None,
         _ => Fit::Unknown,
     };
-    let callers = crate::rules::calls_first(cx.model.callers_of(index));
-    // The L7 CLB forwards to a NodePort on any node: a caller on a regular or native node
-    // can be sent back to its own node.
-    let exposed = callers
-        .iter()
-        .find(|c| cx.model.any_pool(c.workload, regular_or_native) == Fit::Yes);
+    Some((subnet_key, nodes))
+}
+
+/// The severity and message for a private CLB Ingress: an error when a caller runs on a
+/// regular or native node (weighed by its evidence), else a warning.
+fn words(
+    cx: &Context<'_>,
+    ingress: &Object,
+    nodes: Fit,
+    exposed: Option<&Caller>,
+    first: Option<&Caller>,
+) -> (Severity, String) {
+    let ws = cx.ws;
     let name = ingress.name();
-    let (severity, message) = match (nodes, exposed, callers.first()) {
+    let (severity, message) = match (nodes, exposed, first) {
         (Fit::Unknown, ..) => (
             Severity::Warning,
             format!(
@@ -138,10 +182,14 @@ pub(crate) fn diagnostic(
             ),
         ),
     };
-    let (severity, message) = match exposed {
-        Some(caller) => crate::rules::weigh(severity, caller, message),
+    match exposed {
+        Some(caller) => weigh(severity, caller, message),
         None => (severity, message),
-    };
+    }
+}
+
+/// SNAT on every listener, with the field the profile's ingress-controller reads.
+fn help(cx: &Context<'_>, entry: &EntryPoint) -> String {
     let field = match cx.profile.ingress_controller().value {
         Some(v) if crate::profile::version::at_least(v, L7_SNAT_FIELD_SINCE) == Some(false) => {
             format!("`keepaliveEnable: 1` (ingress-controller {v} is before {L7_SNAT_FIELD_SINCE})")
@@ -154,34 +202,17 @@ pub(crate) fn diagnostic(
              (set `spec.addons.ingressController` to know which)"
         ),
     };
-    let (severity, message) = if reused_unknown(cx, index, entry) {
-        (
-            Severity::Warning,
-            format!(
-                "Reused CLB Ingress `{name}` may loop back in-cluster calls to its hosts. The cluster profile \
-                 does not settle it; set `spec.loadBalancers[].network` for `Ingress/{}/{name}` (a reused \
-                 CLB's network is not in the manifest, and only a private CLB loops back).",
-                ingress.namespace()
-            ),
-        )
-    } else {
-        (severity, message)
-    };
     let listeners: Vec<String> = ingress_listeners(cx.views.ingress(entry.object))
         .iter()
         .map(|(p, port)| format!("{p}:{port}"))
         .collect();
-    let mut d = META
-        .diagnostic(severity, ws.location(ingress, subnet_key.span()), message)
-        .with_help(format!(
-            "layer 7 is fixed only by SNAT on the CLB: reference a TkeServiceConfig with \
-             `ingress.cloud.tencent.com/tke-service-config-auto: \"true\"` (or a named one) whose \
-             `spec.loadBalancer.l7Listeners[]` enables {field} on every listener ({}), after the \"CLB Layer 7 SNAT\" \
-             and \"Keep Alive\" allowlist tickets; backends then read the client IP from X-Forwarded-For. \
-             prevent-loopback does not help layer 7. Or have in-cluster clients call the backend Service by name. \
-             See {SEED_DOC}",
-            listeners.join(", ")
-        ));
-    d = d.on(ingress);
-    Some(crate::rules::with_callers(d, ws, callers, "CLB host"))
+    format!(
+        "layer 7 is fixed only by SNAT on the CLB: reference a TkeServiceConfig with \
+         `ingress.cloud.tencent.com/tke-service-config-auto: \"true\"` (or a named one) whose \
+         `spec.loadBalancer.l7Listeners[]` enables {field} on every listener ({}), after the \"CLB Layer 7 SNAT\" \
+         and \"Keep Alive\" allowlist tickets; backends then read the client IP from X-Forwarded-For. \
+         prevent-loopback does not help layer 7. Or have in-cluster clients call the backend Service by name. \
+         See {SEED_DOC}",
+        listeners.join(", ")
+    )
 }

@@ -5,12 +5,14 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{EntryKind, Network};
+use crate::objects::{Object, ObjectId};
 use crate::profile::version::{parse_version, Version};
 use crate::profile::{Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 
 use super::l7_loopback::{self, is_clb_ingress, l7_snat_on_every_listener};
-use super::*;
+use super::{L7_SNAT_FIELD_SINCE, PREVENT_LOOPBACK, SEED_DOC};
 
 pub use crate::rules::meta::TKE003 as L7_META;
 
@@ -28,42 +30,12 @@ impl Rule for PreventLoopbackL7 {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        let ws = cx.ws;
         for (index, entry) in cx.model.entries() {
             if !is_clb_ingress(entry) {
                 continue;
             }
-            let ingress = &ws.objects[entry.object];
-            // The annotation on the Ingress itself: no layer-7 controller reads it.
-            let on_ingress = ws
-                .metadata(ingress, "annotations")
-                .into_iter()
-                .flat_map(|a| a.entries());
-            for (key, _) in on_ingress {
-                if key
-                    .as_str()
-                    .is_some_and(|k| k.ends_with("/prevent-loopback"))
-                {
-                    let mut d = L7_META
-                        .diagnostic(
-                            Severity::Error,
-                            ws.location(ingress, key.span()),
-                            format!(
-                                "`{}` on Ingress `{}` does nothing: intra-cluster forwarding is a layer-4 fix, and \
-                                 layer-7 loopback is resolved only by SNAT on the CLB.",
-                                key.as_str().unwrap_or_default(),
-                                ingress.name()
-                            ),
-                        )
-                        .with_help(format!(
-                            "remove the annotation and enable SNAT on every l7 listener through a TkeServiceConfig \
-                             (`spec.loadBalancer.l7Listeners[].snatEnable: true` from ingress-controller \
-                             {L7_SNAT_FIELD_SINCE}, `keepaliveEnable: 1` before). See {SEED_DOC}"
-                        ));
-                    d = d.on(ingress);
-                    out.push(d);
-                }
-            }
+            let ingress = &cx.ws.objects[entry.object];
+            on_ingress(cx, ingress, out);
             // On a backend Service, while the private Ingress in front of it has no SNAT.
             if entry.network != Network::Private || l7_snat_on_every_listener(cx, entry) {
                 continue;
@@ -72,63 +44,106 @@ impl Rule for PreventLoopbackL7 {
             let Some(ingress_verdict) = l7_loopback::diagnostic(cx, index, entry) else {
                 continue;
             };
-            for &service_index in &entry.services {
-                let service = &ws.objects[service_index];
-                let Some((key, value)) = ws.annotation(service, PREVENT_LOOPBACK) else {
-                    continue;
-                };
-                if !is_true(value.as_str()) {
-                    continue;
+            for &service in &entry.services {
+                if let Some(d) = on_backend(cx, ingress, service, ingress_verdict.severity) {
+                    out.push(d);
                 }
-                // On a LoadBalancer Service the annotation does its layer-4 job; only the
-                // reliance on it for the Ingress is wrong, and that is as sure as the Ingress's
-                // own loopback (rules/TKE003.md). Elsewhere it cannot work at all.
-                let (severity, message) = if cx
-                    .views
-                    .service(service_index)
-                    .is_some_and(|v| v.is_load_balancer())
-                {
-                    (
-                        ingress_verdict.severity,
-                        format!(
-                            "prevent-loopback on LoadBalancer Service `{}` covers calls to its own CLB, not to \
-                             Ingress `{}`: calls to the Ingress host go through the layer-7 CLB, which only SNAT \
-                             fixes.",
-                            service.name(),
-                            ingress.name()
-                        ),
-                    )
-                } else {
-                    (
-                        Severity::Error,
-                        format!(
-                            "prevent-loopback on Service `{}` does not protect Ingress `{}`: calls to the Ingress \
-                             host go through the layer-7 CLB, which only SNAT fixes.",
-                            service.name(),
-                            ingress.name()
-                        ),
-                    )
-                };
-                let mut d = L7_META
-                    .diagnostic(severity, ws.location(service, key.span()), message)
-                    .with_help(format!(
-                        "enable SNAT on the Ingress's l7 listeners through its TkeServiceConfig \
-                         (`ingress.cloud.tencent.com/tke-service-config`), or have clients call \
-                         {}. See {SEED_DOC}",
-                        service.service_hosts_hint()
-                    ))
-                    .with_related(
-                        ws.location(ingress, ws.root(ingress).span()),
-                        format!(
-                            "private-network CLB Ingress `{}` routes to this Service",
-                            ingress.name()
-                        ),
-                    );
-                d = d.on(service);
-                out.push(d);
             }
         }
     }
+}
+
+/// The annotation on the Ingress itself: no layer-7 controller reads it.
+fn on_ingress(cx: &Context<'_>, ingress: &Object, out: &mut Vec<Diagnostic>) {
+    let ws = cx.ws;
+    let keys = Annotations::of(ws, ingress)
+        .entries()
+        .map(|(key, _)| key)
+        .filter(|key| {
+            key.as_str()
+                .is_some_and(|k| k.ends_with("/prevent-loopback"))
+        });
+    for key in keys {
+        let d = L7_META
+            .diagnostic(
+                Severity::Error,
+                ws.location(ingress, key.span()),
+                format!(
+                    "`{}` on Ingress `{}` does nothing: intra-cluster forwarding is a layer-4 fix, and \
+                     layer-7 loopback is resolved only by SNAT on the CLB.",
+                    key.as_str().unwrap_or_default(),
+                    ingress.name()
+                ),
+            )
+            .with_help(format!(
+                "remove the annotation and enable SNAT on every l7 listener through a TkeServiceConfig \
+                 (`spec.loadBalancer.l7Listeners[].snatEnable: true` from ingress-controller \
+                 {L7_SNAT_FIELD_SINCE}, `keepaliveEnable: 1` before). See {SEED_DOC}"
+            ))
+            .on(ingress);
+        out.push(d);
+    }
+}
+
+/// prevent-loopback on a backend Service of a private Ingress that loops back. On a
+/// LoadBalancer Service the annotation does its layer-4 job; only the reliance on it for the
+/// Ingress is wrong, and that is as sure as the Ingress's own loopback (rules/TKE003.md).
+/// Elsewhere it cannot work at all.
+fn on_backend(
+    cx: &Context<'_>,
+    ingress: &Object,
+    service_index: ObjectId,
+    ingress_severity: Severity,
+) -> Option<Diagnostic> {
+    let ws = cx.ws;
+    let service = &ws.objects[service_index];
+    let (key, value) = Annotations::of(ws, service).entry(PREVENT_LOOPBACK)?;
+    if !is_true(value.as_str()) {
+        return None;
+    }
+    let (severity, message) = if cx
+        .views
+        .service(service_index)
+        .is_some_and(|v| v.is_load_balancer())
+    {
+        (
+            ingress_severity,
+            format!(
+                "prevent-loopback on LoadBalancer Service `{}` covers calls to its own CLB, not to \
+                 Ingress `{}`: calls to the Ingress host go through the layer-7 CLB, which only SNAT \
+                 fixes.",
+                service.name(),
+                ingress.name()
+            ),
+        )
+    } else {
+        (
+            Severity::Error,
+            format!(
+                "prevent-loopback on Service `{}` does not protect Ingress `{}`: calls to the Ingress \
+                 host go through the layer-7 CLB, which only SNAT fixes.",
+                service.name(),
+                ingress.name()
+            ),
+        )
+    };
+    let d = L7_META
+        .diagnostic(severity, ws.location(service, key.span()), message)
+        .with_help(format!(
+            "enable SNAT on the Ingress's l7 listeners through its TkeServiceConfig \
+             (`ingress.cloud.tencent.com/tke-service-config`), or have clients call \
+             {}. See {SEED_DOC}",
+            service.service_hosts_hint()
+        ))
+        .with_related(
+            ws.location(ingress, ws.root(ingress).span()),
+            format!(
+                "private-network CLB Ingress `{}` routes to this Service",
+                ingress.name()
+            ),
+        )
+        .on(service);
+    Some(d)
 }
 
 /// kube-proxy builds documented to bind LB addresses to the IPVS NIC, by minor
@@ -219,7 +234,7 @@ impl Rule for PreventLoopbackKubeProxy {
                 continue;
             }
             let service = &ws.objects[entry.object];
-            let Some((key, value)) = ws.annotation(service, PREVENT_LOOPBACK) else {
+            let Some((key, value)) = Annotations::of(ws, service).entry(PREVENT_LOOPBACK) else {
                 continue;
             };
             if !is_true(value.as_str()) {

@@ -8,7 +8,7 @@ use crate::profile::version::at_least;
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::yaml::NodeRef;
 
-use super::*;
+use super::{listeners, Section, L7_SNAT_FIELD_SINCE, SEED_DOC};
 
 pub use crate::rules::meta::TKE005 as ALLOWLIST_META;
 
@@ -152,29 +152,29 @@ impl Rule for L7SnatFieldVersion {
                         ),
                     ),
                 };
-                let mut d = FIELD_META
+                // The field this controller reads, in place: safe, since it is what
+                // `snatEnable` was written to mean.
+                let fix = (severity == Severity::Error).then(|| Fix {
+                    description: "use `keepaliveEnable: 1`, the field this controller reads"
+                        .to_string(),
+                    applicability: Applicability::Safe,
+                    edits: vec![Edit {
+                        span: crate::yaml::Span {
+                            start: key.span().start,
+                            end: value.span().end,
+                        },
+                        content: "keepaliveEnable: 1".to_string(),
+                    }],
+                });
+                let d = FIELD_META
                     .diagnostic(severity, ws.location(config, key.span()), message)
                     .with_help(format!(
                         "upgrade the ingress-controller to {L7_SNAT_FIELD_SINCE} or later, or use `keepaliveEnable: 1` \
                          (check the version with `kubectl -n kube-system get cm tke-ingress-controller-config -o \
                          jsonpath='{{.data.VERSION}}'`). See {SEED_DOC}"
-                    ));
-                if severity == Severity::Error {
-                    let span = crate::yaml::Span {
-                        start: key.span().start,
-                        end: value.span().end,
-                    };
-                    d.fix = Some(Fix {
-                        description: "use `keepaliveEnable: 1`, the field this controller reads"
-                            .to_string(),
-                        applicability: Applicability::Safe,
-                        edits: vec![Edit {
-                            span,
-                            content: "keepaliveEnable: 1".to_string(),
-                        }],
-                    });
-                }
-                d = d.on(config);
+                    ))
+                    .with_fix(fix)
+                    .on(config);
                 out.push(d);
             }
         }

@@ -13,6 +13,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{EntryKind, Network};
 use crate::profile::Provider;
 use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::service_config::is_config;
@@ -125,20 +126,12 @@ pub struct PreventLoopbackBypass;
 /// CLB settings of an l4 listener that in-cluster traffic will not get:
 /// (key node, description).
 fn clb_features<'w>(listener: &Listener<'w>) -> Vec<(NodeRef<'w>, &'static str)> {
-    let enabled = |node: NodeRef<'_>| {
-        // An explicit `enable: false` turns the feature off.
-        node.get("enable").and_then(|e| e.as_bool()) != Some(false)
-    };
     let mut out = Vec::new();
-    if let Some((key, session)) = listener.session {
-        if session.get("enable").and_then(|e| e.as_bool()) == Some(true) {
-            out.push((key, "session persistence"));
-        }
+    if let Some(key) = listener.session_on() {
+        out.push((key, "session persistence"));
     }
-    if let Some((key, check)) = listener.health_check {
-        if check.is_mapping() && enabled(check) {
-            out.push((key, "health check"));
-        }
+    if let Some(key) = listener.health_check_on() {
+        out.push((key, "health check"));
     }
     if let Some((key, _)) = listener.scheduler {
         out.push((key, "scheduler"));
@@ -161,11 +154,14 @@ impl Rule for PreventLoopbackBypass {
                 continue;
             }
             let service = &ws.objects[entry.object];
-            if ws.annotation(service, INTERNAL_SUBNET).is_none() {
+            if Annotations::of(ws, service)
+                .entry(INTERNAL_SUBNET)
+                .is_none()
+            {
                 continue;
             }
-            let Some((key, _)) = ws
-                .annotation(service, PREVENT_LOOPBACK)
+            let Some((key, _)) = Annotations::of(ws, service)
+                .entry(PREVENT_LOOPBACK)
                 .filter(|(_, v)| v.as_str().is_some_and(|v| v == "true"))
             else {
                 continue;

@@ -1,6 +1,10 @@
 //! VKE001 vke-ip-mode-invalid: the IP-mode annotation has a value other than `VIP` or `Proxy`.
 
-use super::*;
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::views::Annotations;
+
+use super::{is_service, valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
 pub use crate::rules::meta::VKE001 as META;
 
@@ -14,7 +18,7 @@ impl Rule for IpModeInvalid {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for object in ws.objects.iter().filter(|o| is_service(o)) {
-            let Some((_, value)) = ip_mode(ws, object) else {
+            let Some((_, value)) = Annotations::of(ws, object).entry(IP_MODE) else {
                 continue;
             };
             if valid_mode(value).is_some() {
@@ -46,7 +50,7 @@ impl Rule for IpModeInvalid {
                      changed after the Service is created. See {SEED_DOC}"
                 ));
             if let Some(near) = near {
-                d.fix = edit::replace_scalar(
+                d = d.with_fix(edit::replace_scalar(
                     ws,
                     object,
                     value,
@@ -54,7 +58,7 @@ impl Rule for IpModeInvalid {
                     format!("set `{IP_MODE}` to `{near}`"),
                     // The mode is fixed at creation: an existing Service keeps its mode.
                     Applicability::Unsafe,
-                );
+                ));
             }
             out.push(d.on(object));
         }

@@ -1,6 +1,10 @@
 //! VKE002 vke-ip-mode-without-load-balancer: the annotation on a Service that gets no CLB.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
+
+use super::{IP_MODE, SEED_DOC};
 
 pub use crate::rules::meta::VKE002 as META;
 
@@ -17,7 +21,7 @@ impl Rule for IpModeNotLoadBalancer {
             let Some(service) = cx.views.service(index) else {
                 continue;
             };
-            let Some((key, _)) = ip_mode(ws, object) else {
+            let Some((key, _)) = Annotations::of(ws, object).entry(IP_MODE) else {
                 continue;
             };
             let type_node = service.service_type;

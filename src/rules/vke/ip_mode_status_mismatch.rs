@@ -1,7 +1,13 @@
 //! VKE005 vke-ip-mode-changed: the annotation disagrees with the IP mode in the
 //! Service's status; the mode cannot be changed after creation.
 
-use super::*;
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::model::EntryKind;
+use crate::profile::Provider;
+use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::views::Annotations;
+
+use super::{valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
 pub use crate::rules::meta::VKE005 as META;
 
@@ -21,7 +27,7 @@ impl Rule for IpModeStatusMismatch {
             .filter(|e| e.kind == EntryKind::Service)
         {
             let object = &ws.objects[entry.object];
-            let annotation = ip_mode(ws, object);
+            let annotation = Annotations::of(ws, object).entry(IP_MODE);
             let wanted = match annotation {
                 Some((_, value)) => match valid_mode(value) {
                     Some(mode) => mode,
@@ -74,14 +80,14 @@ impl Rule for IpModeStatusMismatch {
                 }
                 let mut d = d.on(object);
                 if let (Some((_, value)), true) = (annotation, VALID_MODES.contains(&actual)) {
-                    d.fix = edit::replace_scalar(
+                    d = d.with_fix(edit::replace_scalar(
                         ws,
                         object,
                         value,
                         actual,
                         format!("set `{IP_MODE}` back to `{actual}`, the mode the Service has"),
                         Applicability::Unsafe,
-                    );
+                    ));
                 }
                 out.push(d);
             }

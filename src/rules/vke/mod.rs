@@ -9,14 +9,14 @@ pub mod ip_mode_status_mismatch;
 pub mod proxy_prerequisites;
 pub mod proxy_same_node;
 
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::model::{EntryId, EntryKind, EntryPoint, Fit};
+use crate::diagnostic::{Applicability, Fix};
+use crate::model::{EntryId, EntryKind, EntryPoint};
 use crate::objects::{Object, Workspace};
-use crate::profile::{version, Fact, Provider};
-use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::rules::{edit, Context};
+use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-pub const IP_MODE: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-ip-mode";
+pub use crate::rules::family::kube_proxy::VKE_IP_MODE as IP_MODE;
 /// The vendor doc's valid values, spelled as it spells them (`VIP` is the default).
 pub const VALID_MODES: [&str; 2] = ["VIP", "Proxy"];
 pub const SEED_DOC: &str =
@@ -24,11 +24,6 @@ pub const SEED_DOC: &str =
 
 fn is_service(object: &Object) -> bool {
     object.kind() == "Service" && object.group().is_empty()
-}
-
-/// The IP-mode annotation as (key node, value node).
-fn ip_mode<'w>(ws: &'w Workspace, object: &Object) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
-    ws.annotation(object, IP_MODE)
 }
 
 /// The annotation's value when it is one of the valid spellings.
@@ -61,7 +56,7 @@ fn proxy_services<'c>(
         })
         .filter_map(move |(i, e)| {
             let object = &cx.ws.objects[e.object];
-            let (_, value) = ip_mode(cx.ws, object)?;
+            let (_, value) = Annotations::of(cx.ws, object).entry(IP_MODE)?;
             (value.as_str() == Some("Proxy")).then_some((i, e, object, value))
         })
 }

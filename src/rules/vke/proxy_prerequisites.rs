@@ -1,6 +1,10 @@
 //! VKE003 vke-proxy-mode-prerequisites: `Proxy` on a cluster that lacks a prerequisite.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::profile::{version, Fact, Profile};
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::{proxy_services, to_vip_fix, IP_MODE, SEED_DOC};
 
 pub use crate::rules::meta::VKE003 as META;
 
@@ -48,90 +52,96 @@ fn string_fact(fact: Fact<'_, &str>, wanted: &str, what: &str) -> Option<Verdict
     }
 }
 
+/// The prerequisites the profile contradicts or does not state.
+fn prerequisites(profile: &Profile) -> Vec<Verdict> {
+    [
+        version_fact(
+            profile.kubernetes_version(),
+            "v1.30",
+            "the cluster Kubernetes version",
+        ),
+        string_fact(
+            profile.network_cni(),
+            "vpc-cni",
+            "the VPC-CNI network model",
+        ),
+        string_fact(
+            profile.network_pod_interface(),
+            "ipvlan",
+            "IPvlan pod network interfaces",
+        ),
+        string_fact(
+            profile.network_service_forwarding(),
+            "ebpf",
+            "eBPF Service forwarding",
+        ),
+        version_fact(
+            profile.cloud_controller_manager(),
+            "v1.43.0",
+            "the cloud-controller-manager add-on",
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// The severity and message for Service `name`: an error when a prerequisite is missing
+/// (naming the unstated ones too), a warning naming the fields when only unstated.
+fn words(cx: &Context<'_>, name: &str, verdicts: &[Verdict]) -> (Severity, String) {
+    let missing: Vec<&str> = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            Verdict::Missing(s, _) => Some(s.as_str()),
+            Verdict::Unknown(_) => None,
+        })
+        .collect();
+    let unknown: Vec<&str> = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            Verdict::Unknown(s) => Some(s.as_str()),
+            Verdict::Missing(..) => None,
+        })
+        .collect();
+    let profile = cx.profile.path.as_deref().map_or_else(
+        || "the cluster profile".to_string(),
+        |p| format!("the cluster profile {p}"),
+    );
+    if missing.is_empty() {
+        return (
+            Severity::Warning,
+            format!(
+                "Service `{name}` uses the `Proxy` IP mode, which works only on clusters that meet its \
+                 prerequisites, and {profile} does not say whether this one does; set {}.",
+                unknown.join(", ")
+            ),
+        );
+    }
+    let mut message = format!(
+        "Service `{name}` uses the `Proxy` IP mode, which this cluster does not support: {}.",
+        missing.join("; ")
+    );
+    if !unknown.is_empty() {
+        message.push_str(&format!(
+            " Also not stated in {profile}: {}.",
+            unknown.join(", ")
+        ));
+    }
+    (Severity::Error, message)
+}
+
 impl Rule for ProxyPrerequisites {
     fn meta(&self) -> &'static RuleMeta {
         &META
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        let profile = cx.profile;
-        let verdicts: Vec<Verdict> = [
-            version_fact(
-                profile.kubernetes_version(),
-                "v1.30",
-                "the cluster Kubernetes version",
-            ),
-            string_fact(
-                profile.network_cni(),
-                "vpc-cni",
-                "the VPC-CNI network model",
-            ),
-            string_fact(
-                profile.network_pod_interface(),
-                "ipvlan",
-                "IPvlan pod network interfaces",
-            ),
-            string_fact(
-                profile.network_service_forwarding(),
-                "ebpf",
-                "eBPF Service forwarding",
-            ),
-            version_fact(
-                profile.cloud_controller_manager(),
-                "v1.43.0",
-                "the cloud-controller-manager add-on",
-            ),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        let verdicts = prerequisites(cx.profile);
         if verdicts.is_empty() {
             return;
         }
-        let missing: Vec<&str> = verdicts
-            .iter()
-            .filter_map(|v| match v {
-                Verdict::Missing(s, _) => Some(s.as_str()),
-                Verdict::Unknown(_) => None,
-            })
-            .collect();
-        let unknown: Vec<&str> = verdicts
-            .iter()
-            .filter_map(|v| match v {
-                Verdict::Unknown(s) => Some(s.as_str()),
-                Verdict::Missing(..) => None,
-            })
-            .collect();
-        let profile = cx.profile.path.as_deref().map_or_else(
-            || "the cluster profile".to_string(),
-            |p| format!("the cluster profile {p}"),
-        );
         for (_, _, object, value) in proxy_services(cx) {
-            let name = object.name();
-            let (severity, mut message) = if missing.is_empty() {
-                (
-                    Severity::Warning,
-                    format!(
-                        "Service `{name}` uses the `Proxy` IP mode, which works only on clusters that meet its \
-                         prerequisites, and {profile} does not say whether this one does; set {}.",
-                        unknown.join(", ")
-                    ),
-                )
-            } else {
-                (
-                    Severity::Error,
-                    format!(
-                        "Service `{name}` uses the `Proxy` IP mode, which this cluster does not support: {}.",
-                        missing.join("; ")
-                    ),
-                )
-            };
-            if !missing.is_empty() && !unknown.is_empty() {
-                message.push_str(&format!(
-                    " Also not stated in {profile}: {}.",
-                    unknown.join(", ")
-                ));
-            }
+            let (severity, message) = words(cx, object.name(), &verdicts);
             let mut d = META
                 .diagnostic(severity, cx.ws.location(object, value.span()), message)
                 .with_help(format!(
@@ -151,9 +161,7 @@ impl Rule for ProxyPrerequisites {
                     );
                 }
             }
-            let mut d = d.on(object);
-            d.fix = to_vip_fix(cx.ws, object, value);
-            out.push(d);
+            out.push(d.on(object).with_fix(to_vip_fix(cx.ws, object, value)));
         }
     }
 }

@@ -1,7 +1,13 @@
 //! VKE004 vke-proxy-same-node: `Proxy` IP mode with an in-cluster caller that can share a
 //! node with a backend pod.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::Fit;
+use crate::rules::verdict::{call_by_name, calls_first, shares_node, sharing_unknown_why};
+use crate::rules::verdict::{weigh, with_callers};
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::{proxy_services, to_vip_fix, IP_MODE, SEED_DOC};
 
 pub use crate::rules::meta::VKE004 as META;
 
@@ -17,11 +23,8 @@ impl Rule for ProxySameNode {
         for (index, entry, object, value) in proxy_services(cx) {
             let name = object.name();
             let hosts = object.service_hosts_hint();
-            let callers = crate::rules::calls_first(cx.model.callers_of(index));
-            let fits: Vec<Fit> = callers
-                .iter()
-                .map(|c| crate::rules::shares_node(cx, entry, c))
-                .collect();
+            let callers = calls_first(cx.model.callers_of(index));
+            let fits: Vec<Fit> = callers.iter().map(|c| shares_node(cx, entry, c)).collect();
             if !callers.is_empty() && fits.iter().all(|f| *f == Fit::No) {
                 // Required anti-affinity (or disjoint pools) keeps every caller apart.
                 continue;
@@ -47,7 +50,7 @@ impl Rule for ProxySameNode {
                     ),
                 ),
                 Some((caller, _)) => {
-                    let why = crate::rules::sharing_unknown_why(cx, entry);
+                    let why = sharing_unknown_why(cx, entry);
                     (
                         Severity::Warning,
                         format!(
@@ -67,7 +70,7 @@ impl Rule for ProxySameNode {
                 ),
             };
             let (severity, message) = match sharing {
-                Some((caller, _)) => crate::rules::weigh(severity, caller, message),
+                Some((caller, _)) => weigh(severity, caller, message),
                 None => (severity, message),
             };
             let mut d = META
@@ -79,13 +82,11 @@ impl Rule for ProxySameNode {
                      (`requiredDuringSchedulingIgnoredDuringExecution`, `topologyKey: kubernetes.io/hostname`) \
                      between them. See {SEED_DOC}"
                 ));
-            d = crate::rules::with_callers(d, ws, callers.iter().copied(), "CLB address");
+            d = with_callers(d, ws, callers.iter().copied(), "CLB address");
             if !callers.is_empty() {
-                d = d.with_suggestion(crate::rules::call_by_name(object));
+                d = d.with_suggestion(call_by_name(object));
             }
-            let mut d = d.on(object);
-            d.fix = to_vip_fix(ws, object, value);
-            out.push(d);
+            out.push(d.on(object).with_fix(to_vip_fix(ws, object, value)));
         }
     }
 }

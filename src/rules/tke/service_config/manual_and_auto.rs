@@ -1,6 +1,7 @@
 //! TKE008 tke-service-config-manual-and-auto: both the manual and the auto annotation.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Context, Rule, RuleMeta};
 
 pub use crate::rules::meta::TKE008 as BOTH_META;
 

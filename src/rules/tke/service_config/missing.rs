@@ -1,7 +1,11 @@
 //! TKE007 tke-service-config-missing: the TkeServiceConfig a Service or Ingress names is
 //! not in its namespace in these manifests.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::objects::{Object, ObjectId};
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::same_namespace;
 
 pub use crate::rules::meta::TKE007 as MISSING_META;
 
@@ -66,7 +70,7 @@ impl Rule for MissingConfig {
                     ));
                 for (_, config) in &all {
                     let span = ws
-                        .metadata(config, "namespace")
+                        .written_namespace_node(config)
                         .unwrap_or_else(|| ws.name_node(config))
                         .span();
                     d = d.with_related(

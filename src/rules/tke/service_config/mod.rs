@@ -15,11 +15,8 @@
 //! The links (which config each Service and Ingress uses) are computed once per run in
 //! [`crate::model::tke_config`]; rules read them from [`Context::tke_configs`].
 
-use std::collections::HashSet;
-
-use crate::diagnostic::{Diagnostic, Severity};
 use crate::objects::{Object, ObjectId, Workspace};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::Context;
 use crate::yaml::NodeRef;
 
 use super::{ingress_listeners, INGRESS_CONFIG, SERVICE_CONFIG, SERVICE_CONFIG_DOC};
@@ -48,7 +45,7 @@ fn service_ports(cx: &Context<'_>, service: ObjectId) -> Vec<(String, i64)> {
 }
 
 fn name_value<'w>(ws: &'w Workspace, object: &Object) -> Option<NodeRef<'w>> {
-    ws.metadata(object, "name")
+    ws.written_name(object)
 }
 
 fn namespace_note(object: &Object) -> String {

@@ -1,7 +1,10 @@
 //! TKE009 tke-service-config-reserved-name: a manual name with a suffix reserved for
 //! auto configs.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::{name_value, same_namespace, INGRESS_AUTO_SUFFIX, SERVICE_AUTO_SUFFIX};
 
 pub use crate::rules::meta::TKE009 as RESERVED_META;
 

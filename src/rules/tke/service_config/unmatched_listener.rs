@@ -1,7 +1,12 @@
 //! TKE010 tke-service-config-unmatched-listener: a listener section that matches no port or
 //! listener.
 
-use super::*;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::objects::Object;
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::yaml::NodeRef;
+
+use super::{ingress_listeners, is_config, service_ports, tke_clb_ingress, Owner, Reference};
 
 pub use crate::rules::meta::TKE010 as UNMATCHED_META;
 

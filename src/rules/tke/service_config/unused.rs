@@ -1,6 +1,12 @@
 //! TKE011 tke-service-config-unused: a TkeServiceConfig nothing in these manifests uses.
 
-use super::*;
+use std::collections::HashSet;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Context, Rule, RuleMeta};
+
+use super::{is_config, name_value, namespace_note, Owner, INGRESS_AUTO_SUFFIX, INGRESS_CONFIG};
+use super::{SERVICE_AUTO_SUFFIX, SERVICE_CONFIG, SERVICE_CONFIG_DOC};
 
 pub use crate::rules::meta::TKE011 as UNUSED_META;
 

@@ -1,0 +1,186 @@
+//! The model for people: `lblint model` prints entry points, addresses, backends,
+//! callers and placements, as text or JSON.
+
+use serde_json::{json, Value};
+
+use crate::diagnostic::Location;
+use crate::objects::{ObjectId, Workspace};
+
+use crate::model::{Fit, Model};
+
+fn at(location: &Location) -> String {
+    format!(
+        "{}:{}:{}",
+        location.file, location.span.start.line, location.span.start.column
+    )
+}
+
+fn location_json(location: &Location) -> Value {
+    json!({"file": &*location.file, "line": location.span.start.line, "column": location.span.start.column})
+}
+
+fn placement_json(model: &Model, workload: ObjectId) -> Value {
+    match model.placement(workload).and_then(|p| p.pools.as_ref()) {
+        None => Value::Null,
+        Some(fits) => Value::Object(
+            fits.iter()
+                .zip(model.pools())
+                .enumerate()
+                .map(|(i, (fit, pool))| {
+                    (
+                        pool.name.clone().unwrap_or_else(|| format!("pool-{i}")),
+                        json!(fit),
+                    )
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn placement_text(model: &Model, workload: ObjectId) -> String {
+    match model.placement(workload).and_then(|p| p.pools.as_ref()) {
+        None => "node pools unknown (no spec.nodePools in the profile)".to_string(),
+        Some(fits) => {
+            let names: Vec<String> = fits
+                .iter()
+                .zip(model.pools())
+                .enumerate()
+                .filter(|(_, (fit, _))| **fit != Fit::No)
+                .map(|(i, (fit, pool))| {
+                    let name = pool.name.clone().unwrap_or_else(|| format!("pool-{i}"));
+                    if *fit == Fit::Unknown {
+                        format!("{name}?")
+                    } else {
+                        name
+                    }
+                })
+                .collect();
+            if names.is_empty() {
+                "no node pool fits".to_string()
+            } else {
+                format!("pools {}", names.join(", "))
+            }
+        }
+    }
+}
+
+pub fn to_json(ws: &Workspace, model: &Model) -> Value {
+    let object_id = |i: ObjectId| json!(*ws.objects[i].id);
+    let entry_points: Vec<Value> = model.entries()
+        .map(|(index, e)| {
+            let object = &ws.objects[e.object];
+            json!({
+                "object": object_id(e.object),
+                "file": &*ws.files[object.file].source.path,
+                "kind": e.kind,
+                "layer": e.layer,
+                "provider": e.provider.map(|p| p.as_str()),
+                "network": e.network,
+                "class": e.class,
+                "addresses": e.addresses.iter().map(|a| json!({
+                    "value": a.value, "source": a.source, "link": a.link,
+                    "location": a.location.as_ref().map(location_json),
+                })).collect::<Vec<_>>(),
+                "services": e.services.iter().map(|&s| object_id(s)).collect::<Vec<_>>(),
+                "backends": e.backends.iter().map(|&b| json!({
+                    "object": object_id(b), "pools": placement_json(model, b),
+                })).collect::<Vec<_>>(),
+                "callers": model.callers_of(index).map(|c| json!({
+                    "object": object_id(c.workload), "address": c.address, "via": c.via,
+                    "alias": c.alias.map(object_id),
+                    "evidence": c.evidence, "hostNetwork": c.from_node,
+                    "location": location_json(&c.location), "pools": placement_json(model, c.workload),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let safe_calls: Vec<Value> = model
+        .safe_calls
+        .iter()
+        .map(|s| {
+            json!({
+                "object": object_id(s.workload), "service": object_id(s.service), "host": s.host,
+                "via": s.via, "location": location_json(&s.location),
+            })
+        })
+        .collect();
+    json!({"version": 1, "entryPoints": entry_points, "safeCalls": safe_calls})
+}
+
+pub fn to_human(ws: &Workspace, model: &Model) -> String {
+    let mut out = String::new();
+    if model.entry_points.is_empty() {
+        out.push_str(
+            "No load-balancer entry points (LoadBalancer Services, Ingresses, Gateways) found.\n",
+        );
+    }
+    for (index, e) in model.entries() {
+        let object = &ws.objects[e.object];
+        let root = ws.root(object);
+        let provider = e.provider.map_or("provider unknown", |p| p.as_str());
+        out.push_str(&format!(
+            "{} ({:?}, {}, {}{})  {}\n",
+            object.id,
+            e.layer,
+            provider,
+            match e.network {
+                crate::model::Network::Private => "private",
+                crate::model::Network::Public => "public",
+                crate::model::Network::Unknown => "network unknown",
+            },
+            e.class
+                .as_ref()
+                .map(|c| format!(", class {c}"))
+                .unwrap_or_default(),
+            at(&ws.location(object, root.span())),
+        ));
+        if e.addresses.is_empty() {
+            out.push_str(
+                "  addresses: none known (add status, or spec.loadBalancers in the profile)\n",
+            );
+        }
+        for a in &e.addresses {
+            out.push_str(&format!("  address {} ({:?})\n", a.value, a.source));
+            if let Some(link) = &a.link {
+                out.push_str(&format!("    through {link}\n"));
+            }
+        }
+        for &s in &e.services {
+            out.push_str(&format!("  service {}\n", ws.objects[s].id));
+        }
+        if e.backends.is_empty() {
+            out.push_str("  backends: none in these manifests\n");
+        }
+        for &b in e.backends.iter() {
+            out.push_str(&format!(
+                "  backend {}  [{}]\n",
+                ws.objects[b].id,
+                placement_text(model, b)
+            ));
+        }
+        for c in model.callers_of(index) {
+            out.push_str(&format!(
+                "  caller {} -> {}{} via {}  {}  [{}]\n",
+                ws.objects[c.workload].id,
+                c.address,
+                c.alias
+                    .map(|a| format!(" (through {})", ws.objects[a].id))
+                    .unwrap_or_default(),
+                c.via,
+                at(&c.location),
+                placement_text(model, c.workload)
+            ));
+        }
+    }
+    for s in &model.safe_calls {
+        out.push_str(&format!(
+            "safe call {} -> {} ({}) via {}  {}\n",
+            ws.objects[s.workload].id,
+            s.host,
+            ws.objects[s.service].id,
+            s.via,
+            at(&s.location)
+        ));
+    }
+    out
+}

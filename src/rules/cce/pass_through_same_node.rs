@@ -1,0 +1,92 @@
+//! CCE002 cce-pass-through-same-node: pass-through on CCE Standard with a caller that can
+//! share a node with a backend pod, which fails with a dedicated ELB.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::Fit;
+use crate::profile::{CceFlavour, Provider};
+use crate::rules::family::local_policy::CCE_PASS_THROUGH as PASS_THROUGH;
+use crate::rules::select::services_of;
+use crate::rules::verdict::with_callers;
+use crate::rules::verdict::{call_by_name, calls_first, shares_node, sharing_unknown_why};
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
+
+use super::{pass_through, BEST_PRACTICE};
+
+pub use crate::rules::meta::CCE002 as META;
+
+pub struct PassThroughSameNode;
+
+impl Rule for PassThroughSameNode {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        let ws = cx.ws;
+        let flavour = cx.profile.cce_flavour();
+        let standard = match flavour.value {
+            // CCE Turbo: containers reach the ELB by pass-through by default, and the
+            // constraint is documented for CCE Standard only.
+            Some(CceFlavour::Turbo) => return,
+            Some(CceFlavour::Standard) => format!(
+                "The cluster is CCE Standard (profile `{}`{})",
+                flavour.field(),
+                flavour.at_line()
+            ),
+            None => format!(
+                "The cluster profile does not state `{}` (the constraint holds on CCE Standard, not CCE Turbo)",
+                flavour.field()
+            ),
+        };
+        for (index, entry, service) in services_of(cx, Provider::Cce) {
+            let Some(at) = pass_through(ws, service) else {
+                continue;
+            };
+            let callers = calls_first(cx.model.callers_of(index));
+            let fits: Vec<Fit> = callers.iter().map(|c| shares_node(cx, entry, c)).collect();
+            let candidates = || callers.iter().zip(&fits);
+            let Some((caller, fit)) = candidates()
+                .find(|(_, f)| **f == Fit::Yes)
+                .or_else(|| candidates().find(|(_, f)| **f == Fit::Unknown))
+            else {
+                continue;
+            };
+            let placement = match fit {
+                Fit::Yes => "from a pod that can run on the same node as a backend pod".to_string(),
+                _ => format!(
+                    "and whether that pod can run on the same node as a backend pod is unknown ({})",
+                    sharing_unknown_why(cx, entry)
+                ),
+            };
+            let value = Annotations::of(ws, service)
+                .entry(PASS_THROUGH)
+                .and_then(|(_, v)| v.as_str())
+                .unwrap_or("true");
+            let message = format!(
+                "Service `{}` sets `{PASS_THROUGH}: \"{value}\"`, and {} calls its ELB address {} ({}) {placement}. \
+                 Huawei: in a CCE Standard cluster with a dedicated ELB and pass-through, access to the ELB's \
+                 private IP from the node of a workload pod, or from other containers on that node, fails. \
+                 {standard}, and whether the ELB is dedicated is not in these manifests: lblint does not read it \
+                 from `kubernetes.io/elb.class`, because that `performance` means a dedicated ELB is unconfirmed.",
+                service.name(),
+                ws.objects[caller.workload].id,
+                caller.address,
+                caller.via,
+            );
+            let mut d = META
+                .diagnostic(Severity::Warning, ws.location(service, at.span()), message)
+                .with_help(format!(
+                    "if the ELB is dedicated: keep in-cluster clients off the backend pods' nodes (required pod \
+                     anti-affinity on `kubernetes.io/hostname`), or have them call {} instead of the ELB \
+                     address (Huawei documents the failure for dedicated ELBs). See {BEST_PRACTICE}",
+                    service.service_hosts_hint()
+                ));
+            d = with_callers(d, ws, callers.iter().copied(), "ELB address");
+            if let Some(at) = flavour.location() {
+                d = d.with_related(at, "the cluster profile's CCE flavour decides the verdict");
+            }
+            out.push(d.with_suggestion(call_by_name(service)).on(service));
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! AWS EKS (rules/EKS001.md to EKS003.md): Network Load Balancers that keep the client's IP
+//! cannot hairpin. EKS001: an NLB with client IP preservation called from inside the cluster.
+//! EKS002: instance targets without node ports. EKS003: PROXY v2 with instance targets and
+//! `externalTrafficPolicy: Local`.
+//!
+//! An NLB's status is a hostname, so kube-proxy never short-circuits calls to it: the trap
+//! holds in every kube-proxy mode.
+
+pub mod instance_without_node_ports;
+pub mod nlb_hairpin;
+pub mod proxy_protocol_instance_local;
+
+use crate::model::views::ServiceView;
+use crate::model::{EntryId, EntryKind, EntryPoint};
+use crate::objects::Object;
+use crate::profile::{version, Provider};
+use crate::rules::family::kube_proxy::Gate;
+use crate::rules::Context;
+use crate::views::Annotations;
+
+pub use crate::rules::family::internal_lb::NLB_CLASS;
+
+const PREFIX: &str = "service.beta.kubernetes.io/aws-load-balancer-";
+/// The controller's webhook that gives every LoadBalancer Service its class.
+const WEBHOOK_SINCE: &str = "v2.5.0";
+const TROUBLESHOOTING: &str = "AWS, \"Troubleshoot your Network Load Balancer\", connections time out for requests \
+                               from a target to its load balancer: https://docs.aws.amazon.com/elasticloadbalancing/\
+                               latest/network/load-balancer-troubleshooting.html#loopback-timeout";
+const LBC_DOC: &str =
+    "AWS Load Balancer Controller, Service annotations: https://kubernetes-sigs.github.io/\
+                       aws-load-balancer-controller/latest/guide/service/annotations/";
+
+fn key(suffix: &str) -> String {
+    format!("{PREFIX}{suffix}")
+}
+
+/// Which controller makes the load balancer, and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Nlb {
+    /// The AWS Load Balancer Controller: instance or IP targets.
+    Controller { ip_targets: bool },
+    /// The legacy in-tree (cloud-provider-aws) controller with `aws-load-balancer-type: nlb`.
+    InTree,
+}
+
+/// How the Service's load balancer is made, with the fact it hangs on when unknown.
+#[derive(PartialEq, Eq)]
+enum Made {
+    Nlb(Nlb),
+    /// A plain Service: the controller's webhook may make it an NLB.
+    Maybe(String),
+    NotNlb,
+}
+
+/// Does the controller's webhook give a plain LoadBalancer Service its class?
+fn webhook_runs(cx: &Context<'_>) -> Gate {
+    let version = cx.profile.aws_load_balancer_controller();
+    let webhook = cx.profile.aws_lbc_service_mutator_webhook();
+    if webhook.value == Some(false) {
+        return Gate::No(format!("`{}: false`", webhook.field()));
+    }
+    match version.value.map(|v| (v, version::at_least(v, WEBHOOK_SINCE))) {
+        Some((_, Some(true))) => Gate::Yes,
+        Some((v, Some(false))) => Gate::No(format!(
+            "the AWS Load Balancer Controller {v} predates the {WEBHOOK_SINCE} Service webhook"
+        )),
+        Some((v, None)) => Gate::Unknown(version.unknown(&format!(
+            "`{v}` is not a version lblint can compare; from {WEBHOOK_SINCE} its webhook makes every \
+             LoadBalancer Service an NLB"
+        ))),
+        None => Gate::Unknown(version.unknown(&format!(
+            "the AWS Load Balancer Controller from {WEBHOOK_SINCE} makes every LoadBalancer Service an \
+             internal NLB with instance targets, unless its Service webhook is off"
+        ))),
+    }
+}
+
+fn made(cx: &Context<'_>, entry: &EntryPoint, service: &Object, view: &ServiceView<'_>) -> Made {
+    let ws = cx.ws;
+    let class = view.load_balancer_class.and_then(|c| c.as_str());
+    let lb_type = Annotations::of(ws, service)
+        .text_entry(&key("type"))
+        .map(|(_, v)| v);
+    let target_type = Annotations::of(ws, service)
+        .text_entry(&key("nlb-target-type"))
+        .map(|(_, v)| v);
+    let controller = |ip: bool| {
+        Made::Nlb(Nlb::Controller {
+            ip_targets: ip || target_type == Some("ip"),
+        })
+    };
+    match (class, lb_type) {
+        (Some(NLB_CLASS), _) | (_, Some("external")) => controller(false),
+        (_, Some("nlb-ip")) => controller(true),
+        (None, Some("nlb")) => Made::Nlb(Nlb::InTree),
+        (Some(_), _) | (None, Some(_)) => Made::NotNlb,
+        (None, None) if entry.provider == Some(Provider::Eks) => match webhook_runs(cx) {
+            Gate::Yes => controller(false),
+            Gate::No(_) => Made::NotNlb,
+            Gate::Unknown(why) => Made::Maybe(why),
+        },
+        (None, None) => Made::NotNlb,
+    }
+}
+
+/// LoadBalancer Services an AWS controller may handle: annotated for AWS, on an `eks`
+/// profile, or with the controller's class.
+fn load_balancers<'c>(
+    cx: &'c Context<'_>,
+) -> impl Iterator<Item = (EntryId, &'c EntryPoint, &'c Object, &'c ServiceView<'c>)> + 'c {
+    cx.model.entries().filter_map(move |(index, entry)| {
+        if entry.kind != EntryKind::Service {
+            return None;
+        }
+        let view = cx.views.service(entry.object)?;
+        let class = view.load_balancer_class.and_then(|c| c.as_str());
+        let ours = entry.provider == Some(Provider::Eks) || class == Some(NLB_CLASS);
+        (ours && view.is_load_balancer())
+            .then(|| (index, entry, &cx.ws.objects[entry.object], view))
+    })
+}
+
+/// Services the AWS Load Balancer Controller surely makes an NLB with instance targets.
+fn instance_nlbs<'c>(
+    cx: &'c Context<'_>,
+) -> impl Iterator<Item = (&'c Object, &'c ServiceView<'c>)> + 'c {
+    load_balancers(cx)
+        .filter(move |(_, entry, service, view)| {
+            made(cx, entry, service, view) == Made::Nlb(Nlb::Controller { ip_targets: false })
+        })
+        .map(|(_, _, service, view)| (service, view))
+}

@@ -1,0 +1,61 @@
+//! The PROXY-protocol family's table: every provider whose load balancer speaks PROXY
+//! protocol or terminates TLS. The rules that leave such load balancers to the family read
+//! it: K8S010 does not report their calls through the load balancer (that is the vendor's
+//! own way out there, and the provider's rule judges it), and K8S001's help warns that a
+//! direct call skips the feature. A new provider of the family is one adapter here, one
+//! `registry()` line and its `rules/<ID>.md`.
+
+use crate::profile::Provider;
+
+use super::cloudscale::CLOUDSCALE;
+use super::doks::DOKS;
+use super::hetzner::HETZNER;
+use super::lke::LKE;
+use super::openstack::OPENSTACK;
+use super::scaleway::SCALEWAY;
+use super::ProxyProvider;
+
+/// The providers with a rule: each adapter is that rule.
+pub static PROVIDERS: [&ProxyProvider; 6] =
+    [&DOKS, &HETZNER, &LKE, &SCALEWAY, &OPENSTACK, &CLOUDSCALE];
+
+/// Members without a rule: OCI load balancers can speak PROXY protocol or terminate TLS,
+/// but that in-cluster calls skip them is KEP reasoning only, with no Oracle text
+/// (rules/OKE001.md); OKE001 and OKE002 judge the opt-in `ipMode: Proxy` annotation.
+pub const WITHOUT_RULE: [Provider; 1] = [Provider::Oke];
+
+/// Is `provider`'s load balancer one that speaks PROXY protocol or terminates TLS?
+pub fn is_member(provider: Provider) -> bool {
+    PROVIDERS.iter().any(|p| p.provider == provider) || WITHOUT_RULE.contains(&provider)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_member;
+    use crate::profile::Provider;
+
+    /// The table holds exactly the family K8S010 left alone before it read the table.
+    #[test]
+    fn the_family_is_the_seven_proxy_protocol_providers() {
+        let members: Vec<Provider> = Provider::ALL
+            .into_iter()
+            .filter(|&p| is_member(p))
+            .collect();
+        assert_eq!(
+            members.len(),
+            7,
+            "{members:?}: DOKS, LKE, Hetzner, Scaleway, OpenStack, cloudscale and OKE"
+        );
+        for p in [
+            Provider::Doks,
+            Provider::Lke,
+            Provider::Hetzner,
+            Provider::Scaleway,
+            Provider::Openstack,
+            Provider::Cloudscale,
+            Provider::Oke,
+        ] {
+            assert!(is_member(p), "{p}");
+        }
+    }
+}

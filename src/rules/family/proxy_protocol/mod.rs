@@ -1,0 +1,244 @@
+//! The PROXY-protocol family (KEP-1860, Motivation): a load balancer that speaks PROXY protocol
+//! (or terminates TLS) while kube-proxy short-circuits in-cluster calls to its IP. In-cluster
+//! clients then reach the backend without the PROXY header; ingress-nginx with
+//! `use-proxy-protocol` answers "broken header" and the client gets an empty reply
+//! (kubernetes/ingress-nginx#3996).
+//!
+//! One engine, [`ProxyProvider`], is the rule of every provider in the family; each
+//! provider's file here is its adapter (what turns the feature on, the hostname and
+//! `ipMode` ways out, the fixes), and `members.rs` is the family's table, which K8S010 and
+//! K8S001 read too. The finding is worded and weighed the same way for all (`report.rs`).
+
+pub mod cloudscale;
+pub mod doks;
+pub mod hetzner;
+pub mod lke;
+pub mod members;
+pub mod openstack;
+mod report;
+pub mod scaleway;
+
+pub use report::{Bypass, Feature};
+
+use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::model::EntryPoint;
+use crate::objects::{Object, Workspace};
+use crate::profile::{version, Fact, Profile, Provider};
+use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
+use crate::rules::select::services_of;
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::views::Annotations;
+use crate::yaml::NodeRef;
+
+/// One provider of the family: its rule's metadata and the vendor's facts, as hooks the
+/// engine calls for each LoadBalancer Service the provider's controller handles.
+pub struct ProxyProvider {
+    pub provider: Provider,
+    pub meta: &'static RuleMeta,
+    /// What turns the feature on for a Service, and the annotation (or field) that does:
+    /// the finding points at it, and the fixes insert after it.
+    pub trigger: Trigger,
+    /// The annotation that gives the Service's status a hostname, which kube-proxy cannot
+    /// short-circuit.
+    pub hostname: Hostname,
+    /// A controller option that gives every Service a hostname status, if the provider has
+    /// one.
+    pub hostname_option: Option<HostnameOption>,
+    /// Whether the controller sets `ipMode: Proxy` on the Service, and why. The engine adds
+    /// whether the cluster honours it.
+    pub ip_mode: IpMode,
+    /// An edit that makes the controller set `ipMode: Proxy` (after the trigger's key), put
+    /// before the hostname edit.
+    pub ip_mode_fix: IpModeFix,
+    /// The vendor's ways out, for the help text.
+    pub help: fn() -> String,
+}
+
+/// See [`ProxyProvider::trigger`].
+pub type Trigger = for<'w> fn(&Context<'w>, &EntryPoint, &Object) -> Option<(Feature, NodeRef<'w>)>;
+/// See [`ProxyProvider::ip_mode`].
+pub type IpMode = fn(&Context<'_>, &EntryPoint, &Object) -> Gate;
+/// See [`ProxyProvider::ip_mode_fix`].
+pub type IpModeFix = fn(&Context<'_>, &Object, &str) -> Option<Fix>;
+
+/// The hostname way out, by the kind of value its annotation takes.
+#[derive(Clone, Copy, Debug)]
+pub enum Hostname {
+    /// A DNS name the status then reports: the fix is a suggestion with a placeholder name.
+    Name(&'static str),
+    /// `"true"`, which makes the status hostname-only: an unsafe fix (clients must then use a
+    /// DNS name, not the IP).
+    Flag(&'static str),
+}
+
+impl Hostname {
+    pub fn annotation(self) -> &'static str {
+        match self {
+            Hostname::Name(key) | Hostname::Flag(key) => key,
+        }
+    }
+
+    /// The edit that adds the annotation after the annotation `after`.
+    fn edit(self, ws: &Workspace, service: &Object, after: &str) -> Option<Fix> {
+        match self {
+            Hostname::Name(key) => hostname_suggestion(ws, service, after, key),
+            Hostname::Flag(key) => add_annotation(
+                ws,
+                service,
+                after,
+                (key, "\"true\""),
+                // The status then holds a hostname, not the IP clients and DNS may use.
+                Applicability::Unsafe,
+            ),
+        }
+    }
+}
+
+/// A controller option, stated in the profile, that gives every Service a hostname status.
+#[derive(Clone, Copy)]
+pub struct HostnameOption {
+    pub fact: for<'p> fn(&'p Profile) -> Fact<'p, bool>,
+    /// When the profile does not state the option: `Some(what it is)` if the verdict then
+    /// hangs on it too, `None` if it counts as off.
+    pub unstated: Option<&'static str>,
+}
+
+/// No `ipMode` edit: the controller has no annotation for it.
+pub fn no_ip_mode_fix(_: &Context<'_>, _: &Object, _: &str) -> Option<Fix> {
+    None
+}
+
+impl Rule for ProxyProvider {
+    fn meta(&self) -> &'static RuleMeta {
+        self.meta
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        let option = self
+            .hostname_option
+            .map(|o| ((o.fact)(cx.profile), o.unstated));
+        if option
+            .as_ref()
+            .is_some_and(|(fact, _)| fact.value == Some(true))
+        {
+            return;
+        }
+        for (index, entry, service) in services_of(cx, self.provider) {
+            let Some((feature, at)) = (self.trigger)(cx, entry, service) else {
+                continue;
+            };
+            if hostname_way_out(cx, entry, self.hostname.annotation()) {
+                continue;
+            }
+            let mut way_out = (self.ip_mode)(cx, entry, service).and(ip_mode_proxy_honoured(cx));
+            if let Some((fact, Some(what))) = &option {
+                way_out = doubted_by_option(way_out, fact, what);
+            }
+            let Some(bypass) = Bypass::unless(way_out) else {
+                continue;
+            };
+            let after = at.as_str().unwrap_or_default();
+            let edits = (self.ip_mode_fix)(cx, service, after)
+                .into_iter()
+                .chain(self.hostname.edit(cx.ws, service, after))
+                .collect();
+            let trap = report::Trap {
+                feature,
+                at,
+                bypass,
+                fix: (self.help)(),
+                edits,
+            };
+            report::report(cx, self.meta, index, entry, trap, out);
+        }
+    }
+}
+
+/// A way out that fails or is unknown is unknown when the profile does not state the
+/// controller option that would give the status a hostname instead.
+fn doubted_by_option(way_out: Gate, fact: &Fact<'_, bool>, what: &str) -> Gate {
+    match (way_out, fact.value) {
+        (Gate::No(why) | Gate::Unknown(why), None) => {
+            Gate::Unknown(format!("{why}; and on {} ({what})", fact.field()))
+        }
+        (gate, _) => gate,
+    }
+}
+
+/// A fix that adds `annotation: value` to the Service, on the line after its annotation
+/// `after`. A placeholder value (a DNS name to choose) makes it display-only.
+pub fn add_annotation(
+    ws: &Workspace,
+    service: &Object,
+    after: &str,
+    (annotation, value): (&str, &str),
+    applicability: Applicability,
+) -> Option<Fix> {
+    let view = Annotations::of(ws, service);
+    let annotations = view.mapping()?;
+    let entry = view.entry(after)?;
+    let line = format!("{annotation}: {value}");
+    let edit = crate::rules::edit::insert_entry_after(ws, service, annotations, entry, &line)?;
+    Some(Fix {
+        description: format!("add annotation `{line}`"),
+        applicability,
+        edits: vec![edit],
+    })
+}
+
+/// The hostname way out as a suggestion: the name is a placeholder, and its DNS record must
+/// point at the load balancer before clients use it.
+pub fn hostname_suggestion(
+    ws: &Workspace,
+    service: &Object,
+    after: &str,
+    annotation: &str,
+) -> Option<Fix> {
+    let mut fix = add_annotation(
+        ws,
+        service,
+        after,
+        (annotation, PLACEHOLDER_HOST),
+        Applicability::DisplayOnly,
+    )?;
+    fix.description = format!(
+        "add annotation `{annotation}: <name>` with a DNS name whose record points at the load balancer \
+         ({PLACEHOLDER_HOST} is a placeholder)"
+    );
+    Some(fix)
+}
+
+/// The name the hostname suggestions show until the user picks theirs.
+const PLACEHOLDER_HOST: &str = "lb.example.com";
+
+/// The Service's status will hold a hostname and no IP, so kube-proxy has nothing to
+/// short-circuit: the provider's hostname annotation `key` is set (not to `false`), or a
+/// status in the manifest already shows it.
+pub fn hostname_way_out(cx: &Context<'_>, entry: &EntryPoint, key: &str) -> bool {
+    let service = &cx.ws.objects[entry.object];
+    Annotations::of(cx.ws, service)
+        .non_empty(key)
+        .is_some_and(|v| v != "false")
+        || cx
+            .views
+            .service(entry.object)
+            .and_then(|s| s.hostname_only())
+            .is_some()
+}
+
+/// The provider's controller (`spec.addons.cloudControllerManager`) at `since` or later.
+pub fn controller_at_least(cx: &Context<'_>, name: &str, since: &str, does: &str) -> Gate {
+    let stated = cx.profile.cloud_controller_manager();
+    match stated.value.map(|v| (v, version::at_least(v, since))) {
+        Some((_, Some(true))) => Gate::Yes,
+        Some((v, Some(false))) => Gate::No(format!(
+            "{name} {v} (profile `{}`{}) is before {since}, the first that {does}",
+            stated.field(),
+            stated.at_line()
+        )),
+        Some((v, None)) => Gate::Unknown(stated.unknown(&format!(
+            "`{v}` is not a version lblint can compare; {name} {since} and later {does}"
+        ))),
+        None => Gate::Unknown(stated.unknown(&format!("{name} {since} and later {does}"))),
+    }
+}

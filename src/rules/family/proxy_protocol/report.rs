@@ -1,0 +1,191 @@
+//! The family's finding, the same for every provider: the verdict first (does the call
+//! surely skip the load balancer, and who calls), then its words.
+
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::model::{AddressSource, Caller, EntryId, EntryPoint};
+use crate::profile::Provider;
+use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
+use crate::rules::verdict::{calls_first, weigh, with_callers};
+use crate::rules::{Context, RuleMeta};
+use crate::yaml::NodeRef;
+
+/// What the load balancer does that a short-circuited call skips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    ProxyProtocol,
+    TlsTermination,
+}
+
+/// In-cluster calls skip the load balancer: surely, or depending on an unknown fact. Each
+/// carries the reason, worded for a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bypass {
+    Sure(String),
+    Unknown(String),
+}
+
+impl Bypass {
+    /// From whether a way out (`ipMode: Proxy`, a hostname status) works: it works, no
+    /// bypass; it does not, a sure one; unknown, an unknown one.
+    pub fn unless(way_out: Gate) -> Option<Bypass> {
+        match way_out {
+            Gate::Yes => None,
+            Gate::No(why) => Some(Bypass::Sure(why)),
+            Gate::Unknown(why) => Some(Bypass::Unknown(why)),
+        }
+    }
+}
+
+/// One Service's trap, from its provider's adapter.
+pub(super) struct Trap<'w> {
+    pub feature: Feature,
+    /// The annotation that turns the feature on (the finding points at its key).
+    pub at: NodeRef<'w>,
+    /// Whether in-cluster calls to the address skip the load balancer, and why.
+    pub bypass: Bypass,
+    /// The vendor's ways out, for the help text.
+    pub fix: String,
+    /// Edits for the ways out that fit in the manifest: an unsafe one becomes the finding's
+    /// fix (`--fix --unsafe-fixes`), the others are shown as suggestions.
+    pub edits: Vec<Fix>,
+}
+
+/// Report `trap` on the Service of `entry`: an error when a pod really calls the load
+/// balancer's address (or a host it serves) and the call is sure to skip it; a warning
+/// without a caller, or when the verdict hangs on an unknown fact.
+pub(super) fn report(
+    cx: &Context<'_>,
+    meta: &'static RuleMeta,
+    index: EntryId,
+    entry: &EntryPoint,
+    trap: Trap<'_>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let ws = cx.ws;
+    let Some(bypass) = as_reported(cx, entry, trap.bypass) else {
+        return;
+    };
+    let callers = calls_first(cx.model.callers_of(index));
+    let (severity, message) = words(cx, entry, trap.feature, &bypass, callers.first().copied());
+    let service = &ws.objects[entry.object];
+    let mut d = meta
+        .diagnostic(severity, ws.location(service, trap.at.span()), message)
+        .with_help(trap.fix)
+        .on(service);
+    d = with_edits(d, trap.edits);
+    // A host served behind the load balancer: calling the Ingress's backend Service by
+    // name leaves both the controller and the load balancer out of the path.
+    if callers
+        .iter()
+        .any(|c| c.address_span.is_some() && !c.via.is_implied() && serves(entry, &c.address))
+    {
+        d = d.with_suggestion(Fix::manual(
+            "have in-cluster clients call the backend Service behind the Ingress rule for the host by its \
+             in-cluster name (`<service>.<namespace>`) instead of the public host: neither the ingress \
+             controller nor the load balancer is then in the path",
+        ));
+    }
+    out.push(with_callers(d, ws, callers.iter().copied(), "address"));
+}
+
+/// A status that already reports `ipMode: Proxy` (a kubectl dump) shows what the
+/// controller does, whatever its version: only the cluster's gates remain. `None`: the
+/// calls do not skip the load balancer.
+fn as_reported(cx: &Context<'_>, entry: &EntryPoint, bypass: Bypass) -> Option<Bypass> {
+    let reports_proxy = cx
+        .views
+        .service(entry.object)
+        .is_some_and(|s| s.ip_modes().any(|m| m.as_str() == Some("Proxy")));
+    if !reports_proxy {
+        return Some(bypass);
+    }
+    match ip_mode_proxy_honoured(cx) {
+        Gate::Yes => None,
+        Gate::No(why) => Some(Bypass::Sure(format!(
+            "its status reports `ipMode: Proxy`, but {why}"
+        ))),
+        Gate::Unknown(why) => Some(Bypass::Unknown(format!(
+            "{why} (its status reports `ipMode: Proxy`)"
+        ))),
+    }
+}
+
+/// The severity and message: unknown, a warning naming the first caller; sure with a
+/// caller, an error (weighed by its evidence); sure without one, a warning.
+fn words(
+    cx: &Context<'_>,
+    entry: &EntryPoint,
+    feature: Feature,
+    bypass: &Bypass,
+    first: Option<&Caller>,
+) -> (Severity, String) {
+    let ws = cx.ws;
+    let label = entry.provider.map_or("cloud", Provider::label);
+    let name = ws.objects[entry.object].name();
+    let (what, breaks) = match feature {
+        Feature::ProxyProtocol => (
+            "speaks PROXY protocol",
+            "the backend gets the request without the PROXY header (ingress-nginx logs \"broken \
+             header\", the client gets an empty reply)",
+        ),
+        Feature::TlsTermination => (
+            "terminates TLS",
+            "the backend gets TLS it does not terminate, or plain HTTP where it expects the load \
+             balancer's decrypted traffic",
+        ),
+    };
+    match (bypass, first) {
+        (Bypass::Unknown(why), first) => (
+            Severity::Warning,
+            format!(
+                "The {label} load balancer of Service `{name}` {what}, and in-cluster calls to its \
+                 address may skip it; it depends on {why}.{}",
+                match first {
+                    Some(c) => format!(
+                        " {} calls {} ({}).",
+                        ws.objects[c.workload].id, c.address, c.via
+                    ),
+                    None => String::new(),
+                }
+            ),
+        ),
+        (Bypass::Sure(why), Some(caller)) => weigh(
+            Severity::Error,
+            caller,
+            format!(
+                "The {label} load balancer of Service `{name}` {what}, but {} calls {} ({}) from \
+                 inside the cluster, and kube-proxy answers that call on the node: {why}. So {breaks}.",
+                ws.objects[caller.workload].id,
+                caller.address,
+                caller.via,
+            ),
+        ),
+        (Bypass::Sure(why), None) => (
+            Severity::Warning,
+            format!(
+                "The {label} load balancer of Service `{name}` {what}, but in-cluster calls to its \
+                 address skip it: {why}. No in-cluster caller is visible in these manifests; one \
+                 that calls its IP or a host it serves would fail, as {breaks}."
+            ),
+        ),
+    }
+}
+
+/// `d` with the first unsafe edit as its fix and the other edits, in order, as suggestions.
+fn with_edits(d: Diagnostic, mut edits: Vec<Fix>) -> Diagnostic {
+    let fix = edits
+        .iter()
+        .position(|fix| fix.applicability == Applicability::Unsafe)
+        .map(|at| edits.remove(at));
+    edits
+        .into_iter()
+        .fold(d.with_fix(fix), Diagnostic::with_suggestion)
+}
+
+/// Is `host` one the controllers behind this load balancer serve (not its own address)?
+fn serves(entry: &EntryPoint, host: &str) -> bool {
+    entry
+        .addresses
+        .iter()
+        .any(|a| a.source == AddressSource::ControllerIngressHost && a.matches(host))
+}

@@ -1,0 +1,28 @@
+//! What provider rules select, shared by several providers and families: the LoadBalancer
+//! Services a provider's controller handles, and annotation values compared as written.
+
+use crate::model::{EntryId, EntryKind, EntryPoint};
+use crate::objects::Object;
+use crate::profile::Provider;
+use crate::rules::Context;
+
+/// LoadBalancer Services that `provider`'s controller handles: annotated for it (or on its
+/// profile), and not claimed by another controller's `loadBalancerClass` (K8S012 says so).
+pub fn services_of<'c>(
+    cx: &'c Context<'_>,
+    provider: Provider,
+) -> impl Iterator<Item = (EntryId, &'c EntryPoint, &'c Object)> + 'c {
+    cx.model
+        .entries()
+        .filter(move |(_, e)| {
+            e.kind == EntryKind::Service
+                && e.provider == Some(provider)
+                && e.class.as_deref().is_none_or(str::is_empty)
+        })
+        .filter(|(_, e)| {
+            cx.views
+                .service(e.object)
+                .is_some_and(|s| s.is_load_balancer())
+        })
+        .map(|(i, e)| (i, e, &cx.ws.objects[e.object]))
+}

@@ -1,0 +1,89 @@
+//! What a verdict rests on, shared by the rules that judge calls to an entry point: its
+//! callers with real calls first, the weight of the evidence for each, whether a caller can
+//! share a node with a backend pod, and the words every such finding ends with (the
+//! callers as related locations, calling the Service by name as the way out).
+
+use crate::diagnostic::{Diagnostic, Fix, Severity};
+use crate::model::{Caller, EntryPoint, Evidence, Fit};
+use crate::objects::{Object, Workspace};
+use crate::rules::Context;
+
+/// The alternative to a provider's fix that works everywhere: callers use the Service's
+/// name. A suggestion only, so `--fix` applies one way out of the loopback, not two.
+pub(crate) fn call_by_name(service: &Object) -> Fix {
+    Fix::manual(format!(
+        "have in-cluster clients call {} instead of the load-balancer address, by hand (K8S001 \
+         shows the edit at each call)",
+        service.service_hosts_hint()
+    ))
+}
+
+/// The callers of an entry point with real calls first (stable otherwise), so the caller a
+/// verdict names is a call whenever there is one.
+pub(crate) fn calls_first<'m>(callers: impl Iterator<Item = &'m Caller>) -> Vec<&'m Caller> {
+    let mut callers: Vec<_> = callers.collect();
+    callers.sort_by_key(|c| std::cmp::Reverse(c.evidence));
+    callers
+}
+
+/// A verdict that rests on `caller`: an error needs a real call (README, "The cluster
+/// model"), so when the value only mentions the address in free text the verdict is a
+/// warning, and says why.
+pub(crate) fn weigh(severity: Severity, caller: &Caller, message: String) -> (Severity, String) {
+    if severity != Severity::Error || caller.evidence == Evidence::Call {
+        return (severity, message);
+    }
+    (
+        Severity::Warning,
+        format!(
+            "{message} ({} only mentions the address in free text, not in a setting that sends \
+             traffic: a warning until a real call is seen.)",
+            caller.via
+        ),
+    )
+}
+
+/// `d` with each caller's value as a related location: "<workload> calls the <noun>
+/// <address> from inside the cluster" (`noun`: "CLB address", "load-balancer address" …).
+pub(crate) fn with_callers<'m>(
+    mut d: Diagnostic,
+    ws: &Workspace,
+    callers: impl IntoIterator<Item = &'m Caller>,
+    noun: &str,
+) -> Diagnostic {
+    for caller in callers {
+        d = d.with_related(
+            caller.location.clone(),
+            format!(
+                "{} calls the {noun} {} from inside the cluster",
+                ws.objects[caller.workload].id, caller.address
+            ),
+        );
+    }
+    d
+}
+
+/// Can `caller` run on the same node as a backend pod of `entry`? Unknown when the backends
+/// are not in these manifests (they may be anywhere) or the profile's pools do not settle it.
+pub(crate) fn shares_node(cx: &Context<'_>, entry: &EntryPoint, caller: &Caller) -> Fit {
+    if entry.backends.is_empty() {
+        return Fit::Unknown;
+    }
+    Fit::any(
+        entry
+            .backends
+            .iter()
+            .map(|&b| cx.model.can_share_node(cx.ws, caller.workload, b, |_| true)),
+    )
+}
+
+/// Why [`shares_node`] is unknown, worded for a message.
+pub(crate) fn sharing_unknown_why(cx: &Context<'_>, entry: &EntryPoint) -> String {
+    if entry.backends.is_empty() {
+        "the Service's backend pods are not in these manifests".to_string()
+    } else if cx.profile.node_pools().is_none() {
+        "set `spec.nodePools` in the cluster profile to settle it".to_string()
+    } else {
+        "the profile's node pools do not settle it".to_string()
+    }
+}
