@@ -200,7 +200,7 @@ fn shared_nodes(file: &LintFile) -> Vec<Shared> {
         let mut aliased = vec![false; doc.nodes.len()];
         for node in &doc.nodes {
             if let NodeKind::Alias(target) = node.kind {
-                let name = target.and_then(|t| doc.node(t).anchor()).unwrap_or("?");
+                let name = target.and_then(|t| doc.anchor(t)).unwrap_or("?");
                 out.push(Shared {
                     start: node.extent.start(),
                     end: node.extent.end(),
@@ -212,7 +212,7 @@ fn shared_nodes(file: &LintFile) -> Vec<Shared> {
             }
         }
         for (index, node) in doc.nodes.iter().enumerate() {
-            let Some(anchor) = node.anchor() else {
+            let Some(anchor) = doc.anchor(crate::yaml::NodeId(index as u32)) else {
                 continue;
             };
             if !aliased[index] && !aliases_in_text.contains(anchor) {

@@ -71,7 +71,7 @@ pub(super) fn document_cost(doc: &Document) -> u64 {
             let id = NodeId(u32::try_from(i).unwrap_or(u32::MAX));
             let value_len = doc.scalar(id).map_or(0, |s| s.value.len());
             let node = doc.node(id);
-            node_cost(&node.kind, value_len, node.tag())
+            node_cost(&node.kind, value_len, doc.tag(id))
         })
         .sum()
 }

@@ -64,8 +64,7 @@ pub(super) fn drop_implicit_empty_root(doc: &mut Document) {
     let Some(root) = doc.root else { return };
     let node = &doc.nodes[root.0 as usize];
     let implicit = node.extent.is_empty()
-        && node.tag().is_none()
-        && node.anchor().is_none()
+        && doc.names(root).is_none()
         && matches!(&node.kind, NodeKind::Scalar(s) if s.style == Style::Plain);
     if implicit && doc.nodes.len() == 1 {
         doc.nodes.clear();

@@ -28,8 +28,8 @@ pub use merge::TooComplex;
 pub use resolve::{resolve_plain, Resolved};
 pub use split::{load_split, Split};
 pub use tree::{
-    Children, Document, DocumentFile, Entry, Extent, Node, NodeId, NodeKind, NodeRef, Scalar,
-    ScalarValue, Style,
+    Children, Document, DocumentFile, Entry, Extent, Names, Node, NodeId, NodeKind, NodeRef,
+    NodeView, Scalar, ScalarValue, Style,
 };
 pub use types::{DuplicateKey, Limits, LoadedFile, Reader, SyntaxError, READER_VARIABLE};
 

@@ -103,54 +103,48 @@ impl Extent {
     }
 }
 
+/// A node: 20 bytes. Its tag and anchor, which few nodes have, are its document's
+/// ([`Document::names`]); [`NodeRef::node`] gives them with the node.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
     pub extent: Extent,
     pub kind: NodeKind,
-    /// Tag and anchor, boxed: few nodes have either, and every node of a big stream counts.
-    names: Option<Box<Names>>,
 }
 
+/// A node's tag and anchor, as written.
 #[derive(Clone, Debug, Default, PartialEq)]
-struct Names {
-    tag: Option<Box<str>>,
-    anchor: Option<Box<str>>,
+pub struct Names {
+    pub tag: Option<Box<str>>,
+    pub anchor: Option<Box<str>>,
 }
 
-impl Node {
-    pub fn new(extent: Extent, kind: NodeKind, tag: Option<Box<str>>) -> Node {
-        Node {
-            extent,
-            kind,
-            names: tag.map(|tag| {
-                Box::new(Names {
-                    tag: Some(tag),
-                    anchor: None,
-                })
-            }),
-        }
-    }
+/// A node with its tag and anchor: what [`NodeRef::node`] gives.
+#[derive(Clone, Copy, Debug)]
+pub struct NodeView<'d> {
+    node: &'d Node,
+    names: Option<&'d Names>,
+}
 
+impl<'d> NodeView<'d> {
     /// Explicit tag as written (`!!str`, `!custom`), if any.
-    pub fn tag(&self) -> Option<&str> {
-        self.names.as_ref()?.tag.as_deref()
+    pub fn tag(&self) -> Option<&'d str> {
+        self.names?.tag.as_deref()
     }
 
-    pub fn anchor(&self) -> Option<&str> {
-        self.names.as_ref()?.anchor.as_deref()
+    pub fn anchor(&self) -> Option<&'d str> {
+        self.names?.anchor.as_deref()
     }
 
-    pub fn set_anchor(&mut self, name: &str) {
-        self.names.get_or_insert_with(Box::default).anchor = Some(name.into());
+    pub fn node(&self) -> &'d Node {
+        self.node
     }
+}
 
-    /// A node of another kind with this one's extent, tag and anchor.
-    fn with_kind(&self, kind: NodeKind) -> Node {
-        Node {
-            extent: self.extent,
-            kind,
-            names: self.names.clone(),
-        }
+impl std::ops::Deref for NodeView<'_> {
+    type Target = Node;
+
+    fn deref(&self) -> &Node {
+        self.node
     }
 }
 
@@ -188,11 +182,42 @@ pub struct Document {
     /// For each mapping with `<<` merge keys, the entries merged into it, one per key, in
     /// lookup order (see `merge::index_merges`; the loader fills it).
     pub merged: HashMap<NodeId, Box<[Entry]>>,
+    /// The tags and anchors of the nodes that have one, by node: 24 bytes a document instead
+    /// of 8 a node.
+    pub names: Vec<(NodeId, Names)>,
 }
 
 impl Document {
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
+    }
+
+    /// The tag and anchor of node `id`, if it has either.
+    pub fn names(&self, id: NodeId) -> Option<&Names> {
+        let at = self.names.binary_search_by_key(&id, |(of, _)| *of).ok()?;
+        Some(&self.names[at].1)
+    }
+
+    /// The tag and anchor of node `id`, to set: kept in node order.
+    pub fn names_mut(&mut self, id: NodeId) -> &mut Names {
+        let at = match self.names.binary_search_by_key(&id, |(of, _)| *of) {
+            Ok(at) => at,
+            Err(at) => {
+                self.names.insert(at, (id, Names::default()));
+                at
+            }
+        };
+        &mut self.names[at].1
+    }
+
+    /// Node `id`'s tag, as written.
+    pub fn tag(&self, id: NodeId) -> Option<&str> {
+        self.names(id)?.tag.as_deref()
+    }
+
+    /// Node `id`'s anchor.
+    pub fn anchor(&self, id: NodeId) -> Option<&str> {
+        self.names(id)?.anchor.as_deref()
     }
 
     /// Node `id` when it is a scalar, with its value (aliases not followed).
@@ -275,10 +300,11 @@ impl Document {
             items: Vec::new(),
             entries: Vec::new(),
             values: Vec::new(),
+            names: Vec::new(),
         };
         // The root first, so it keeps id 0 semantics simple; its entries are filled after.
         let placeholder = NodeKind::Mapping(Children::default());
-        copier.nodes.push(self.node(root).with_kind(placeholder));
+        copier.push(root, placeholder);
         copier.map[root.0 as usize] = Some(NodeId(0));
         let new_entries: Vec<Entry> = kept
             .iter()
@@ -294,18 +320,21 @@ impl Document {
             mut items,
             mut entries,
             mut values,
+            mut names,
             ..
         } = copier;
         nodes.shrink_to_fit();
         items.shrink_to_fit();
         entries.shrink_to_fit();
         values.shrink_to_fit();
+        names.shrink_to_fit();
         Document {
             file: self.file,
             nodes,
             items,
             entries,
             values,
+            names,
             root: Some(NodeId(0)),
             span: self.span,
             index: self.index,
@@ -328,20 +357,35 @@ struct Copier<'d> {
     items: Vec<NodeId>,
     entries: Vec<Entry>,
     values: Vec<CompactString>,
+    names: Vec<(NodeId, Names)>,
 }
 
 impl Copier<'_> {
+    /// A copy of node `id` of kind `kind`, with its extent, tag and anchor (ids are given
+    /// in increasing order, so `names` stays in node order).
+    fn push(&mut self, id: NodeId, kind: NodeKind) -> NodeId {
+        let new_id = NodeId(self.nodes.len() as u32);
+        let from = self.from;
+        self.nodes.push(Node {
+            extent: from.node(id).extent,
+            kind,
+        });
+        if let Some(names) = from.names(id) {
+            self.names.push((new_id, names.clone()));
+        }
+        new_id
+    }
+
     /// Copy a node and everything below it (the input's nesting is bounded by the loader's
     /// depth limit, so recursion here is bounded too).
     fn copy(&mut self, id: NodeId) -> NodeId {
         if let Some(done) = self.map[id.0 as usize] {
             return done;
         }
-        let new_id = NodeId(self.nodes.len() as u32);
+        let new_id = self.push(id, NodeKind::Alias(None));
         self.map[id.0 as usize] = Some(new_id);
         let from = self.from;
         let old = from.node(id);
-        self.nodes.push(old.with_kind(NodeKind::Alias(None)));
         // Children are copied first (they append their own children), then appended
         // together: a collection's children stay contiguous.
         let kind = match &old.kind {
@@ -386,8 +430,12 @@ pub struct NodeRef<'d> {
 }
 
 impl<'d> NodeRef<'d> {
-    pub fn node(&self) -> &'d Node {
-        self.doc.node(self.id)
+    /// The node, with its tag and anchor.
+    pub fn node(&self) -> NodeView<'d> {
+        NodeView {
+            node: self.doc.node(self.id),
+            names: self.doc.names(self.id),
+        }
     }
 
     /// The node this one stands for: the anchor target for an alias, else itself.

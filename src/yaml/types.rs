@@ -85,11 +85,12 @@ impl LoadedFile {
                 .collect();
             let _ = writeln!(
                 text,
-                "{} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                "{} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
                 doc.index,
                 doc.span,
                 doc.root,
                 doc.nodes,
+                doc.names,
                 values,
                 doc.items,
                 doc.entries,

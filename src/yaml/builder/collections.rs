@@ -133,7 +133,10 @@ impl Builder<'_, '_, '_> {
             return Ok(NodeId(u32::MAX));
         };
         let id = NodeId(raw);
-        state.doc.nodes.push(Node::new(extent, kind, tag));
+        state.doc.nodes.push(Node { extent, kind });
+        if let Some(tag) = tag {
+            state.doc.names_mut(id).tag = Some(tag);
+        }
         if anchor != 0 {
             state.anchors.insert(anchor, id);
         }

@@ -365,7 +365,7 @@ impl Builder<'_, '_, '_> {
             Event::Anchor(id, name) => {
                 if let Some(state) = &mut self.doc {
                     if let Some(&node) = state.anchors.get(&id) {
-                        state.doc.nodes[node.0 as usize].set_anchor(&name);
+                        state.doc.names_mut(node).anchor = Some(name.into());
                     }
                 }
             }
@@ -414,6 +414,7 @@ impl Builder<'_, '_, '_> {
             items: Vec::new(),
             entries: Vec::new(),
             values: Vec::new(),
+            names: Vec::new(),
             root: None,
             span: self.lines.span(start, end),
             index,
@@ -443,6 +444,7 @@ impl Builder<'_, '_, '_> {
             state.doc.items.shrink_to_fit();
             state.doc.entries.shrink_to_fit();
             state.doc.values.shrink_to_fit();
+            state.doc.names.shrink_to_fit();
             state.doc.span.end = self.lines.pos(end);
             let budget = merge::merge_budget(&state.doc);
             let indexed = merge::resolve_aliases(state.doc, state.has_alias, state.may_merge)
