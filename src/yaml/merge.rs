@@ -218,7 +218,9 @@ pub fn index_merges(doc: &mut Document, budget: u64) -> Result<(), TooComplex> {
             stack.pop();
         }
     }
-    doc.merged = tables;
+    if !tables.is_empty() {
+        doc.rare_mut().merged = tables;
+    }
     Ok(())
 }
 

@@ -42,7 +42,7 @@ pub struct Scalar {
 const AS_WRITTEN: u32 = u32::MAX;
 
 /// The value a scalar written as `written` has when it is that text as written.
-fn as_written(written: &str, style: Style) -> Option<&str> {
+pub(crate) fn as_written(written: &str, style: Style) -> Option<&str> {
     match style {
         Style::Plain => Some(written),
         Style::SingleQuoted | Style::DoubleQuoted => written.get(1..written.len().checked_sub(1)?),
@@ -51,16 +51,9 @@ fn as_written(written: &str, style: Style) -> Option<&str> {
 }
 
 impl Scalar {
-    /// A scalar of `value`, written as `written` in `style`, which resolved to `resolved`
-    /// (by its text, its style and its tag). A value that is not its text as written is
-    /// added to `values`, the document's.
-    pub(crate) fn new(
-        value: &str,
-        written: &str,
-        style: Style,
-        resolved: &Resolved,
-        values: &mut Vec<CompactString>,
-    ) -> Scalar {
+    /// A scalar in `style` which resolved to `resolved` (by its text, its style and its tag),
+    /// its value at `stored` of the document's values, or ([`as_written`]) its text as written.
+    pub(crate) fn new(style: Style, resolved: &Resolved, stored: Option<usize>) -> Scalar {
         let kind = match resolved {
             Resolved::Null => ResolvedKind::Null,
             Resolved::Bool(_) => ResolvedKind::Bool,
@@ -69,15 +62,12 @@ impl Scalar {
             Resolved::Timestamp => ResolvedKind::Timestamp,
             Resolved::Str => ResolvedKind::Str,
         };
-        let value = if as_written(written, style) == Some(value) {
-            AS_WRITTEN
-        } else {
-            // A document has fewer values than nodes, and its node ids are `u32`s.
-            let index = u32::try_from(values.len()).unwrap_or(AS_WRITTEN);
-            values.push(CompactString::new(value));
-            index
-        };
-        Scalar { value, style, kind }
+        Scalar {
+            value: AS_WRITTEN,
+            style,
+            kind,
+        }
+        .stored_at_or_written(stored)
     }
 
     /// The value, given the node's text as written and its document's `values`.
@@ -95,10 +85,13 @@ impl Scalar {
 
     /// This scalar with its value at `index` of another document's `values`.
     pub(crate) fn stored_at(self, index: usize) -> Scalar {
-        Scalar {
-            value: u32::try_from(index).unwrap_or(AS_WRITTEN),
-            ..self
-        }
+        self.stored_at_or_written(Some(index))
+    }
+
+    fn stored_at_or_written(self, index: Option<usize>) -> Scalar {
+        // A document has fewer values than nodes, and its node ids are `u32`s.
+        let value = index.map_or(AS_WRITTEN, |i| u32::try_from(i).unwrap_or(AS_WRITTEN));
+        Scalar { value, ..self }
     }
 
     /// The scalar with its value read: what [`super::NodeRef::scalar`] gives.

@@ -168,8 +168,6 @@ pub struct Document {
     pub items: Vec<NodeId>,
     /// The entries of every mapping, each mapping's together.
     pub entries: Vec<Entry>,
-    /// The values of the scalars whose value is not their text as written ([`Scalar`]).
-    pub values: Vec<CompactString>,
     /// `None` for an empty document (`---` alone, comments only).
     pub root: Option<NodeId>,
     /// From the document start (or `---`) to its end.
@@ -179,12 +177,29 @@ pub struct Document {
     /// Comments between the previous document's last node and this document's root node
     /// (where Helm writes `# Source: ...`).
     pub leading_comments: Vec<Comment>,
+    /// What few documents have: 8 bytes a document instead of 96.
+    pub rare: Option<Box<Rare>>,
+}
+
+/// The parts of a document that few documents have.
+#[derive(Clone, Debug, Default)]
+pub struct Rare {
+    /// The values of the scalars whose value is not their text as written ([`Scalar`]).
+    pub values: Vec<CompactString>,
+    /// The tags and anchors of the nodes that have one, in node order: a node is 8 bytes
+    /// smaller than with a pointer to its own.
+    pub names: Vec<(NodeId, Names)>,
     /// For each mapping with `<<` merge keys, the entries merged into it, one per key, in
     /// lookup order (see `merge::index_merges`; the loader fills it).
     pub merged: HashMap<NodeId, Box<[Entry]>>,
-    /// The tags and anchors of the nodes that have one, by node: 24 bytes a document instead
-    /// of 8 a node.
-    pub names: Vec<(NodeId, Names)>,
+}
+
+impl Rare {
+    /// `Some` when there is anything in it.
+    pub fn boxed(self) -> Option<Box<Rare>> {
+        let empty = self.values.is_empty() && self.names.is_empty() && self.merged.is_empty();
+        (!empty).then(|| Box::new(self))
+    }
 }
 
 impl Document {
@@ -192,22 +207,39 @@ impl Document {
         &self.nodes[id.0 as usize]
     }
 
+    /// The rare parts, made on first use.
+    pub fn rare_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// The values kept apart from the text ([`Scalar`]).
+    pub fn values(&self) -> &[CompactString] {
+        self.rare.as_ref().map_or(&[], |r| &r.values)
+    }
+
+    /// The entries `<<` merge keys bring into mapping `id`, if it has any.
+    pub fn merged(&self, id: NodeId) -> Option<&[Entry]> {
+        Some(&self.rare.as_ref()?.merged.get(&id)?[..])
+    }
+
     /// The tag and anchor of node `id`, if it has either.
     pub fn names(&self, id: NodeId) -> Option<&Names> {
-        let at = self.names.binary_search_by_key(&id, |(of, _)| *of).ok()?;
-        Some(&self.names[at].1)
+        let names = &self.rare.as_ref()?.names;
+        let at = names.binary_search_by_key(&id, |(of, _)| *of).ok()?;
+        Some(&names[at].1)
     }
 
     /// The tag and anchor of node `id`, to set: kept in node order.
     pub fn names_mut(&mut self, id: NodeId) -> &mut Names {
-        let at = match self.names.binary_search_by_key(&id, |(of, _)| *of) {
+        let names = &mut self.rare_mut().names;
+        let at = match names.binary_search_by_key(&id, |(of, _)| *of) {
             Ok(at) => at,
             Err(at) => {
-                self.names.insert(at, (id, Names::default()));
+                names.insert(at, (id, Names::default()));
                 at
             }
         };
-        &mut self.names[at].1
+        &mut names[at].1
     }
 
     /// Node `id`'s tag, as written.
@@ -224,7 +256,9 @@ impl Document {
     pub fn scalar(&self, id: NodeId) -> Option<ScalarValue<'_>> {
         let node = self.node(id);
         match &node.kind {
-            NodeKind::Scalar(s) => Some(s.read(node.extent.slice(&self.file.0.text), &self.values)),
+            NodeKind::Scalar(s) => {
+                Some(s.read(node.extent.slice(&self.file.0.text), self.values()))
+            }
             _ => None,
         }
     }
@@ -299,8 +333,7 @@ impl Document {
             nodes: Vec::new(),
             items: Vec::new(),
             entries: Vec::new(),
-            values: Vec::new(),
-            names: Vec::new(),
+            rare: Rare::default(),
         };
         // The root first, so it keeps id 0 semantics simple; its entries are filled after.
         let placeholder = NodeKind::Mapping(Children::default());
@@ -319,28 +352,25 @@ impl Document {
             mut nodes,
             mut items,
             mut entries,
-            mut values,
-            mut names,
+            mut rare,
             ..
         } = copier;
         nodes.shrink_to_fit();
         items.shrink_to_fit();
         entries.shrink_to_fit();
-        values.shrink_to_fit();
-        names.shrink_to_fit();
+        rare.values.shrink_to_fit();
+        rare.names.shrink_to_fit();
         Document {
             file: self.file,
             nodes,
             items,
             entries,
-            values,
-            names,
+            // Node ids changed; the loader indexes the slim document's merges again.
+            rare: rare.boxed(),
             root: Some(NodeId(0)),
             span: self.span,
             index: self.index,
             leading_comments: self.leading_comments,
-            // Node ids changed; the loader indexes the slim document again.
-            merged: HashMap::new(),
         }
     }
 
@@ -356,8 +386,8 @@ struct Copier<'d> {
     nodes: Vec<Node>,
     items: Vec<NodeId>,
     entries: Vec<Entry>,
-    values: Vec<CompactString>,
-    names: Vec<(NodeId, Names)>,
+    /// The copies' values and names (merges are indexed again).
+    rare: Rare,
 }
 
 impl Copier<'_> {
@@ -371,7 +401,7 @@ impl Copier<'_> {
             kind,
         });
         if let Some(names) = from.names(id) {
-            self.names.push((new_id, names.clone()));
+            self.rare.names.push((new_id, names.clone()));
         }
         new_id
     }
@@ -392,8 +422,9 @@ impl Copier<'_> {
             NodeKind::Scalar(s) => NodeKind::Scalar(match s.stored() {
                 None => *s,
                 Some(index) => {
-                    self.values.push(from.values[index].clone());
-                    s.stored_at(self.values.len() - 1)
+                    let value = from.values().get(index).cloned().unwrap_or_default();
+                    self.rare.values.push(value);
+                    s.stored_at(self.rare.values.len() - 1)
                 }
             }),
             &NodeKind::Sequence(children) => {
@@ -532,7 +563,7 @@ impl<'d> NodeRef<'d> {
     pub fn entries(self) -> impl Iterator<Item = (NodeRef<'d>, NodeRef<'d>)> + 'd {
         let doc = self.doc;
         let id = self.resolved().id;
-        let merged: &'d [Entry] = doc.merged.get(&id).map_or(&[], |t| &t[..]);
+        let merged: &'d [Entry] = doc.merged(id).unwrap_or_default();
         self.written_entries()
             .filter(move |(k, _)| !is_merge_key(doc, k.id))
             .chain(
@@ -552,7 +583,7 @@ impl<'d> NodeRef<'d> {
             .rev()
             .find(|(k, _)| k.as_str() == Some(key) && !is_merge_key(doc, k.id));
         own.or_else(|| {
-            let merged = doc.merged.get(&self.resolved().id)?;
+            let merged = doc.merged(self.resolved().id)?;
             merged
                 .iter()
                 .find(|e| doc.at(e.key).as_str() == Some(key))

@@ -76,7 +76,8 @@ impl LoadedFile {
         use std::fmt::Write as _;
         let mut text = String::new();
         for doc in &self.documents {
-            let mut merged: Vec<_> = doc.merged.iter().collect();
+            let rare = doc.rare.as_deref().cloned().unwrap_or_default();
+            let mut merged: Vec<_> = rare.merged.iter().collect();
             merged.sort_by_key(|(id, _)| **id);
             // Every scalar's value, wherever it is kept.
             let values: Vec<&str> = (0..doc.nodes.len())
@@ -90,7 +91,7 @@ impl LoadedFile {
                 doc.span,
                 doc.root,
                 doc.nodes,
-                doc.names,
+                rare.names,
                 values,
                 doc.items,
                 doc.entries,

@@ -22,6 +22,7 @@ mod comments;
 mod hybrid;
 
 use super::comment::{Comment, CommentText};
+use super::scalar::as_written;
 use super::tree::{Children, Document, DocumentFile, Entry, NodeId, NodeKind, Scalar, Style};
 use crate::source::SourceFile;
 use collections::Frame;
@@ -413,13 +414,11 @@ impl Builder<'_, '_, '_> {
             nodes: Vec::new(),
             items: Vec::new(),
             entries: Vec::new(),
-            values: Vec::new(),
-            names: Vec::new(),
             root: None,
             span: self.lines.span(start, end),
             index,
             leading_comments: Vec::new(),
-            merged: HashMap::new(),
+            rare: None,
         };
         self.doc = Some(DocState {
             doc,
@@ -443,8 +442,10 @@ impl Builder<'_, '_, '_> {
             state.doc.nodes.shrink_to_fit();
             state.doc.items.shrink_to_fit();
             state.doc.entries.shrink_to_fit();
-            state.doc.values.shrink_to_fit();
-            state.doc.names.shrink_to_fit();
+            if let Some(rare) = &mut state.doc.rare {
+                rare.values.shrink_to_fit();
+                rare.names.shrink_to_fit();
+            }
             state.doc.span.end = self.lines.pos(end);
             let budget = merge::merge_budget(&state.doc);
             let indexed = merge::resolve_aliases(state.doc, state.has_alias, state.may_merge)
@@ -452,7 +453,8 @@ impl Builder<'_, '_, '_> {
                 .and_then(|mut document| {
                     // Slimming renumbers nodes: index the kept part again, with the
                     // whole document's budget (a part never costs more).
-                    if state.may_merge && document.merged.is_empty() {
+                    if state.may_merge && document.rare.as_ref().is_none_or(|r| r.merged.is_empty())
+                    {
                         merge::index_merges(&mut document, budget)?;
                     }
                     Ok(document)
@@ -509,13 +511,16 @@ impl Builder<'_, '_, '_> {
         let tag = tag.map(|t| t.original().into_boxed_str());
         let extent = self.lines.extent(start, end);
         let written = extent.slice(self.source());
-        let mut elsewhere = Vec::new();
-        let values = match &mut self.doc {
-            Some(state) => &mut state.doc.values,
-            // Content outside a document cannot happen with granit (`add_node`).
-            None => &mut elsewhere,
+        let stored = match &mut self.doc {
+            Some(state) if as_written(written, style) != Some(value) => {
+                let values = &mut state.doc.rare_mut().values;
+                values.push(compact_str::CompactString::new(value));
+                Some(values.len() - 1)
+            }
+            // As written; or outside a document, which cannot happen with granit (`add_node`).
+            _ => None,
         };
-        let kind = NodeKind::Scalar(Scalar::new(value, written, style, &resolved, values));
+        let kind = NodeKind::Scalar(Scalar::new(style, &resolved, stored));
         self.add_node(extent, kind, value.len(), tag, anchor)?;
         self.finish_node(end);
         Ok(())
