@@ -9,6 +9,7 @@
 mod budget;
 mod builder;
 mod comment;
+mod copy;
 mod events;
 mod fast;
 mod lines;
