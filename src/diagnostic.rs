@@ -267,7 +267,7 @@ mod tests {
             "Service `payments-api` may loop back in-cluster calls to its own address."
         );
         assert_eq!(b.related.capacity(), 1);
-        assert!(std::mem::size_of::<Diagnostic>() <= 312);
-        assert!(std::mem::size_of::<Text>() <= 48);
+        assert!(std::mem::size_of::<Diagnostic>() <= 296);
+        assert!(std::mem::size_of::<Text>() <= 40);
     }
 }

@@ -166,12 +166,17 @@ impl Workspace {
 
     /// Every object of this kind and name, in input order.
     pub fn named<'w>(&'w self, kind: &str, name: &str) -> impl Iterator<Item = &'w Object> + 'w {
+        self.named_ids(kind, name).map(move |id| &self.objects[id])
+    }
+
+    /// The ids of every object of this kind and name, in input order.
+    pub fn named_ids(&self, kind: &str, name: &str) -> impl Iterator<Item = ObjectId> + '_ {
         let key = |&i: &u32| name_key(&self.objects[i as usize]);
         let start = self.by_name.partition_point(|i| key(i) < (kind, name));
         let end = start + self.by_name[start..].partition_point(|i| key(i) <= (kind, name));
         self.by_name[start..end]
             .iter()
-            .map(move |&i| &self.objects[i as usize])
+            .map(|&i| ObjectId(i as usize))
     }
 
     pub fn document(&self, object: &Object) -> &Document {

@@ -26,7 +26,6 @@ pub(super) struct Backends<'w> {
     /// linear. Per selector: the matching workloads, and whether they all sit in one file
     /// (then every Service with that selector takes them all, shared).
     by_selector: HashMap<SelectorKey<'w>, (Arc<[ObjectId]>, bool)>,
-    services_by_name: HashMap<(&'w str, &'w str), Vec<ObjectId>>,
 }
 
 impl<'w> Backends<'w> {
@@ -38,7 +37,6 @@ impl<'w> Backends<'w> {
             by_namespace: HashMap::new(),
             by_label: HashMap::new(),
             by_selector: HashMap::new(),
-            services_by_name: HashMap::new(),
         };
         for (index, object) in ws.ids() {
             if let Some(template) = pod_template(ws, object) {
@@ -55,13 +53,6 @@ impl<'w> Backends<'w> {
                         .or_default()
                         .push(index);
                 }
-            }
-            if object.kind() == "Service" && object.group().is_empty() {
-                backends
-                    .services_by_name
-                    .entry((object.namespace(), object.name()))
-                    .or_default()
-                    .push(index);
             }
         }
         backends
@@ -146,10 +137,15 @@ impl<'w> Backends<'w> {
             .into_iter()
             .flatten()
             .flat_map(|name| {
-                self.services_by_name
-                    .get(&(object.namespace(), name))
-                    .map(|all| ws.nearest(object, all))
-                    .unwrap_or_default()
+                // Through the workspace's name index, not a map of its own of every Service.
+                let all: Vec<ObjectId> = ws
+                    .named_ids("Service", name)
+                    .filter(|&id| {
+                        let service = &ws.objects[id];
+                        service.group().is_empty() && service.namespace() == object.namespace()
+                    })
+                    .collect();
+                ws.nearest(object, &all)
             })
             .fold(Vec::new(), |mut acc, s| {
                 if !acc.contains(&s) {
