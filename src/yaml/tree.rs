@@ -186,8 +186,8 @@ pub struct Document {
 pub struct Rare {
     /// The values of the scalars whose value is not their text as written ([`Scalar`]).
     pub values: Vec<CompactString>,
-    /// The tags and anchors of the nodes that have one, in node order: a node is 8 bytes
-    /// smaller than with a pointer to its own.
+    /// The tags and anchors of the nodes that have one, in node order: without a pointer
+    /// to its own, a node is 20 bytes instead of 32.
     pub names: Vec<(NodeId, Names)>,
     /// For each mapping with `<<` merge keys, the entries merged into it, one per key, in
     /// lookup order (see `merge::index_merges`; the loader fills it).
