@@ -89,27 +89,11 @@ const RAW_READS_ALLOWED: &[(&str, &str)] = &[
 fn the_model_and_the_rules_read_yaml_only_through_views() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
-    let mut stack = vec![src.join("model"), src.join("rules")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let rel = path
-                .strip_prefix(&src)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            if !rel.ends_with(".rs") || is_test_file(&rel) {
-                continue;
-            }
-            let code = without_tests(&without_comments(&std::fs::read_to_string(&path).unwrap()));
-            for read in raw_reads(&code) {
-                if !RAW_READS_ALLOWED.contains(&(rel.as_str(), read.as_str())) {
-                    found.push(format!("{rel}: {read}"));
-                }
+    for (rel, text) in source_files(&src, &[src.join("model"), src.join("rules")]) {
+        let code = without_tests(&without_comments(&text));
+        for read in raw_reads(&code) {
+            if !RAW_READS_ALLOWED.contains(&(rel.as_str(), read.as_str())) {
+                found.push(format!("{rel}: {read}"));
             }
         }
     }
@@ -187,25 +171,7 @@ struct Graph {
 
 impl Graph {
     fn of(src: &Path) -> Graph {
-        let mut files = BTreeMap::new();
-        let mut stack = vec![src.to_path_buf()];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    stack.push(path);
-                    continue;
-                }
-                let rel = path
-                    .strip_prefix(src)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                if rel.ends_with(".rs") && !is_test_file(&rel) {
-                    files.insert(rel, std::fs::read_to_string(&path).unwrap());
-                }
-            }
-        }
+        let files = source_files(src, &[src.to_path_buf()]);
         Graph::from_files(&files)
     }
 
@@ -291,6 +257,30 @@ impl Graph {
         }
         walk.found
     }
+}
+
+/// The non-test `.rs` files under `dirs`, by path relative to `src` (`/`-separated).
+fn source_files(src: &Path, dirs: &[std::path::PathBuf]) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    let mut stack = dirs.to_vec();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel.ends_with(".rs") && !is_test_file(&rel) {
+                files.insert(rel, std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    files
 }
 
 fn is_test_file(rel: &str) -> bool {
