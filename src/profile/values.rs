@@ -30,18 +30,18 @@ pub(super) fn unusable_values(
     ];
     for fact in versions {
         let Some(value) = fact.value else { continue };
-        // A vendor build suffix (`-eksbuild.1`, `-gke.100`) keeps a version readable; rules
-        // that cannot order it treat it as unknown and say so.
-        let core = value.split_once('-').map_or(value, |(core, _)| core);
-        if parse_version(value).is_none() && parse_version(core).is_none() {
+        // Vendor builds (`-eksbuild.1`, `+k3s1`, `-gke.100`) are versions too, compared on
+        // their release; only a string without `major.minor` is unusable.
+        if parse_version(value).is_none() {
             errors.push(error(
                 fact.location(),
                 format!(
                     "`{value}` is not a version lblint can compare, for `{}`",
                     fact.field()
                 ),
-                "write the version as the cluster shows it, e.g. \"1.31.4\", \"v1.21.0\" or \
-                 \"v1.20.6-tke.12\"; leave the field out if it is unknown",
+                "write the version as the cluster shows it, with at least major.minor, e.g. \"1.31.4\", \"v1.21.0\", \
+                 \"v1.20.6-tke.12\" or \"v1.30.2-eks-a1b2c3d\"; leave the field out if it is \
+                 unknown",
             ));
         }
     }

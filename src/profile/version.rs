@@ -1,43 +1,89 @@
-//! Versions as written in profiles: `1.30.2`, `v1.43.0`, `v2.9.1`, TKE builds `v1.20.6-tke.12`.
+//! Versions as written in profiles and as clusters report them: `1.30.2`, `v1.43.0`, TKE
+//! builds `v1.20.6-tke.12`, and other vendors' builds (`v1.24.6+k3s1`, `v1.30.2-eks-a1b2c3d`,
+//! `1.30.5-gke.1014001`, `v1.27.3-aliyun.1`, `v1.29.1+rke2r1`).
 //!
 //! Ordering: numeric parts first (missing trailing parts count as 0, so `1.30` == `1.30.0`),
-//! then the vendor build number. A version *without* a `-tke.N` suffix sorts **before** the
-//! same version with one (`v1.20.6` < `v1.20.6-tke.1`): TKE builds are the upstream release
-//! plus TKE's patches, so a fix that shipped in `-tke.N` is not in plain upstream.
+//! then the suffix. A vendor build sorts **after** the same release without one
+//! (`v1.20.6` < `v1.20.6-tke.1`): a vendor build is the upstream release plus the vendor's
+//! patches, so a fix that shipped in `-tke.N` is not in plain upstream, and a fix that
+//! shipped upstream is in every build of that release. Builds of one vendor compare by their
+//! build number. A pre-release (`-alpha.1`, `-beta.0`, `-rc.2`) sorts before its release.
 //!
-//! Anything else (pre-releases like `-rc.1`, other vendor suffixes, junk) is not parsed:
-//! `parse_version` returns `None`, which callers treat as an unknown version, never a guess.
+//! A string without at least `major.minor` is not parsed: `parse_version` returns `None`,
+//! which callers treat as an unknown version (and the profile check reports), never a guess.
 
 use std::cmp::Ordering;
 use std::fmt;
 
 #[derive(Clone, Debug, Eq)]
 pub struct Version {
-    /// Numeric components as written (1 to 4 of them).
+    /// Numeric components as written (2 to 4 of them).
     pub parts: Vec<u64>,
-    /// `N` of a `-tke.N` suffix.
-    pub tke_build: Option<u64>,
+    suffix: Suffix,
 }
 
-/// Parse a version; `None` when it is not in one of the understood shapes.
+/// What follows the numeric parts, in sort order: pre-release, none, vendor build.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Suffix {
+    /// `-rc.1`, `-beta.0`, `-alpha.2`: as written after the `-`.
+    PreRelease(String),
+    None,
+    /// `-tke.12`, `+k3s1`, `-eks-a1b2c3d`: the vendor's name (the suffix up to its trailing
+    /// digits), then the trailing build number if there is one. `mark` is the `-` or `+`
+    /// it was written with, for display only.
+    Build {
+        vendor: String,
+        number: Option<u64>,
+        mark: char,
+    },
+}
+
+/// Parse a version; `None` when it lacks `major.minor` or is not a version at all.
 pub fn parse_version(s: &str) -> Option<Version> {
     let s = s.trim();
     let s = s.strip_prefix(['v', 'V']).unwrap_or(s);
-    let (core, tke_build) = match s.split_once('-') {
-        None => (s, None),
-        Some((core, suffix)) => {
-            let n = suffix.strip_prefix("tke.")?;
-            (core, Some(parse_number(n)?))
-        }
+    let (core, suffix) = match s.find(['-', '+']) {
+        None => (s, Suffix::None),
+        Some(at) => (
+            &s[..at],
+            parse_suffix(s[at..].chars().next()?, &s[at + 1..])?,
+        ),
     };
     let parts = core
         .split('.')
         .map(parse_number)
         .collect::<Option<Vec<u64>>>()?;
-    if parts.is_empty() || parts.len() > 4 {
+    if !(2..=4).contains(&parts.len()) {
         return None;
     }
-    Some(Version { parts, tke_build })
+    Some(Version { parts, suffix })
+}
+
+fn parse_suffix(mark: char, text: &str) -> Option<Suffix> {
+    let well_formed = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+' | b'_'))
+        && text.as_bytes()[0].is_ascii_alphanumeric()
+        && !text.ends_with(['.', '-', '+', '_']);
+    if !well_formed {
+        return None;
+    }
+    let lower = text.to_ascii_lowercase();
+    if mark == '-' && ["alpha", "beta", "rc"].iter().any(|p| lower.starts_with(p)) {
+        return Some(Suffix::PreRelease(lower));
+    }
+    let digits = text.len() - text.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let (vendor, number) = text.split_at(text.len() - digits);
+    Some(Suffix::Build {
+        vendor: vendor.to_ascii_lowercase(),
+        number: if digits == 0 {
+            None
+        } else {
+            number.parse().ok()
+        },
+        mark,
+    })
 }
 
 fn parse_number(s: &str) -> Option<u64> {
@@ -61,8 +107,7 @@ impl Ord for Version {
             .map(|i| self.part(i).cmp(&other.part(i)))
             .find(|o| o.is_ne())
             .unwrap_or(Ordering::Equal)
-            // None < Some(_): a plain release sorts before its TKE builds.
-            .then(self.tke_build.cmp(&other.tke_build))
+            .then_with(|| self.suffix.cmp(&other.suffix))
     }
 }
 
@@ -82,10 +127,18 @@ impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let core: Vec<String> = self.parts.iter().map(u64::to_string).collect();
         write!(f, "v{}", core.join("."))?;
-        if let Some(n) = self.tke_build {
-            write!(f, "-tke.{n}")?;
+        match &self.suffix {
+            Suffix::None => Ok(()),
+            Suffix::PreRelease(text) => write!(f, "-{text}"),
+            Suffix::Build {
+                vendor,
+                number,
+                mark,
+            } => {
+                write!(f, "{mark}{vendor}")?;
+                number.map_or(Ok(()), |n| write!(f, "{n}"))
+            }
         }
-        Ok(())
     }
 }
 
@@ -109,8 +162,40 @@ mod tests {
         assert_eq!(v("v2.9.1").parts, [2, 9, 1]);
         let tke = v("v1.20.6-tke.12");
         assert_eq!(tke.parts, [1, 20, 6]);
-        assert_eq!(tke.tke_build, Some(12));
+        assert!(tke > v("1.20.6"));
         assert_eq!(v(" 1.30 ").parts, [1, 30]);
+    }
+
+    /// Versions as `kubectl version` and the nodes report them on each platform.
+    #[test]
+    fn parses_vendor_builds_and_compares_them_on_the_release() {
+        for (reported, release) in [
+            ("v1.24.6+k3s1", "1.24.6"),
+            ("v1.30.2-eks-a1b2c3d", "1.30.2"),
+            ("1.30.5-gke.1014001", "1.30.5"),
+            ("v1.28.3-tke.5", "1.28.3"),
+            ("v1.27.3-aliyun.1", "1.27.3"),
+            ("v1.29.1+rke2r1", "1.29.1"),
+            ("V1.31.0-eksbuild.1", "1.31.0"),
+        ] {
+            let version = v(reported);
+            assert_eq!(version.parts, v(release).parts, "{reported}");
+            // The vendor's build of a release has every upstream fix of that release ...
+            assert!(version >= v(release), "{reported}");
+            // ... and none of the next patch release.
+            let next = format!("1.{}.{}", version.parts[1], version.parts[2] + 1);
+            assert!(version < v(&next), "{reported} < {next}");
+            assert_eq!(at_least(reported, "1.30"), Some(version.parts[1] >= 30));
+        }
+        assert!(v("1.30.5-gke.1014001") > v("1.30.5-gke.999"));
+        assert_eq!(v("v1.24.6+k3s1").to_string(), "v1.24.6+k3s1");
+    }
+
+    #[test]
+    fn pre_releases_sort_before_their_release() {
+        assert!(v("1.30.0-rc.1") < v("1.30.0"));
+        assert!(v("1.30.0-rc.1") > v("1.29.9"));
+        assert!(v("1.30.0-alpha.2") < v("1.30.0-beta.0"));
     }
 
     #[test]
@@ -121,10 +206,13 @@ mod tests {
             "1..2",
             "1.2.x",
             "latest",
-            "1.30.2-rc.1",
-            "v1.30.1-aliyun.1",
+            "1",
+            "v2",
+            "1.30-",
             "v1.20.6-tke.",
-            "v1.20.6-tke.x",
+            "v1.20.6+",
+            "1.30.2 -tke.1",
+            "1.30.2-$",
             "+1.2",
             "1.2.3.4.5",
         ] {

@@ -37,6 +37,7 @@ mod suppress;
 mod tke;
 mod tke_config;
 mod trust;
+mod versions;
 mod vke;
 mod yaml_suite;
 
