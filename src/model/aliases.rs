@@ -1,7 +1,7 @@
 //! Names that lead to a load balancer, or away from one, through another object: an
 //! ExternalName Service or an Istio ServiceEntry that aliases a load-balancer address, a
-//! pod's hostAliases and the CoreDNS rewrites that send a host elsewhere (README, "The
-//! cluster model"). The caller search (`callers`) asks these before it judges a host.
+//! pod's hostAliases that send a host elsewhere (README, "The cluster model"; CoreDNS
+//! rewrites are in `dns`). The caller search (`callers`) asks these before it judges a host.
 
 use std::collections::{HashMap, HashSet};
 
@@ -9,41 +9,7 @@ use crate::objects::ObjectId;
 use crate::views::{PodTemplate, Views};
 
 use super::address::normalize;
-use super::consumed::Store;
 use super::EntryId;
-
-/// Hosts the kube-system/coredns Corefile rewrites (`rewrite name [exact] <host> <name>`, the
-/// fix Tencent's older loopback guide recommends): CoreDNS answers them with an in-cluster
-/// name, so no pod's call of them reaches the load balancer.
-pub(super) fn coredns_rewrites(
-    views: &Views<'_>,
-    stores: &HashMap<(Store, &str, &str), Vec<ObjectId>>,
-) -> HashSet<String> {
-    let key = (Store::ConfigMap, "kube-system", "coredns");
-    let Some(&coredns) = stores.get(&key).and_then(|all| all.last()) else {
-        return Default::default();
-    };
-    let corefile = views
-        .data(coredns)
-        .and_then(|data| data.data_value("Corefile"))
-        .and_then(|c| c.as_str())
-        .unwrap_or("");
-    corefile
-        .lines()
-        .filter_map(|line| {
-            let mut words = line.split_whitespace();
-            if (words.next(), words.next()) != (Some("rewrite"), Some("name")) {
-                return None;
-            }
-            let host = match words.next()? {
-                "exact" => words.next()?,
-                "regex" | "prefix" | "suffix" | "substring" => return None,
-                host => host,
-            };
-            Some(normalize(host))
-        })
-        .collect()
-}
 
 /// Hosts a pod's hostAliases map to an address that is no load balancer's.
 pub(super) fn aliased_elsewhere(

@@ -9,9 +9,10 @@ use crate::views::{pod_template, PodTemplate, Site, Views};
 use crate::yaml::{NodeRef, Span};
 
 use super::address::{host_tokens, normalize};
-use super::aliases::{alias_maps, aliased_elsewhere, coredns_rewrites, targets_of, MeshHosts};
+use super::aliases::{alias_maps, aliased_elsewhere, targets_of, MeshHosts};
 use super::calls::{Caller, Evidence, SafeCall, Via};
 use super::consumed::{store_values, Store};
+use super::dns::{DnsRewrites, COREDNS_CONFIG};
 use super::evidence::classify;
 use super::{EntryId, EntryPoint};
 
@@ -156,8 +157,9 @@ struct CallIndex<'w> {
     /// ExternalName Services that alias load-balancer hosts.
     aliases: HashMap<ObjectId, Vec<EntryId>>,
     mesh_hosts: MeshHosts,
-    /// Hosts CoreDNS rewrites to an in-cluster name: every pod's call of them stays inside.
-    rewritten: HashSet<String>,
+    /// CoreDNS rewrites: every pod's call of a host rewritten away from the load balancers
+    /// stays inside.
+    dns: DnsRewrites,
 }
 
 /// Where a token's calls go: load balancers (directly or through a mesh host), or a
@@ -198,7 +200,12 @@ pub fn find(
         (callers, safe)
     });
     callers.extend(super::implicit::callers(ws, views, workloads, |host| {
-        targets_of(host, &index.exact, &index.wildcard)
+        let targets = targets_of(host, &index.exact, &index.wildcard);
+        // The controllers' pods resolve through CoreDNS like any other.
+        if !targets.is_empty() && index.rewritten_away(host) {
+            return Vec::new();
+        }
+        targets
     }));
     (callers, safe)
 }
@@ -232,7 +239,7 @@ impl<'w> CallIndex<'w> {
             stores: HashMap::new(),
             aliases: HashMap::new(),
             mesh_hosts: MeshHosts::new(),
-            rewritten: HashSet::new(),
+            dns: DnsRewrites::default(),
         };
         for (id, object) in ws.ids() {
             if !object.group().is_empty() {
@@ -246,8 +253,25 @@ impl<'w> CallIndex<'w> {
             }
         }
         (index.aliases, index.mesh_hosts) = alias_maps(views, &index.exact, &index.wildcard);
-        index.rewritten = coredns_rewrites(views, &index.stores);
+        let coredns = COREDNS_CONFIG.iter().flat_map(|&(namespace, name)| {
+            index
+                .stores
+                .get(&(Store::ConfigMap, namespace, name))?
+                .last()
+                .copied()
+        });
+        index.dns = DnsRewrites::read(views, &coredns.collect::<Vec<_>>());
         index
+    }
+
+    /// CoreDNS answers `host` with a name or address that is no load balancer's.
+    fn rewritten_away(&self, host: &str) -> bool {
+        if self.dns.is_empty() {
+            return false;
+        }
+        self.dns
+            .target(host)
+            .is_some_and(|to| targets_of(&to, &self.exact, &self.wildcard).is_empty())
     }
 
     fn add_service(&mut self, id: ObjectId, object: &'w Object) {
@@ -326,7 +350,7 @@ impl<'w> CallIndex<'w> {
         for store in [Store::ConfigMap, Store::Secret] {
             for (name, key) in template.consumed(store) {
                 // CoreDNS reads its Corefile; the hosts in it are names it serves, not calls.
-                if (object.namespace(), name) == ("kube-system", "coredns") {
+                if COREDNS_CONFIG.contains(&(object.namespace(), name)) {
                     continue;
                 }
                 let Some(all) = self.stores.get(&(store, object.namespace(), name)) else {
@@ -409,7 +433,7 @@ impl<'w> CallIndex<'w> {
             Cow::Borrowed(token)
         };
         let host = host.as_ref();
-        if self.rewritten.contains(host) || scan.aliased.contains(host) {
+        if scan.aliased.contains(host) {
             return;
         }
         let url_host = text[..at].ends_with("://") || text[at + token.len()..].starts_with(':');
@@ -420,6 +444,9 @@ impl<'w> CallIndex<'w> {
         } = self.lookup(host, scan.object.namespace(), url_host);
         if targets.is_empty() && service.is_none() {
             return; // most tokens: no need to locate them
+        }
+        if !targets.is_empty() && self.rewritten_away(host) {
+            return;
         }
         // After the lookups: most tokens name nothing, and these look back along the line.
         // An embedded file (a ConfigMap or Secret key): its comment lines call nothing.

@@ -8,6 +8,7 @@ pub mod callers;
 pub mod calls;
 pub mod consumed;
 pub mod controllers;
+pub mod dns;
 pub mod entry;
 pub mod evidence;
 mod gateways;

@@ -508,3 +508,48 @@ fn the_profile_links_an_ingress_class_to_its_controller_service() {
     let message = report["diagnostics"][0]["message"].as_str().unwrap();
     assert!(message.contains("No in-cluster caller"), "{message}");
 }
+
+/// A CoreDNS rewrite of the public host to an in-cluster name (the hairpin-proxy pattern)
+/// keeps the implied caller (cert-manager's HTTP-01 self-check) inside, as it does a pod's
+/// explicit call; so does the same rule in kube-system/coredns-custom (AKS, k3s). Without
+/// the rewrite both call the PROXY-protocol load balancer.
+#[test]
+fn coredns_rewrites_keep_implied_and_explicit_callers_inside() {
+    let path = "testdata/model/evidence/hairpin-proxy.yaml";
+    let text = std::fs::read_to_string(path).unwrap();
+    let doks = crate::profile_with(
+        "doks",
+        "  kubernetesVersion: \"1.31.2\"\n  kubeProxy:\n    mode: iptables\n",
+    );
+    let lint = |text: &str| crate::lint_text(path, text, &doks, "DOKS").0;
+    // No caller left: the load balancer still speaks PROXY, a warning without a caller.
+    assert_eq!(lint(&text), crate::one("DOKS001", "warning", 14, 5));
+    let custom = text
+        .replace("name: coredns\n", "name: coredns-custom\n")
+        .replace("Corefile: |", "hairpin.override: |");
+    assert_eq!(lint(&custom), crate::one("DOKS001", "warning", 14, 5));
+    let unrewritten = |text: &str| {
+        text.replace(
+            "rewrite name shop.example.com",
+            "# rewrite name shop.example.com",
+        )
+    };
+    let (found, message) = crate::lint_text(path, &unrewritten(&text), &doks, "DOKS");
+    assert_eq!(found, crate::one("DOKS001", "error", 14, 5));
+    assert!(
+        message.contains("Deployment/shop/storefront calls"),
+        "{message}"
+    );
+    // The implied caller alone: kept inside by the rewrite, a caller without it.
+    let storefront = text
+        .find("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: storefront")
+        .unwrap();
+    let implied_only = &text[..storefront];
+    assert_eq!(lint(implied_only), crate::one("DOKS001", "warning", 14, 5));
+    let (found, message) = crate::lint_text(path, &unrewritten(implied_only), &doks, "DOKS");
+    assert_eq!(found, crate::one("DOKS001", "error", 14, 5));
+    assert!(
+        message.contains("cert-manager's HTTP-01 self-check"),
+        "{message}"
+    );
+}
