@@ -336,6 +336,37 @@ impl<'w> CallIndex<'w> {
                 self.classify_token(&mut scan, value, text, at, token);
             }
         }
+        self.scan_images(&mut scan, &template);
+    }
+
+    /// The kubelet's pulls of the pod's images from a registry at a load-balancer address.
+    /// They leave from the node and resolve through the node's DNS, so neither the pod's
+    /// hostAliases nor CoreDNS rewrites apply, and no in-cluster name is a way out.
+    fn scan_images(&self, scan: &mut Scan<'_, 'w>, template: &PodTemplate<'w>) {
+        for node in template.all_containers().filter_map(|c| c.image_node()) {
+            let Some(host) = node.as_str().and_then(registry_host) else {
+                continue;
+            };
+            let host = normalize(host);
+            let mut targets = targets_of(&host, &self.exact, &self.wildcard);
+            targets.sort_unstable();
+            targets.dedup();
+            let location = self.ws.location(scan.object, node.span());
+            scan.callers
+                .extend(targets.into_iter().map(|target| Caller {
+                    evidence: Evidence::Call,
+                    from_node: true,
+                    workload: scan.workload,
+                    target,
+                    address: host.clone(),
+                    location: location.clone(),
+                    // Not an address a fix may replace with an in-cluster name: the node
+                    // cannot resolve one.
+                    address_span: None,
+                    via: Via::ImagePull,
+                    alias: None,
+                }));
+        }
     }
 
     /// The values of the ConfigMap and Secret keys the pod reads (its own copy, when
@@ -511,6 +542,22 @@ impl<'w> CallIndex<'w> {
             });
         }
     }
+}
+
+/// The registry host of an image reference, without its port: the first path component
+/// when it has a `.` or a `:` or is `localhost` (the Docker reference grammar); `None` for
+/// Docker Hub images.
+fn registry_host(image: &str) -> Option<&str> {
+    let (first, _) = image.trim().split_once('/')?;
+    if !(first.contains(['.', ':']) || first == "localhost") {
+        return None;
+    }
+    // `[::1]:5000` keeps its brackets off; `host:5000` loses its port.
+    let host = match first.strip_prefix('[') {
+        Some(rest) => rest.split_once(']')?.0,
+        None => first.split(':').next()?,
+    };
+    Some(host)
 }
 
 /// `scan` over `items` cut into up to `threads` parts of at least 64, each part on its own

@@ -36,6 +36,9 @@ pub enum Via {
     },
     /// ingress-nginx sends each request's auth subrequest to `auth-url`.
     AuthUrl,
+    /// The kubelet pulls a container's image from its registry: from the node, through the
+    /// node's resolver (no CoreDNS, no hostAliases), whatever the pod's network.
+    ImagePull,
 }
 
 impl Via {
@@ -66,6 +69,7 @@ impl std::fmt::Display for Via {
                 write!(f, "cert-manager's HTTP-01 self-check, {issuer}")
             }
             Via::AuthUrl => f.write_str("the ingress controller's auth-url subrequest"),
+            Via::ImagePull => f.write_str("the kubelet's image pull, from the node"),
         }
     }
 }
@@ -84,8 +88,9 @@ pub struct Caller {
     pub via: Via,
     /// How strongly the value shows a call (a URL is a call, free text a mention).
     pub evidence: Evidence,
-    /// A `hostNetwork` pod: it calls from the node's own network namespace, which some
-    /// kube-proxy modes treat differently (upstream IPVS and eTP Local: rules/K8S013.md).
+    /// A `hostNetwork` pod or the kubelet's image pull: the call leaves from the node's own
+    /// network namespace, which some kube-proxy modes treat differently (upstream IPVS and
+    /// eTP Local: rules/K8S013.md).
     pub from_node: bool,
     /// The object that maps the called name to the load balancer's address: an ExternalName
     /// Service or an Istio ServiceEntry with a STATIC endpoint. `None`: the address itself.

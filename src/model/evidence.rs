@@ -98,7 +98,11 @@ pub fn classify(via: &Via, text: &str, at: usize, token: &str) -> Evidence {
         Via::Env { name } if is_destination(name) && (alone || in_url || with_port) => {
             Evidence::Call
         }
-        Via::Probe | Via::HostAlias | Via::Http01SelfCheck { .. } | Via::AuthUrl => Evidence::Call,
+        Via::Probe
+        | Via::HostAlias
+        | Via::Http01SelfCheck { .. }
+        | Via::AuthUrl
+        | Via::ImagePull => Evidence::Call,
         Via::ConfigMap { key: name, .. } | Via::Secret { key: name, .. } => {
             let line = line_at(text, at);
             // A value that is just the host (an env-style key read by envFrom): the store

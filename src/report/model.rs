@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::diagnostic::Location;
 use crate::objects::{ObjectId, Workspace};
 
-use crate::model::{Fit, Model};
+use crate::model::{Fit, Model, Via};
 
 fn at(location: &Location) -> String {
     format!(
@@ -88,7 +88,8 @@ pub fn to_json(ws: &Workspace, model: &Model) -> Value {
                 "callers": model.callers_of(index).map(|c| json!({
                     "object": object_id(c.workload), "address": c.address, "via": c.via,
                     "alias": c.alias.map(object_id),
-                    "evidence": c.evidence, "hostNetwork": c.from_node,
+                    "evidence": c.evidence,
+                    "hostNetwork": c.from_node && c.via != Via::ImagePull, "fromNode": c.from_node,
                     "location": location_json(&c.location), "pools": placement_json(model, c.workload),
                 })).collect::<Vec<_>>(),
             })

@@ -553,3 +553,59 @@ fn coredns_rewrites_keep_implied_and_explicit_callers_inside() {
         "{message}"
     );
 }
+
+/// The kubelet's image pull from a registry at the cluster's own load-balancer address is a
+/// call from the node: the PROXY trap applies, and since the node resolves with its own DNS,
+/// neither a CoreDNS rewrite nor the pod's hostAliases keep it inside, and K8S001 offers no
+/// in-cluster name. Docker Hub and registry.k8s.io images call nothing.
+#[test]
+fn image_pulls_from_the_clusters_own_registry_call_from_the_node() {
+    let path = "testdata/model/evidence/image-pull.yaml";
+    let text = std::fs::read_to_string(path).unwrap();
+    let doks = crate::profile_with(
+        "doks",
+        "  kubernetesVersion: \"1.31.2\"\n  kubeProxy:\n    mode: iptables\n",
+    );
+    let (found, message) = crate::lint_text(path, &text, &doks, "DOKS");
+    assert_eq!(found, crate::one("DOKS001", "error", 12, 5));
+    assert!(
+        message.contains(
+            "Deployment/shop/checkout calls harbor.example.com (the kubelet's image pull, from the node)"
+        ),
+        "{message}"
+    );
+    let rewritten = format!(
+        "{text}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: coredns\n  namespace: \
+         kube-system\ndata:\n  Corefile: |\n    .:53 {{\n        rewrite name harbor.example.com \
+         harbor-core.harbor.svc.cluster.local\n    }}\n"
+    );
+    let aliased = text.replace(
+        "      initContainers:",
+        "      hostAliases:\n        - ip: 10.96.0.40\n          hostnames: [harbor.example.com]\n      initContainers:",
+    );
+    for variant in [&rewritten, &aliased] {
+        assert_eq!(
+            crate::lint_text(path, variant, &doks, "DOKS").0,
+            crate::one("DOKS001", "error", 12, 5)
+        );
+    }
+    let outcome = lblint::check::check_sources(&[(path.into(), text.into_bytes())], &doks);
+    let notes: Vec<_> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == "K8S001")
+        .collect();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(
+        (
+            notes[0].location.span.start.line,
+            notes[0].location.span.start.column
+        ),
+        (98, 18)
+    );
+    let help = notes[0].help.as_ref().unwrap().to_string();
+    assert!(
+        help.starts_with("the kubelet pulls images from the node with the node's own DNS"),
+        "{help}"
+    );
+}

@@ -1,7 +1,7 @@
 //! K8S001 lb-address-in-cluster: a pod calls its own cluster's load-balancer address.
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
-use crate::model::{Caller, EntryKind, EntryPoint};
+use crate::model::{Caller, EntryKind, EntryPoint, Via};
 use crate::objects::Object;
 use crate::rules::family::proxy_protocol::members;
 use crate::rules::{Context, Rule, RuleMeta};
@@ -181,6 +181,12 @@ fn message(cx: &Context<'_>, caller: &Caller) -> String {
 /// The way out: the in-cluster name `host` where there is one.
 fn help(entry: &EntryPoint, target: &Object, caller: &Caller, host: Option<&str>) -> String {
     match (host, entry.kind) {
+        // The node resolves the registry's name with its own DNS: no in-cluster name works.
+        _ if caller.via == Via::ImagePull => "the kubelet pulls images from the node with the node's own \
+             DNS, so an in-cluster name is no way out: give the nodes a registry address that does not \
+             loop back (a containerd registry mirror on the nodes, a registry outside the cluster, or the \
+             provider rules' way out for the load balancer)"
+            .to_string(),
         // A controller calls on the object's behalf: no app setting to change.
         _ if caller.via.is_implied() => "a controller makes this call for the object, so no app setting \
              changes it: the provider rules say whether it breaks and give the vendor's way out (a hostname \

@@ -61,7 +61,12 @@ pub struct Container<'w> {
 
 impl<'w> Container<'w> {
     pub fn image(&self) -> Option<&'w str> {
-        self.node.get("image")?.as_str()
+        self.image_node()?.as_str()
+    }
+
+    /// The `image` value, where it is written.
+    pub fn image_node(&self) -> Option<NodeRef<'w>> {
+        self.node.get("image")
     }
 
     /// `command` then `args`, the strings only.
