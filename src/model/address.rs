@@ -142,7 +142,7 @@ pub fn collect(
                 c.push_all(status, AddressSource::Status);
             }
         }
-        EntryKind::IstioGateway => {}
+        EntryKind::IstioGateway | EntryKind::External => {}
     }
     let annotations = Annotations::of(ws, object);
     if let Some(hosts) = annotations.value("external-dns.alpha.kubernetes.io/hostname") {

@@ -66,6 +66,7 @@ impl<'w> Backends<'w> {
     ) -> (Vec<ObjectId>, Arc<[ObjectId]>) {
         match kind {
             EntryKind::Service => (Vec::new(), self.of_service(entry)),
+            EntryKind::External => (vec![entry], self.of_service(entry)),
             EntryKind::Ingress => {
                 let services = self.ingress_services(entry);
                 let mut pods: Vec<ObjectId> = services

@@ -12,6 +12,10 @@ pub enum EntryKind {
     Ingress,
     IstioGateway,
     Gateway,
+    /// A load balancer created outside Kubernetes (the profile's `loadBalancers[]` with
+    /// `targets`) in front of a Service's NodePort or pods; the entry point's object is that
+    /// Service.
+    External,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

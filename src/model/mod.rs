@@ -11,6 +11,7 @@ pub mod controllers;
 pub mod dns;
 pub mod entry;
 pub mod evidence;
+mod external;
 mod gateways;
 pub mod implicit;
 
@@ -100,6 +101,9 @@ pub struct Model {
     /// all without callers, and an empty list each took 24 bytes.
     caller_starts: Vec<usize>,
     caller_ids: Vec<usize>,
+    /// Entry points of load balancers created outside Kubernetes, each with its index in
+    /// the profile's `loadBalancers`.
+    pub external: Vec<(EntryId, usize)>,
     /// Objects with a pod template.
     pub workloads: Vec<ObjectId>,
     /// Where each workload can run, by object index.
@@ -108,8 +112,18 @@ pub struct Model {
 }
 
 impl Model {
-    /// Every entry point with its id, in object order.
+    /// Every entry point a manifest's object gets, with its id, in object order (load
+    /// balancers created outside Kubernetes are in [`Model::external`]).
     pub fn entries(&self) -> impl Iterator<Item = (EntryId, &EntryPoint)> {
+        self.entry_points
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (EntryId(i), e))
+            .filter(|(_, e)| e.kind != EntryKind::External)
+    }
+
+    /// Every entry point, those of load balancers created outside Kubernetes too (last).
+    pub fn all_entries(&self) -> impl Iterator<Item = (EntryId, &EntryPoint)> {
         self.entry_points
             .iter()
             .enumerate()
@@ -158,13 +172,16 @@ impl Model {
                 backends: backend_pods,
             });
         }
-        let workloads = backends.workloads;
-        controllers::link_ingress_hosts(ws, views, &workloads, &mut entry_points, profile);
+        controllers::link_ingress_hosts(ws, views, &backends.workloads, &mut entry_points, profile);
         gateways::link_gateway_hosts(ws, views, &mut entry_points);
+        // After the links: an external load balancer fronts no ingress controller or route.
+        let external = external::entry_points(ws, profile, &mut backends, &mut entry_points);
+        let workloads = backends.workloads;
         let (callers, safe_calls) = callers::find(ws, views, &entry_points, &workloads, threads);
         let (caller_starts, caller_ids) = index_callers(&callers, entry_points.len());
         Model {
             entry_points,
+            external,
             callers,
             safe_calls,
             caller_starts,

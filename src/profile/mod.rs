@@ -26,7 +26,7 @@ pub use model::{
     Addons, Allowlists, AwsLoadBalancerControllerOptions, CceFlavour,
     CloudControllerManagerOptions, FactTree, IngressControllerLink, KubeProxy, LbNetwork,
     LoadBalancer, Network, NodePool, NodeType, ObjectKey, ObjectKeyError, Profile, Provider,
-    ProxyMode, Spec, Taint, TaintEffect, OBJECT_KINDS,
+    ProxyMode, Spec, Taint, TaintEffect, TargetType, OBJECT_KINDS,
 };
 pub use template::init_template;
 

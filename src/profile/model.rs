@@ -443,19 +443,45 @@ pub struct Allowlists {
     pub clb_keep_alive: Option<bool>,
 }
 
-/// Addresses that resolve to one of this cluster's own load balancers.
+/// Addresses that resolve to one of this cluster's own load balancers: one a manifest's
+/// object gets (`object`), or one created outside Kubernetes (Terraform, the console) in
+/// front of a Service's NodePort or pods (`targets`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LoadBalancer {
     /// Kind/namespace/name.
     #[serde(default)]
     pub object: Option<ObjectKey>,
+    /// A name for messages (a load balancer created outside Kubernetes has no object).
+    #[serde(default)]
+    pub name: Option<String>,
     #[serde(default)]
     pub addresses: Option<Vec<String>>,
     /// Private (VPC) or public: for a reused load balancer (`tke-existed-lbid`,
     /// `ingress.existLbId`, a Volcengine `loadbalancer-id`), whose manifest cannot say.
     #[serde(default)]
     pub network: Option<LbNetwork>,
+    /// The Service (Service/namespace/name) a load balancer created outside Kubernetes
+    /// forwards to: its NodePort on the nodes (`targetType: instance`) or its pods (`ip`).
+    #[serde(default)]
+    pub targets: Option<ObjectKey>,
+    /// What the load balancer's targets are: the nodes (`instance`) or the pods (`ip`).
+    #[serde(default)]
+    pub target_type: Option<TargetType>,
+    /// Whether the load balancer keeps the client's source IP (AWS NLB target group
+    /// attribute `preserve_client_ip.enabled`; on by default for instance targets, off for
+    /// IP targets over TCP).
+    #[serde(default)]
+    pub preserves_client_ip: Option<bool>,
+}
+
+/// `loadBalancers[].targetType`: the nodes at the Service's NodePort (`instance`) or the
+/// pods at their own IPs (`ip`). (Variants undocumented so the schema lists plain values.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetType {
+    Instance,
+    Ip,
 }
 
 /// `loadBalancers[].network`.

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::diagnostic::Location;
 use crate::objects::{ObjectId, Workspace};
 
-use crate::model::{Fit, Model, Via};
+use crate::model::{EntryKind, Fit, Model, Via};
 
 fn at(location: &Location) -> String {
     format!(
@@ -66,7 +66,7 @@ fn placement_text(model: &Model, workload: ObjectId) -> String {
 
 pub fn to_json(ws: &Workspace, model: &Model) -> Value {
     let object_id = |i: ObjectId| json!(*ws.objects[i].id);
-    let entry_points: Vec<Value> = model.entries()
+    let entry_points: Vec<Value> = model.all_entries()
         .map(|(index, e)| {
             let object = &ws.objects[e.object];
             json!({
@@ -115,12 +115,17 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
             "No load-balancer entry points (LoadBalancer Services, Ingresses, Gateways) found.\n",
         );
     }
-    for (index, e) in model.entries() {
+    for (index, e) in model.all_entries() {
         let object = &ws.objects[e.object];
         let root = ws.root(object);
         let provider = e.provider.map_or("provider unknown", |p| p.as_str());
+        let external = if e.kind == EntryKind::External {
+            "external load balancer (profile) in front of "
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "{} ({:?}, {}, {}{})  {}\n",
+            "{external}{} ({:?}, {}, {}{})  {}\n",
             object.id,
             e.layer,
             provider,

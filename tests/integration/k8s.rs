@@ -163,3 +163,51 @@ fn load_balancer_class_makes_the_cloud_controller_ignore_its_annotations() {
     assert_eq!(d["related"][0]["line"], 20);
     assert_eq!(d["related"][0]["column"], 5);
 }
+
+/// K8S014: a load balancer created outside Kubernetes, described in the profile, that keeps
+/// the client IP: instance targets may pick the caller's node, IP targets the caller itself;
+/// unstated facts make warnings that name the field, and K8S001 leaves it to K8S014.
+#[test]
+fn external_lb_keeping_the_client_ip_cannot_hairpin() {
+    let path = "testdata/k8s/external-lb.yaml";
+    let text = std::fs::read_to_string(path).unwrap();
+    let verdict = |lb: &str, text: &str| {
+        let spec = format!(
+            "  loadBalancers:\n    - name: legacy-nlb\n      addresses: [api.example.com]\n      \
+             targets: Service/shop/api\n{lb}"
+        );
+        let profile = crate::profile_with("eks", &spec);
+        let (hits, message) = crate::lint_text(path, text, &profile, "K8S0");
+        (hits, message)
+    };
+    let instance = "      targetType: instance\n";
+    let (hits, message) = verdict(&format!("{instance}      preservesClientIp: true\n"), &text);
+    assert_eq!(hits, crate::one("K8S014", "error", 32, 30));
+    assert!(
+        message.starts_with(
+            "Deployment/shop/web calls api.example.com (env API_URL), the address of load balancer \
+             `legacy-nlb` (profile `spec.loadBalancers[0]`) that forwards to Service/shop/api's \
+             NodePort on the nodes and keeps the client IP"
+        ),
+        "{message}"
+    );
+    let (hits, message) = verdict(instance, &text);
+    assert_eq!(hits, crate::one("K8S014", "warning", 32, 30));
+    assert!(message.contains("`spec.loadBalancers[0].preservesClientIp` is not stated"));
+    let (hits, _) = verdict(
+        &format!("{instance}      preservesClientIp: false\n"),
+        &text,
+    );
+    assert_eq!(hits, vec![]);
+    let (hits, message) = verdict("      preservesClientIp: true\n", &text);
+    assert_eq!(hits, crate::one("K8S014", "warning", 32, 30));
+    assert!(message.contains("`spec.loadBalancers[0].targetType` is not stated"));
+    // IP targets: only a caller that is itself a backend can be sent back to itself.
+    let ip = "      targetType: ip\n      preservesClientIp: true\n";
+    assert_eq!(verdict(ip, &text).0, vec![]);
+    let backend = text.replace("{app: web}", "{app: api}");
+    assert_eq!(
+        verdict(ip, &backend).0,
+        crate::one("K8S014", "error", 32, 30)
+    );
+}

@@ -223,6 +223,7 @@ fn type_error_help_names_the_shapes_it_always_did() {
                 "disablePrivateIngress",
                 "usesProxyProtocol",
                 "serviceMutatorWebhook",
+                "preservesClientIp",
             ][..],
         ),
         (
@@ -270,6 +271,7 @@ fn type_error_help_names_the_shapes_it_always_did() {
                 "object",
                 "class",
                 "service",
+                "targets",
             ],
         ),
     ]
@@ -283,6 +285,7 @@ fn type_error_help_names_the_shapes_it_always_did() {
         ("mode", choice(&["iptables", "ipvs", "nftables", "ebpf"])),
         ("type", choice(&["regular", "native", "super"])),
         ("cceFlavour", choice(&["standard", "turbo"])),
+        ("targetType", choice(&["instance", "ip"])),
         (
             "effect",
             choice(&["NoSchedule", "PreferNoSchedule", "NoExecute"]),

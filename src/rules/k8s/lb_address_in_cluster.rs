@@ -30,6 +30,10 @@ impl Rule for LbAddressInCluster {
             .collect();
         for caller in &cx.model.callers {
             let entry = &cx.model.entry_points[caller.target];
+            // A load balancer created outside Kubernetes has its own rule (K8S014).
+            if entry.kind == EntryKind::External {
+                continue;
+            }
             if entry.kind == EntryKind::Ingress
                 && via_controller.contains(&(
                     caller.workload,
@@ -94,7 +98,7 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
             [only] => Some(ws.objects[*only].service_host_for(workload)),
             _ => None,
         },
-        EntryKind::IstioGateway | EntryKind::Gateway => None,
+        EntryKind::IstioGateway | EntryKind::Gateway | EntryKind::External => None,
     };
     let location = match caller.address_span {
         Some(span) => crate::diagnostic::Location {
