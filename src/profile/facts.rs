@@ -220,6 +220,12 @@ impl Profile {
         self.fact(keys, self.ccm_option(|o| o.uses_proxy_protocol))
     }
 
+    /// Hetzner CCM env `HCLOUD_NETWORK` set.
+    pub fn ccm_private_network(&self) -> Fact<'_, bool> {
+        let keys = &[SPEC, ADDONS, CCM_OPTIONS, "privateNetwork"];
+        self.fact(keys, self.ccm_option(|o| o.private_network))
+    }
+
     /// AWS Load Balancer Controller `enableServiceMutatorWebhook`. Unknown when the profile
     /// does not say, even though the controller turns it on by default from v2.5.0: the
     /// rule that needs it decides what an unknown means.

@@ -393,6 +393,10 @@ pub struct CloudControllerManagerOptions {
     /// default for every Service.
     #[serde(default)]
     pub uses_proxy_protocol: Option<bool>,
+    /// Hetzner CCM env `HCLOUD_NETWORK` is set: the controller attaches every load balancer
+    /// to that private network and reports its private IP in the status too.
+    #[serde(default)]
+    pub private_network: Option<bool>,
 }
 
 /// `addons.awsLoadBalancerControllerOptions`.

@@ -73,6 +73,20 @@ impl<'w> Annotations<'w> {
         Some(parse_go_bool(text).ok_or(text))
     }
 
+    /// The first of `keys` that is written, as (key node, value node): a controller that
+    /// reads a deprecated spelling when the current one is missing (Linode's
+    /// `getPortProxyProtocol` reads `…-default-proxy-protocol`, then the deprecated
+    /// `…-proxy-protocol`).
+    pub fn first_of(&self, keys: &[&str]) -> Option<(NodeRef<'w>, NodeRef<'w>)> {
+        keys.iter().find_map(|key| self.entry(key))
+    }
+
+    /// `key`'s text lower-cased, as a controller that applies Go's `strings.ToLower` before
+    /// comparing reads it (`None` when it is not written or not a string).
+    pub fn lowercase(&self, key: &str) -> Option<String> {
+        self.text(key).map(str::to_lowercase)
+    }
+
     /// Every annotation, as (key node, value node), in written order.
     pub fn entries(&self) -> impl Iterator<Item = (NodeRef<'w>, NodeRef<'w>)> + 'w {
         self.map.into_iter().flat_map(NodeRef::entries)
@@ -89,9 +103,36 @@ pub fn parse_go_bool(text: &str) -> Option<bool> {
     }
 }
 
+/// Go's `strconv.ParseInt(s, 0, 64)`: an optional sign, then a `0x`, `0o`, `0b` or `0`
+/// (octal) prefix, or decimal. `None` where Go reports invalid syntax (underscores, which
+/// Go allows after a prefix, count as invalid here).
+pub fn parse_go_int(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let lower = digits.to_ascii_lowercase();
+    let (radix, body) = if let Some(b) = lower.strip_prefix("0x") {
+        (16, b)
+    } else if let Some(b) = lower.strip_prefix("0o") {
+        (8, b)
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        (2, b)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..])
+    } else {
+        (10, lower.as_str())
+    };
+    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let value = i64::from_str_radix(body, radix).ok()?;
+    Some(if negative { -value } else { value })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_go_bool;
+    use super::{parse_go_bool, parse_go_int};
 
     #[test]
     fn go_parse_bool_forms() {
@@ -103,6 +144,25 @@ mod tests {
         }
         for text in ["", "yes", "on", "tRUE", " true", "true ", "2"] {
             assert_eq!(parse_go_bool(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn go_parse_int_base_zero_forms() {
+        for (text, n) in [
+            ("443", 443),
+            ("+443", 443),
+            ("-1", -1),
+            ("0x1bb", 443),
+            ("0o673", 443),
+            ("0673", 443),
+            ("0b1", 1),
+            ("0", 0),
+        ] {
+            assert_eq!(parse_go_int(text), Some(n), "{text}");
+        }
+        for text in ["", "x", "44 3", "0x", "1e3", "089"] {
+            assert_eq!(parse_go_int(text), None, "{text}");
         }
     }
 }

@@ -18,7 +18,7 @@ pub mod tke;
 use crate::objects::{Object, ObjectId, Workspace};
 use crate::yaml::Document;
 
-pub use annotations::{parse_go_bool, Annotations};
+pub use annotations::{parse_go_bool, parse_go_int, Annotations};
 pub use certs::{CertificateView, IssuerView};
 pub use data::DataView;
 pub use gateway::{GatewayListener, GatewayView, ParentRef, RouteView};

@@ -30,6 +30,7 @@ mod output;
 mod paths;
 mod precommit;
 mod preview;
+mod proxy_controllers;
 mod proxy_protocol;
 mod robust;
 mod sarif;

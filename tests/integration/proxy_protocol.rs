@@ -33,9 +33,12 @@ fn doks_proxy_protocol_behind_ingress_nginx_called_in_cluster_is_an_error() {
     assert_eq!(found, one("DOKS002", "note", 10, 5));
 }
 
+/// TLS termination needs a `REGIONAL` load balancer: the controller's default before
+/// v0.1.61 (see tests/integration/proxy_controllers.rs for the rest).
 #[test]
 fn doks_tls_termination_is_the_same_trap() {
-    let (found, message) = lint("doks-tls", &profile("doks", MODERN), "DOKS");
+    let old = format!("{MODERN}  addons:\n    cloudControllerManager: \"v0.1.60\"\n");
+    let (found, message) = lint("doks-tls", &profile("doks", &old), "DOKS");
     assert_eq!(found, one("DOKS001", "error", 9, 5));
     assert!(message.contains("terminates TLS"), "{message}");
 }
@@ -80,7 +83,7 @@ fn hetzner_needs_a_controller_that_sets_ip_mode_and_a_cluster_that_honours_it() 
     let (found, message) = lint(
         "hetzner-proxy",
         &profile("hetzner", &ccm("v1.21.0")),
-        "HETZNER",
+        "HETZNER001",
     );
     assert_eq!(found, one("HETZNER001", "warning", 8, 5));
     assert!(message.contains("`spec.kubernetesVersion`"), "{message}");
@@ -238,7 +241,10 @@ fn cloudscale_defaults_to_proxy_from_kubernetes_1_30_unless_forced_to_vip() {
     let cs = |version: &str| {
         profile(
             "cloudscale",
-            &format!("  kubernetesVersion: \"{version}\"\n  kubeProxy:\n    mode: ipvs\n"),
+            &format!(
+                "  kubernetesVersion: \"{version}\"\n  kubeProxy:\n    mode: ipvs\n  addons:\n    \
+                 cloudControllerManager: \"1.1.0\"\n"
+            ),
         )
     };
     assert_eq!(
@@ -459,20 +465,35 @@ fn every_documented_value_form_is_read() {
             .map(|d| d.rule.to_string())
             .collect::<Vec<_>>()
     };
-    let old_occm = format!(
-        "{MODERN}  addons:\n    cloudControllerManager: \"v1.29.0\"\n    \
-         cloudControllerManagerOptions:\n      enableIngressHostname: false\n"
-    );
-    let os = "loadbalancer.openstack.org/proxy-protocol: v2";
-    for (value, hits) in [("\"true\"", 1), ("v1", 1), ("v2", 1), ("\"false\"", 0)] {
+    // `v1` and `v2` from OCCM v1.31.0 (`getProxyProtocolFromServiceAnnotation`); before,
+    // only `true` (`getBoolFromServiceAnnotation`). Kubernetes 1.29 leaves ipMode unused.
+    let occm = |v: &str| {
+        format!(
+            "  kubernetesVersion: \"1.29.4\"\n  kubeProxy:\n    mode: iptables\n  addons:\n    \
+             cloudControllerManager: \"{v}\"\n    cloudControllerManagerOptions:\n      \
+             enableIngressHostname: false\n"
+        )
+    };
+    let os = "loadbalancer.openstack.org/proxy-protocol: \"true\"";
+    for (version, value, hits) in [
+        ("v1.31.0", "\"true\"", 1),
+        ("v1.31.0", "v1", 1),
+        ("v1.31.0", "v2", 1),
+        ("v1.31.0", "\"True\"", 0),
+        ("v1.31.0", "\"false\"", 0),
+        ("v1.29.0", "\"true\"", 1),
+        ("v1.29.0", "v1", 0),
+        ("v1.29.0", "v2", 0),
+    ] {
         let to = format!("loadbalancer.openstack.org/proxy-protocol: {value}");
-        let found = verdict("openstack-proxy", os, &to, "openstack", &old_occm);
-        assert_eq!(found.len(), hits, "openstack {value}");
+        let found = verdict("openstack-proxy", os, &to, "openstack", &occm(version));
+        assert_eq!(found.len(), hits, "openstack {version} {value}");
     }
     let cs = "k8s.cloudscale.ch/loadbalancer-pool-protocol: proxyv2";
     for (value, hits) in [("proxy", 1), ("proxyv2", 1), ("tcp", 0)] {
         let to = format!("k8s.cloudscale.ch/loadbalancer-pool-protocol: {value}");
-        let spec = "  kubernetesVersion: \"1.29.0\"\n";
+        let spec =
+            "  kubernetesVersion: \"1.29.0\"\n  addons:\n    cloudControllerManager: \"1.1.0\"\n";
         assert_eq!(
             verdict("cloudscale-proxy", cs, &to, "cloudscale", spec).len(),
             hits,

@@ -114,7 +114,7 @@ pub(super) fn notes(p: Provider) -> Option<Notes> {
             ),
             kube_proxy: KUBE_PROXY,
             cni: CNI,
-            addons: None,
+            addons: Some(doks_addons),
         },
         Provider::Lke => Notes {
             about: "Linode / Akamai LKE: kube-proxy answers in-cluster calls to a NodeBalancer's IP\n\
@@ -171,7 +171,7 @@ pub(super) fn notes(p: Provider) -> Option<Notes> {
             ),
             kube_proxy: KUBE_PROXY,
             cni: CNI,
-            addons: None,
+            addons: Some(cloudscale_addons),
         },
     };
     Some(notes)
@@ -204,6 +204,27 @@ fn eks_addons(o: &mut Out) {
          does not give plain Services the controller's class.",
     );
     o.comment(6, "serviceMutatorWebhook: true");
+}
+
+fn doks_addons(o: &mut Out) {
+    o.comment(
+        4,
+        "DigitalOcean CCM version.\n\
+         Without `service.beta.kubernetes.io/do-loadbalancer-type`, CCM < v0.1.61 makes REGIONAL\n\
+         load balancers (they can terminate TLS); v0.1.61 and later make REGIONAL_NETWORK ones\n\
+         (TCP pass-through) unless the CCM's DEFAULT_LB_TYPE says REGIONAL.",
+    );
+    o.comment(4, "cloudControllerManager: \"v0.1.61\"");
+}
+
+fn cloudscale_addons(o: &mut Out) {
+    o.comment(
+        4,
+        "cloudscale CCM version.\n\
+         From 1.1.0 the CCM sets ipMode Proxy by default and reads\n\
+         `k8s.cloudscale.ch/loadbalancer-ip-mode` and `…-force-hostname`; 1.0.x has neither.",
+    );
+    o.comment(4, "cloudControllerManager: \"1.1.0\"");
 }
 
 fn lke_addons(o: &mut Out) {
@@ -247,11 +268,17 @@ fn hetzner_addons(o: &mut Out) {
     o.comment(
         6,
         "HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS. Needed under IPVS for load balancers\n\
-         with `load-balancer.hetzner.cloud/use-private-ip: \"true\"` (unless the Service sets\n\
-         `load-balancer.hetzner.cloud/disable-private-ingress: \"true\"`): otherwise the LB IP\n\
+         on the private network (every one when HCLOUD_NETWORK is set) unless the Service sets\n\
+         `load-balancer.hetzner.cloud/disable-private-ingress: \"true\"`: otherwise the LB IP\n\
          sits on the nodes' dummy interface, IPVS loops, and no node passes the health probes.",
     );
     o.comment(6, "disablePrivateIngress: false");
+    o.comment(
+        6,
+        "HCLOUD_NETWORK is set: the CCM attaches every load balancer to that private network\n\
+         and reports its private IP in the status (unless private ingress is disabled).",
+    );
+    o.comment(6, "privateNetwork: false");
 }
 
 fn openstack_addons(o: &mut Out) {

@@ -222,6 +222,7 @@ fn type_error_help_names_the_shapes_it_always_did() {
                 "hostnameOnlyIngress",
                 "disablePrivateIngress",
                 "usesProxyProtocol",
+                "privateNetwork",
                 "serviceMutatorWebhook",
                 "preservesClientIp",
             ][..],
@@ -370,6 +371,7 @@ fn every_fact_names_a_field_of_the_schema() {
         p.ccm_hostname_only_ingress().keys,
         p.ccm_disable_private_ingress().keys,
         p.ccm_uses_proxy_protocol().keys,
+        p.ccm_private_network().keys,
         p.aws_lbc_service_mutator_webhook().keys,
         p.cce_flavour().keys,
     ];

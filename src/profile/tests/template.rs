@@ -111,7 +111,9 @@ fn every_provider_template_uncommented_is_valid_and_states_its_facts() {
             .unwrap_or_default();
         let want = |on: &[Provider]| on.contains(&provider.unwrap_or(Provider::Generic));
         use Provider::*;
-        let with_ccm = [Tke, Vke, Ack, Generic, Scaleway, Hetzner, Openstack];
+        let with_ccm = [
+            Tke, Vke, Ack, Generic, Scaleway, Hetzner, Openstack, Doks, Cloudscale,
+        ];
         let cases = [
             (addons.cloud_controller_manager.is_some(), want(&with_ccm)),
             (addons.aws_load_balancer_controller.is_some(), want(&[Eks])),
@@ -120,6 +122,7 @@ fn every_provider_template_uncommented_is_valid_and_states_its_facts() {
             (ccm.hostname_only_ingress.is_some(), want(&[Lke])),
             (ccm.uses_proxy_protocol.is_some(), want(&[Hetzner])),
             (ccm.disable_private_ingress.is_some(), want(&[Hetzner])),
+            (ccm.private_network.is_some(), want(&[Hetzner])),
             (s.cce_flavour.is_some(), want(&[Cce])),
             (s.allowlists.is_some(), want(&[Tke, Vke, Ack, Generic])),
         ];

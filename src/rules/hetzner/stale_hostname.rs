@@ -1,11 +1,11 @@
-//! HETZNER002 hetzner-stale-hostname: the hostname workaround for HETZNER001 kept after the
-//! controller upgrade that sets `ipMode: Proxy` itself.
+//! HETZNER002 hetzner-stale-hostname: the hostname workaround for HETZNER001 kept where the
+//! controller sets `ipMode: Proxy` itself and the cluster honours it.
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::Provider;
-use crate::rules::family::kube_proxy::Gate;
-use crate::rules::family::proxy_protocol::hetzner::{sets_ip_mode, CCM, CHANGELOG, HOSTNAME};
-use crate::rules::family::proxy_protocol::hetzner::{IP_MODE_SINCE, USES_PROXY_PROTOCOL};
+use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
+use crate::rules::family::proxy_protocol::hetzner::{proxy_protocol, sets_ip_mode, CCM, CHANGELOG};
+use crate::rules::family::proxy_protocol::hetzner::{HOSTNAME, IP_MODE_SINCE};
 use crate::rules::select::services_of;
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::Annotations;
@@ -21,17 +21,17 @@ impl Rule for StaleHostname {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
-        if sets_ip_mode(cx) != Gate::Yes {
+        // Without the hostname the status would carry `ipMode: Proxy`, which helps only
+        // where Kubernetes (1.30+) and the dataplane honour it; elsewhere HETZNER001 would
+        // report the Service, so the hostname is still needed.
+        if sets_ip_mode(cx).and(ip_mode_proxy_honoured(cx)) != Gate::Yes {
             return;
         }
-        for (_, _, service) in services_of(cx, Provider::Hetzner) {
+        for (_, entry, service) in services_of(cx, Provider::Hetzner) {
             let Some((at, _)) = Annotations::of(ws, service).entry(HOSTNAME) else {
                 continue;
             };
-            if Annotations::of(ws, service)
-                .key_if_in(USES_PROXY_PROTOCOL, &["true"])
-                .is_none()
-            {
+            if !matches!(proxy_protocol(cx, entry, service), Some(Ok(_))) {
                 continue;
             }
             let version = cx.profile.cloud_controller_manager();
@@ -41,7 +41,8 @@ impl Rule for StaleHostname {
                     ws.location(service, at.span()),
                     format!(
                         "`{HOSTNAME}` on PROXY-protocol Service `{}` is no longer needed to keep in-cluster calls on \
-                         the load balancer: {CCM} {} (profile `{}`) sets `ipMode: Proxy` itself.",
+                         the load balancer: {CCM} {} (profile `{}`) sets `ipMode: Proxy` itself, and this cluster \
+                         honours it.",
                         service.name(),
                         version.value.unwrap_or(IP_MODE_SINCE),
                         version.field()

@@ -8,7 +8,7 @@ pub mod ip_mode_before_1_30;
 pub mod ip_mode_invalid;
 
 pub const INGRESS_IP_MODE: &str = "oci.oraclecloud.com/ingress-ip-mode";
-const DOC: &str = "Oracle, \"Specifying IP Mode for Load Balancers (Kubernetes version 1.30 or later)\", \
+const DOC: &str = "Oracle, \"Support for controlling the IPMode of services of type LoadBalancer (Kubernetes version 1.30 or later)\", \
                    https://docs.oracle.com/iaas/releasenotes/conteng/conteng-LoadBalancer-IPMode-Release-Notes.htm";
 
 /// `proxy` or `vip`, in any case (the controller's `getIngressIpMode`).

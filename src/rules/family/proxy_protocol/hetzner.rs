@@ -11,7 +11,7 @@ use crate::rules::Context;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-use super::{controller_at_least, no_ip_mode_fix, Feature, Hostname, ProxyProvider};
+use super::{controller_at_least, no_ip_mode_fix, Hostname, ProxyProvider, Rejected, Triggered};
 
 pub const USES_PROXY_PROTOCOL: &str = "load-balancer.hetzner.cloud/uses-proxyprotocol";
 pub const HOSTNAME: &str = "load-balancer.hetzner.cloud/hostname";
@@ -28,6 +28,7 @@ pub static HETZNER: ProxyProvider = ProxyProvider {
     meta: &meta::HETZNER001,
     trigger,
     hostname: Hostname::Name(HOSTNAME),
+    hostname_honoured: super::always,
     hostname_option: None,
     ip_mode,
     ip_mode_fix: no_ip_mode_fix,
@@ -44,21 +45,68 @@ pub fn sets_ip_mode(cx: &Context<'_>) -> Gate {
     )
 }
 
-/// The annotation set to `true`; or, where the profile says the controller's
-/// HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL default is on, a Service that does not turn it
-/// off (the finding then points at its `type`).
-fn trigger<'w>(
+/// A Hetzner `BoolFromService` annotation the controller refuses (Go's
+/// `strconv.ParseBool`): the finding for its value, quoting the controller's error from
+/// `function` (its `op` name, which the controller puts in front of the error).
+pub fn refused_bool<'w>(
+    cx: &Context<'w>,
+    service: &Object,
+    annotation: &'static str,
+    function: &'static str,
+) -> Option<Rejected<'w>> {
+    let view = Annotations::of(cx.ws, service);
+    let Some(Err(text)) = view.go_bool(annotation) else {
+        return None;
+    };
+    Some(Rejected {
+        at: view.value(annotation)?,
+        annotation,
+        controller: "the hcloud controller refuses with",
+        error: format!(
+            "{function}: annotation/Name.BoolFromService: {annotation}: strconv.ParseBool: parsing {text:?}: \
+             invalid syntax"
+        ),
+        help: format!(
+            "write `\"true\"` or `\"false\"` in `{annotation}` (Go's strconv.ParseBool also takes 1, t, T, \
+             TRUE, True and their false forms)"
+        ),
+    })
+}
+
+/// Whether PROXY protocol is on, and where it is turned on: the annotation read with Go's
+/// `strconv.ParseBool` (`hclbServiceOptsBuilder.extract`); without it, the profile's
+/// HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL (unset: off), then pointing at the Service's
+/// `type`. `Err`: the controller refuses the annotation's value.
+pub fn proxy_protocol<'w>(
     cx: &Context<'w>,
     entry: &EntryPoint,
     service: &Object,
-) -> Option<(Feature, NodeRef<'w>)> {
-    let default_on = cx.profile.ccm_uses_proxy_protocol().value == Some(true);
-    let at = match Annotations::of(cx.ws, service).entry(USES_PROXY_PROTOCOL) {
-        Some((key, value)) if value.as_str() == Some("true") => key,
-        None if default_on => cx.views.service(entry.object)?.service_type?,
-        _ => return None,
-    };
-    Some((Feature::ProxyProtocol, at))
+) -> Option<Result<NodeRef<'w>, Rejected<'w>>> {
+    let view = Annotations::of(cx.ws, service);
+    match (
+        view.entry(USES_PROXY_PROTOCOL),
+        view.go_bool(USES_PROXY_PROTOCOL),
+    ) {
+        (Some((key, _)), Some(Ok(true))) => Some(Ok(key)),
+        (Some(_), Some(Err(_))) => refused_bool(
+            cx,
+            service,
+            USES_PROXY_PROTOCOL,
+            "hcops/hclbServiceOptsBuilder.extract",
+        )
+        .map(Err),
+        (None, _) if cx.profile.ccm_uses_proxy_protocol().value == Some(true) => {
+            cx.views.service(entry.object)?.service_type.map(Ok)
+        }
+        _ => None,
+    }
+}
+
+fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
+    Some(match proxy_protocol(cx, entry, service)? {
+        Ok(at) => Triggered::proxy(at),
+        Err(r) => Triggered::Rejected(r),
+    })
 }
 
 fn ip_mode(cx: &Context<'_>, _: &EntryPoint, _: &Object) -> Gate {

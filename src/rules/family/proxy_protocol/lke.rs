@@ -11,9 +11,13 @@ use crate::rules::Context;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-use super::{no_ip_mode_fix, Feature, Hostname, HostnameOption, ProxyProvider};
+use super::{no_ip_mode_fix, Hostname, HostnameOption, ProxyProvider, Rejected, Triggered};
 
 const DEFAULT_PROXY: &str = "service.beta.kubernetes.io/linode-loadbalancer-default-proxy-protocol";
+/// Still read when the current key is missing (`loadbalancers_deprecated.go`).
+const DEPRECATED_PROXY: &str = "service.beta.kubernetes.io/linode-loadbalancer-proxy-protocol";
+const DEFAULT_PROTOCOL: &str = "service.beta.kubernetes.io/linode-loadbalancer-default-protocol";
+const PORT_ANNOTATION: &str = "service.beta.kubernetes.io/linode-loadbalancer-port-<N>";
 const PORT_PREFIX: &str = "service.beta.kubernetes.io/linode-loadbalancer-port-";
 pub const HOSTNAME_ONLY: &str =
     "service.beta.kubernetes.io/linode-loadbalancer-hostname-only-ingress";
@@ -26,52 +30,98 @@ pub static LKE: ProxyProvider = ProxyProvider {
     meta: &meta::LKE001,
     trigger,
     hostname: Hostname::Flag(HOSTNAME_ONLY),
-    // `LINODE_HOSTNAME_ONLY_INGRESS`; off unless the profile says so.
+    hostname_honoured: super::always,
+    // `LINODE_HOSTNAME_ONLY_INGRESS`; off unless the profile says so (`envBoolOptions`:
+    // unset is false), and the Service's own annotation, whatever its value, wins over it
+    // (`makeLoadBalancerStatus`).
     hostname_option: Some(HostnameOption {
         fact: Profile::ccm_hostname_only_ingress,
         unstated: None,
+        annotation_overrides: true,
     }),
     ip_mode,
     ip_mode_fix: no_ip_mode_fix,
     help,
 };
 
-fn speaks_proxy(value: &str) -> bool {
-    matches!(value, "v1" | "v2")
-}
-
-/// The `proxy-protocol` of a per-port annotation's JSON value, when it parses.
-fn port_proxy(value: NodeRef<'_>) -> Option<String> {
+/// A port's own setting from its `port-<N>` JSON (`getPortConfigAnnotation`): `None` when
+/// the annotation is missing, its JSON does not parse (the controller then fails with Go's
+/// JSON error, which lblint does not imitate), or its `proxy-protocol` is empty.
+fn port_setting<'w>(value: NodeRef<'w>, field: &str) -> Option<String> {
     let json: serde_json::Value = serde_json::from_str(value.as_str()?).ok()?;
-    json.get("proxy-protocol")?.as_str().map(str::to_string)
+    json.get(field)?
+        .as_str()
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
 }
 
-/// The first Service port that speaks PROXY protocol: each port speaks what its own
-/// annotation says, else the default.
-fn trigger<'w>(
-    cx: &Context<'w>,
-    entry: &EntryPoint,
-    service: &Object,
-) -> Option<(Feature, NodeRef<'w>)> {
-    let ws = cx.ws;
-    let view = cx.views.service(entry.object)?;
-    let default = Annotations::of(ws, service).entry(DEFAULT_PROXY);
-    for port in view.ports.iter().filter_map(|p| p.port) {
-        let own = Annotations::of(ws, service).entry(&format!("{PORT_PREFIX}{port}"));
-        let own_setting = own.and_then(|(k, v)| port_proxy(v).map(|p| (k, p)));
-        let (key, setting) = match (own_setting, default) {
-            (Some((key, setting)), _) => (key, setting),
-            (None, Some((key, value))) => match value.as_str() {
-                Some(v) => (key, v.to_string()),
-                None => continue,
-            },
+/// The first Service port that speaks PROXY protocol, as `getPortProxyProtocol` reads it:
+/// the port's own `proxy-protocol`, else `…-default-proxy-protocol`, else the deprecated
+/// `…-proxy-protocol`, lower-cased; `none`, `v1` or `v2`, anything else an error; and not on
+/// a UDP port.
+fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
+    let view = Annotations::of(cx.ws, service);
+    let service_view = cx.views.service(entry.object)?;
+    let default = view.first_of(&[DEFAULT_PROXY, DEPRECATED_PROXY]);
+    for port in service_view.ports.iter() {
+        let Some(number) = port.port else { continue };
+        let own = view.entry(&format!("{PORT_PREFIX}{number}"));
+        let (key, value, setting) = match (
+            own.and_then(|(k, v)| port_setting(v, "proxy-protocol").map(|p| (k, v, p))),
+            default,
+        ) {
+            (Some(own), _) => own,
+            (None, Some((key, value))) => (key, value, value.as_str()?.to_string()),
             (None, None) => continue,
         };
-        if speaks_proxy(&setting) {
-            return Some((Feature::ProxyProtocol, key));
+        let setting = setting.to_lowercase();
+        let annotation = annotation_name(key);
+        if !matches!(setting.as_str(), "none" | "v1" | "v2") {
+            return Some(Triggered::Rejected(rejected(
+                value,
+                annotation,
+                format!("invalid NodeBalancer proxy protocol value '{setting}'"),
+            )));
         }
+        if setting == "none" {
+            continue;
+        }
+        // `getPortProtocol`: the port's own `protocol`, else `…-default-protocol`, else the
+        // port's protocol, lower-cased.
+        let protocol = own
+            .and_then(|(_, v)| port_setting(v, "protocol"))
+            .or_else(|| view.text(DEFAULT_PROTOCOL).map(str::to_string))
+            .unwrap_or_else(|| port.protocol.to_string());
+        if protocol.eq_ignore_ascii_case("udp") {
+            return Some(Triggered::Rejected(rejected(
+                value,
+                annotation,
+                format!("proxy protocol [{setting}] is not supported for UDP"),
+            )));
+        }
+        return Some(Triggered::proxy(key));
     }
     None
+}
+
+/// The annotation a key node names (one of the keys the trigger reads).
+fn annotation_name(key: NodeRef<'_>) -> &'static str {
+    match key.as_str() {
+        Some(DEFAULT_PROXY) => DEFAULT_PROXY,
+        Some(DEPRECATED_PROXY) => DEPRECATED_PROXY,
+        _ => PORT_ANNOTATION,
+    }
+}
+
+fn rejected<'w>(at: NodeRef<'w>, annotation: &'static str, error: String) -> Rejected<'w> {
+    Rejected {
+        at,
+        annotation,
+        controller: "Linode's controller (`getPortProxyProtocol`) refuses with",
+        error,
+        help: "use `none`, `v1` or `v2` (any case), and PROXY protocol only on TCP ports"
+            .to_string(),
+    }
 }
 
 fn ip_mode(_: &Context<'_>, _: &EntryPoint, _: &Object) -> Gate {

@@ -18,7 +18,7 @@ pub mod openstack;
 mod report;
 pub mod scaleway;
 
-pub use report::{Bypass, Feature};
+pub use report::{rejected, Bypass, Feature, Rejected};
 
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::model::EntryPoint;
@@ -36,11 +36,15 @@ pub struct ProxyProvider {
     pub provider: Provider,
     pub meta: &'static RuleMeta,
     /// What turns the feature on for a Service, and the annotation (or field) that does:
-    /// the finding points at it, and the fixes insert after it.
+    /// the finding points at it, and the fixes insert after it. Or the value the
+    /// controller refuses, which the rule reports instead.
     pub trigger: Trigger,
     /// The annotation that gives the Service's status a hostname, which kube-proxy cannot
     /// short-circuit.
     pub hostname: Hostname,
+    /// Whether the controller reads the hostname annotation at all (a release before the
+    /// one that added it does not).
+    pub hostname_honoured: fn(&Context<'_>) -> bool,
     /// A controller option that gives every Service a hostname status, if the provider has
     /// one.
     pub hostname_option: Option<HostnameOption>,
@@ -55,7 +59,23 @@ pub struct ProxyProvider {
 }
 
 /// See [`ProxyProvider::trigger`].
-pub type Trigger = for<'w> fn(&Context<'w>, &EntryPoint, &Object) -> Option<(Feature, NodeRef<'w>)>;
+pub type Trigger = for<'w> fn(&Context<'w>, &EntryPoint, &Object) -> Option<Triggered<'w>>;
+
+/// What a provider's trigger finds on a Service.
+pub enum Triggered<'w> {
+    /// The load balancer has the feature; the annotation (or field) that turns it on.
+    On(Feature, NodeRef<'w>),
+    /// The controller refuses a value the trigger reads, so it does not reconcile the
+    /// Service the way it is written.
+    Rejected(Rejected<'w>),
+}
+
+impl<'w> Triggered<'w> {
+    /// PROXY protocol, turned on at `at`.
+    pub fn proxy(at: NodeRef<'w>) -> Triggered<'w> {
+        Triggered::On(Feature::ProxyProtocol, at)
+    }
+}
 /// See [`ProxyProvider::ip_mode`].
 pub type IpMode = fn(&Context<'_>, &EntryPoint, &Object) -> Gate;
 /// See [`ProxyProvider::ip_mode_fix`].
@@ -78,8 +98,21 @@ impl Hostname {
         }
     }
 
-    /// The edit that adds the annotation after the annotation `after`.
+    /// The edit that adds the annotation after the annotation `after`; where the trigger is
+    /// no annotation (a controller default) or the layout takes no edit, the same advice
+    /// by hand.
     fn edit(self, ws: &Workspace, service: &Object, after: &str) -> Option<Fix> {
+        self.insert(ws, service, after).or_else(|| {
+            Some(Fix::manual(match self {
+                Hostname::Name(key) => format!(
+                    "add annotation `{key}: <name>` with a DNS name whose record points at the load balancer"
+                ),
+                Hostname::Flag(key) => format!("add annotation `{key}: \"true\"`"),
+            }))
+        })
+    }
+
+    fn insert(self, ws: &Workspace, service: &Object, after: &str) -> Option<Fix> {
         match self {
             Hostname::Name(key) => hostname_suggestion(ws, service, after, key),
             Hostname::Flag(key) => add_annotation(
@@ -101,6 +134,14 @@ pub struct HostnameOption {
     /// When the profile does not state the option: `Some(what it is)` if the verdict then
     /// hangs on it too, `None` if it counts as off.
     pub unstated: Option<&'static str>,
+    /// The Service's hostname annotation, when written (whatever its value), decides
+    /// instead of the option.
+    pub annotation_overrides: bool,
+}
+
+/// The controller reads its hostname annotation in every release.
+pub fn always(_: &Context<'_>) -> bool {
+    true
 }
 
 /// No `ipMode` edit: the controller has no annotation for it.
@@ -114,24 +155,38 @@ impl Rule for ProxyProvider {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        let option = self
-            .hostname_option
-            .map(|o| ((o.fact)(cx.profile), o.unstated));
-        if option
-            .as_ref()
-            .is_some_and(|(fact, _)| fact.value == Some(true))
-        {
-            return;
-        }
+        let option = self.hostname_option.map(|o| ((o.fact)(cx.profile), o));
         for (index, entry, service) in services_of(cx, self.provider) {
-            let Some((feature, at)) = (self.trigger)(cx, entry, service) else {
+            let annotation = self.hostname.annotation();
+            // The option gives the status a hostname, unless the Service's own annotation
+            // overrides it (Linode's `makeLoadBalancerStatus`).
+            if option.as_ref().is_some_and(|(fact, o)| {
+                fact.value == Some(true)
+                    && !(o.annotation_overrides
+                        && Annotations::of(cx.ws, service).entry(annotation).is_some())
+            }) {
                 continue;
+            }
+            let (feature, at) = match (self.trigger)(cx, entry, service) {
+                Some(Triggered::On(feature, at)) => (feature, at),
+                Some(Triggered::Rejected(r)) => {
+                    out.push(rejected(cx.ws, self.meta, service, r));
+                    continue;
+                }
+                None => continue,
             };
-            if hostname_way_out(cx, entry, self.hostname.annotation()) {
+            if (self.hostname_honoured)(cx) && hostname_way_out(cx, entry, self.hostname) {
                 continue;
             }
             let mut way_out = (self.ip_mode)(cx, entry, service).and(ip_mode_proxy_honoured(cx));
-            if let Some((fact, Some(what))) = &option {
+            if let Some((
+                fact,
+                HostnameOption {
+                    unstated: Some(what),
+                    ..
+                },
+            )) = &option
+            {
                 way_out = doubted_by_option(way_out, fact, what);
             }
             let Some(bypass) = Bypass::unless(way_out) else {
@@ -140,7 +195,11 @@ impl Rule for ProxyProvider {
             let after = at.as_str().unwrap_or_default();
             let edits = (self.ip_mode_fix)(cx, service, after)
                 .into_iter()
-                .chain(self.hostname.edit(cx.ws, service, after))
+                .chain(
+                    self.hostname
+                        .edit(cx.ws, service, after)
+                        .filter(|_| (self.hostname_honoured)(cx)),
+                )
                 .collect();
             let trap = report::Trap {
                 feature,
@@ -212,13 +271,18 @@ pub fn hostname_suggestion(
 const PLACEHOLDER_HOST: &str = "lb.example.com";
 
 /// The Service's status will hold a hostname and no IP, so kube-proxy has nothing to
-/// short-circuit: the provider's hostname annotation `key` is set (not to `false`), or a
-/// status in the manifest already shows it.
-pub fn hostname_way_out(cx: &Context<'_>, entry: &EntryPoint, key: &str) -> bool {
+/// short-circuit: the provider's hostname annotation names a host (a `Name`) or reads as
+/// true with Go's `strconv.ParseBool` (a `Flag`: Linode's `getServiceBoolAnnotation` and
+/// Scaleway's `getUseHostname` take any other value as false), or a status in the manifest
+/// already shows it.
+pub fn hostname_way_out(cx: &Context<'_>, entry: &EntryPoint, hostname: Hostname) -> bool {
     let service = &cx.ws.objects[entry.object];
-    Annotations::of(cx.ws, service)
-        .non_empty(key)
-        .is_some_and(|v| v != "false")
+    let view = Annotations::of(cx.ws, service);
+    let annotated = match hostname {
+        Hostname::Name(key) => view.non_empty(key).is_some(),
+        Hostname::Flag(key) => view.go_bool(key) == Some(Ok(true)),
+    };
+    annotated
         || cx
             .views
             .service(entry.object)

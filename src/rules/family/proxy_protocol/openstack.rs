@@ -4,18 +4,20 @@
 
 use crate::model::EntryPoint;
 use crate::objects::Object;
-use crate::profile::{Profile, Provider};
+use crate::profile::{version, Profile, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
 use crate::views::Annotations;
-use crate::yaml::NodeRef;
 
 use super::ProxyProvider;
-use super::{controller_at_least, no_ip_mode_fix, Feature, Hostname, HostnameOption};
+use super::{controller_at_least, no_ip_mode_fix, Hostname, HostnameOption, Triggered};
 
 const PROXY_PROTOCOL: &str = "loadbalancer.openstack.org/proxy-protocol";
 const HOSTNAME: &str = "loadbalancer.openstack.org/hostname";
+/// First OCCM that reads `v1` and `v2` (commit bcd8033, "octavia proxy protocol v2
+/// support (#2635)").
+const VERSIONS_SINCE: &str = "v1.31.0";
 /// First OCCM that sets `ipMode: Proxy` (commit 7a4290e8c, PR #2587).
 const IP_MODE_SINCE: &str = "v1.30.0";
 const DOC: &str = "cloud-provider-openstack docs/openstack-cloud-controller-manager/\
@@ -28,25 +30,38 @@ pub static OPENSTACK: ProxyProvider = ProxyProvider {
     trigger,
     hostname: Hostname::Name(HOSTNAME),
     // Without the option stated, it may still give the status a hostname.
+    hostname_honoured: super::always,
     hostname_option: Some(HostnameOption {
         fact: Profile::ccm_enable_ingress_hostname,
         unstated: Some(
             "the OCCM option `enable-ingress-hostname`, which gives the status a hostname instead",
         ),
+        annotation_overrides: false,
     }),
     ip_mode,
     ip_mode_fix: no_ip_mode_fix,
     help,
 };
 
-fn trigger<'w>(
-    cx: &Context<'w>,
-    _: &EntryPoint,
-    service: &Object,
-) -> Option<(Feature, NodeRef<'w>)> {
+/// `getProxyProtocolFromServiceAnnotation` (v1.31.0 and later): exactly `true`, `v1` or
+/// `v2`; before v1.31.0 the OCCM read it with `getBoolFromServiceAnnotation`, where only
+/// `true` turns it on. Any other value is no PROXY protocol, not an error. An unstated
+/// version reads as the current OCCM.
+fn trigger<'w>(cx: &Context<'w>, _: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
+    let before_versions = cx
+        .profile
+        .cloud_controller_manager()
+        .value
+        .and_then(|v| version::at_least(v, VERSIONS_SINCE))
+        == Some(false);
+    let accepted: &[&str] = if before_versions {
+        &["true"]
+    } else {
+        &["true", "v1", "v2"]
+    };
     Annotations::of(cx.ws, service)
-        .key_if_in(PROXY_PROTOCOL, &["true", "v1", "v2"])
-        .map(|at| (Feature::ProxyProtocol, at))
+        .key_if_in(PROXY_PROTOCOL, accepted)
+        .map(Triggered::proxy)
 }
 
 fn ip_mode(cx: &Context<'_>, _: &EntryPoint, _: &Object) -> Gate {

@@ -3,6 +3,7 @@
 
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{AddressSource, Caller, EntryId, EntryPoint};
+use crate::objects::{Object, Workspace};
 use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
 use crate::rules::verdict::{calls_first, weigh, with_callers};
@@ -34,6 +35,48 @@ impl Bypass {
             Gate::Unknown(why) => Some(Bypass::Unknown(why)),
         }
     }
+}
+
+/// A value the controller refuses: it returns an error instead of reconciling the Service
+/// as written (the load balancer is not created or updated, or its status not written).
+pub struct Rejected<'w> {
+    /// The annotation's value (the finding points at it).
+    pub at: NodeRef<'w>,
+    pub annotation: &'static str,
+    /// The controller, its function, and what the error stops, e.g. "the DigitalOcean
+    /// controller (`getEnableProxyProtocol`) fails with".
+    pub controller: &'static str,
+    /// The controller's own error text for this value.
+    pub error: String,
+    /// What to write instead.
+    pub help: String,
+}
+
+/// The error finding of a refused value: it quotes the controller, so the user can match
+/// it to the event the controller records on the Service.
+pub fn rejected(
+    ws: &Workspace,
+    meta: &'static RuleMeta,
+    service: &Object,
+    r: Rejected<'_>,
+) -> Diagnostic {
+    let shown =
+        r.at.as_str()
+            .map_or_else(|| "a non-string value".to_string(), |v| format!("`{v}`"));
+    meta.diagnostic(
+        Severity::Error,
+        ws.location(service, r.at.span()),
+        format!(
+            "Service `{}` sets `{}` to {shown}, which {} \"{}\": the load balancer is not reconciled as \
+             written.",
+            service.name(),
+            r.annotation,
+            r.controller,
+            r.error
+        ),
+    )
+    .with_help(r.help)
+    .on(service)
 }
 
 /// One Service's trap, from its provider's adapter.

@@ -3,7 +3,6 @@
 //! on for every port of the Service (or the Service asks for it).
 
 use crate::diagnostic::{Applicability, Fix};
-use crate::model::views::ServiceView;
 use crate::model::EntryPoint;
 use crate::objects::Object;
 use crate::profile::{version, Provider};
@@ -11,10 +10,10 @@ use crate::rules::edit;
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
-use crate::views::Annotations;
+use crate::views::{parse_go_bool, parse_go_int, Annotations};
 use crate::yaml::NodeRef;
 
-use super::{add_annotation, controller_at_least, Feature, Hostname, ProxyProvider};
+use super::{add_annotation, controller_at_least, Hostname, ProxyProvider, Rejected, Triggered};
 
 const PROXY_ANNOTATIONS: [&str; 3] = [
     "service.beta.kubernetes.io/scw-loadbalancer-proxy-protocol-v1",
@@ -36,80 +35,134 @@ pub static SCALEWAY: ProxyProvider = ProxyProvider {
     meta: &meta::SCALEWAY001,
     trigger,
     hostname: Hostname::Flag(USE_HOSTNAME),
+    hostname_honoured: super::always,
     hostname_option: None,
     ip_mode,
     ip_mode_fix,
     help,
 };
 
-/// Which ports a PROXY annotation value covers: all (`true`, `*`), none (`false`), or a
-/// comma-separated list of port numbers.
-enum Ports {
-    All,
-    Some(Vec<i64>),
-}
-
-fn covered(value: &str) -> Option<Ports> {
-    match value.trim() {
-        "true" | "*" => Some(Ports::All),
-        "false" | "" => None,
-        list => {
-            let ports: Vec<i64> = list
-                .split(',')
-                .filter_map(|p| p.trim().parse().ok())
-                .collect();
-            (!ports.is_empty()).then_some(Ports::Some(ports))
-        }
+/// `isPortInRange(r, port)`: Go's `strconv.ParseBool` forms except `1` and `0`, `*` (all),
+/// empty (none), else a comma-separated list (spaces removed) read up to the first match.
+/// `Err`: the controller's error.
+fn in_range(value: &str, port: i64) -> Result<bool, String> {
+    if let Some(b) = parse_go_bool(value).filter(|_| value != "1" && value != "0") {
+        return Ok(b);
     }
-}
-
-/// Whether every Service port (by port or nodePort) is in the lists.
-fn every_port(view: &ServiceView<'_>, lists: &[Vec<i64>]) -> bool {
-    view.ports.iter().all(|p| {
-        let node_port = p.node_port.and_then(|n| n.as_i64());
-        lists
-            .iter()
-            .flatten()
-            .any(|&n| Some(n) == p.port || Some(n) == node_port)
-    })
-}
-
-/// The first PROXY annotation that covers a port, and whether PROXY protocol is on for
-/// every port of the Service.
-fn proxy_ports<'w>(
-    cx: &Context<'w>,
-    entry: &EntryPoint,
-    service: &Object,
-) -> Option<(NodeRef<'w>, bool)> {
-    let view = cx.views.service(entry.object)?;
-    let mut at = None;
-    let mut all = false;
-    let mut lists = Vec::new();
-    for key in PROXY_ANNOTATIONS {
-        let Some((k, v)) = Annotations::of(cx.ws, service).entry(key) else {
-            continue;
+    match value {
+        "*" => return Ok(true),
+        "" => return Ok(false),
+        _ => {}
+    }
+    for item in value.replace(' ', "").split(',') {
+        let Some(n) = parse_go_int(item) else {
+            return Err(format!(
+                "strconv.ParseInt: parsing {item:?}: invalid syntax"
+            ));
         };
-        match v.as_str().and_then(covered) {
-            Some(Ports::All) => all = true,
-            Some(Ports::Some(ports)) => lists.push(ports),
-            None => continue,
+        if !(1..=65535).contains(&n) {
+            return Err(format!("port {n} is outside valid range (1-65535)"));
         }
-        at.get_or_insert(k);
+        if n == port {
+            return Ok(true);
+        }
     }
-    Some((at?, all || every_port(view, &lists)))
+    Ok(false)
 }
 
-fn trigger<'w>(
-    cx: &Context<'w>,
-    entry: &EntryPoint,
-    service: &Object,
-) -> Option<(Feature, NodeRef<'w>)> {
-    proxy_ports(cx, entry, service).map(|(at, _)| (Feature::ProxyProtocol, at))
+/// The deprecated `send-proxy-v2` (`getSendProxyV2`): Go's `strconv.ParseBool` (`1` and `0`
+/// included), else a port list whose every item before the match must parse.
+fn send_proxy_v2(value: &str, port: i64) -> Result<bool, String> {
+    if let Some(b) = parse_go_bool(value) {
+        return Ok(b);
+    }
+    for item in value.replace(' ', "").split(',') {
+        match parse_go_int(item) {
+            Some(n) if n == port => return Ok(true),
+            Some(_) => {}
+            None => return Err("load balancer invalid annotation".to_string()),
+        }
+    }
+    Ok(false)
+}
+
+/// Whether PROXY protocol is on for `port`, as `getProxyProtocol` decides, and the
+/// annotation that turns it on; `Err`: (annotation, the controller's error).
+fn port_proxy(
+    view: &Annotations<'_>,
+    port: i64,
+) -> Result<Option<&'static str>, (&'static str, String)> {
+    let [v1_key, v2_key, deprecated] = PROXY_ANNOTATIONS;
+    let text = |key| view.text(key).unwrap_or_default();
+    let v1 = in_range(text(v1_key), port).map_err(|e| (v1_key, e))?;
+    let v2 = in_range(text(v2_key), port).map_err(|e| (v2_key, e))?;
+    match (v1, v2) {
+        (true, true) => Err((
+            v2_key,
+            format!("port {port} is in both v1 and v2 proxy protocols"),
+        )),
+        (true, false) => Ok(Some(v1_key)),
+        (false, true) => Ok(Some(v2_key)),
+        (false, false) => match view.text(deprecated) {
+            None => Ok(None),
+            Some(t) => Ok(send_proxy_v2(t, port)
+                .map_err(|e| (deprecated, e))?
+                .then_some(deprecated)),
+        },
+    }
+}
+
+/// What the PROXY annotations make of the Service's ports.
+enum Proxy<'w> {
+    /// The first annotation that covers a port, and whether every port is covered.
+    On(NodeRef<'w>, bool),
+    Refused(Rejected<'w>),
+}
+
+fn proxy_ports<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Proxy<'w>> {
+    let view = Annotations::of(cx.ws, service);
+    let ports = &cx.views.service(entry.object)?.ports;
+    let mut first: Option<&'static str> = None;
+    let mut covered = 0;
+    for port in ports {
+        let Some(number) = port.port else { continue };
+        match port_proxy(&view, number) {
+            Ok(Some(key)) => {
+                covered += 1;
+                let earlier = |k: &str| PROXY_ANNOTATIONS.iter().position(|a| *a == k);
+                if first.is_none_or(|f| earlier(key) < earlier(f)) {
+                    first = Some(key);
+                }
+            }
+            Ok(None) => {}
+            Err((annotation, error)) => {
+                return Some(Proxy::Refused(Rejected {
+                    at: view.value(annotation)?,
+                    annotation,
+                    controller: "the Scaleway controller (`getProxyProtocol`) refuses with",
+                    error,
+                    help: "write `true`, `false`, `*` or a comma-separated list of the Service's ports (1-65535), \
+                           each port in at most one of `-v1` and `-v2`"
+                        .to_string(),
+                }))
+            }
+        }
+    }
+    // No covered port (or no port at all): no frontend speaks PROXY protocol.
+    let (at, _) = view.entry(first?)?;
+    Some(Proxy::On(at, covered == ports.len()))
+}
+
+fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
+    Some(match proxy_ports(cx, entry, service)? {
+        Proxy::On(at, _) => Triggered::proxy(at),
+        Proxy::Refused(r) => Triggered::Rejected(r),
+    })
 }
 
 /// The Service's own `ip-mode` annotation decides; without it, PROXY protocol on every port.
 fn ip_mode(cx: &Context<'_>, entry: &EntryPoint, service: &Object) -> Gate {
-    let all = proxy_ports(cx, entry, service).is_some_and(|(_, all)| all);
+    let all = matches!(proxy_ports(cx, entry, service), Some(Proxy::On(_, true)));
     let override_mode = Annotations::of(cx.ws, service)
         .entry(IP_MODE)
         .and_then(|(_, v)| v.as_str());
