@@ -137,6 +137,7 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &k8s::internal_traffic_policy_local::InternalTrafficPolicyLocal,
         &k8s::class_ignores_annotations::ClassIgnoresAnnotations,
         &k8s::external_lb_hairpin::ExternalLbHairpin,
+        &k8s::annotation_rejected::AnnotationValueRejected,
         &family::proxy_protocol::doks::DOKS,
         &doks::hostname_needs_dns::HostnameNeedsDns,
         &family::proxy_protocol::hetzner::HETZNER,

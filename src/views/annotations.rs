@@ -104,30 +104,10 @@ pub fn parse_go_bool(text: &str) -> Option<bool> {
 }
 
 /// Go's `strconv.ParseInt(s, 0, 64)`: an optional sign, then a `0x`, `0o`, `0b` or `0`
-/// (octal) prefix, or decimal. `None` where Go reports invalid syntax (underscores, which
-/// Go allows after a prefix, count as invalid here).
+/// (octal) prefix, or decimal, `_` between digits. `None` where Go reports an error
+/// ([`super::go_values::go_parse_int_base0`] gives its text).
 pub fn parse_go_int(text: &str) -> Option<i64> {
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let lower = digits.to_ascii_lowercase();
-    let (radix, body) = if let Some(b) = lower.strip_prefix("0x") {
-        (16, b)
-    } else if let Some(b) = lower.strip_prefix("0o") {
-        (8, b)
-    } else if let Some(b) = lower.strip_prefix("0b") {
-        (2, b)
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        (8, &lower[1..])
-    } else {
-        (10, lower.as_str())
-    };
-    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    let value = i64::from_str_radix(body, radix).ok()?;
-    Some(if negative { -value } else { value })
+    super::go_values::go_parse_int_base0(text).ok()
 }
 
 #[cfg(test)]

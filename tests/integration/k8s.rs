@@ -211,3 +211,73 @@ fn external_lb_keeping_the_client_ip_cannot_hairpin() {
         crate::one("K8S014", "error", 32, 30)
     );
 }
+
+/// K8S015: each controller's refusal, at the value, only on that controller's cluster (or
+/// with no profile), and only where the controller reads the annotation.
+#[test]
+fn annotation_values_the_controllers_refuse() {
+    let path = "testdata/k8s/annotation-rejected.yaml";
+    let text = std::fs::read_to_string(path).unwrap();
+    let lint = |provider: &str, spec: &str, text: &str| {
+        let profile = crate::profile_with(provider, spec);
+        crate::lint_text(path, text, &profile, "K8S015")
+    };
+    let hit =
+        |severity: &str, line, column| ("K8S015".to_string(), severity.to_string(), line, column);
+    let old_doks = "  addons:\n    cloudControllerManager: v0.1.50\n";
+    let (found, message) = lint("doks", old_doks, &text);
+    assert_eq!(found, vec![hit("error", 9, 58)]);
+    assert!(
+        message.contains(
+            "it fails with `invalid protocol \"HTTPS\" specified in annotation \
+             \"service.beta.kubernetes.io/do-loadbalancer-protocol\"`"
+        ),
+        "{message}"
+    );
+    // From v0.1.61 an unannotated load balancer is REGIONAL_NETWORK: no protocol is read.
+    let new_doks = "  addons:\n    cloudControllerManager: v0.1.61\n";
+    assert_eq!(lint("doks", new_doks, &text).0, vec![]);
+    assert_eq!(lint("doks", "", &text).0, vec![hit("warning", 9, 58)]);
+    let (found, message) = lint("eks", "", &text);
+    assert_eq!(found, vec![hit("error", 22, 58), hit("error", 23, 66)]);
+    assert!(
+        message.contains("it fails with `unknown scheme: public`"),
+        "{message}"
+    );
+    let (found, message) = lint("oke", "", &text);
+    assert_eq!(found, vec![hit("error", 35, 60)]);
+    assert!(
+        message.contains(
+            "`invalid value: yes provided for annotation: \
+             service.beta.kubernetes.io/oci-load-balancer-internal: strconv.ParseBool: parsing \
+             \"yes\": invalid syntax`"
+        ),
+        "{message}"
+    );
+    // An OCI network load balancer reads its own key instead.
+    let nlb = text.replace(
+        "    service.beta.kubernetes.io/oci-load-balancer-internal: \"yes\"",
+        "    oci.oraclecloud.com/load-balancer-type: nlb\n    service.beta.kubernetes.io/oci-load-balancer-internal: \"yes\"",
+    );
+    assert_eq!(lint("oke", "", &nlb).0, vec![]);
+    let (found, message) = lint("hetzner", "", &text);
+    assert_eq!(found, vec![hit("error", 47, 49)]);
+    assert!(
+        message.contains(
+            "`annotation/Name.BoolFromService: load-balancer.hetzner.cloud/use-private-ip: \
+             strconv.ParseBool: parsing \"yes\": invalid syntax`"
+        ),
+        "{message}"
+    );
+    // The in-tree AWS controller's Classic ELB refuses the same PROXY value in its words.
+    let in_tree = text.replace(
+        "    service.beta.kubernetes.io/aws-load-balancer-type: external\n",
+        "",
+    );
+    let (found, message) = lint("eks", "", &in_tree);
+    assert_eq!(found, vec![hit("error", 22, 66)]);
+    assert!(
+        message.contains("detected, but the only value supported currently is '*'"),
+        "{message}"
+    );
+}

@@ -84,6 +84,18 @@ fn lb_type<'w>(cx: &Context<'w>, service: &Object) -> Result<LbType, Rejected<'w
     }
 }
 
+/// Whether the controller builds HTTP and TLS forwarding rules for the Service, and so reads
+/// `do-loadbalancer-protocol` (`buildForwardingRules`): a `REGIONAL` load balancer does, a
+/// `REGIONAL_NETWORK` one does not; `None` when the type hangs on an unstated controller
+/// version.
+pub fn builds_http_rules(cx: &Context<'_>, service: &Object) -> Option<bool> {
+    match lb_type(cx, service) {
+        Ok(LbType::Regional) => Some(true),
+        Ok(LbType::Network) | Err(_) => Some(false),
+        Ok(LbType::Unknown) => None,
+    }
+}
+
 /// PROXY protocol (`getEnableProxyProtocol`, Go's `strconv.ParseBool`), else TLS
 /// terminated on a `REGIONAL` load balancer; or the value the controller refuses.
 fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {

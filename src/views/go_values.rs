@@ -1,0 +1,131 @@
+//! Annotation values parsed as the Go controllers parse them, with Go's own error texts, so
+//! a value a controller rejects can be reported in the controller's words.
+
+/// Go's `strconv.Quote` for the texts annotations hold: `"` and `\` escaped, control
+/// characters as `\n`, `\t`, `\xNN`.
+pub fn go_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `strconv.ParseBool`, with its error text (`strconv.ParseBool: parsing "yes": invalid
+/// syntax`).
+pub fn go_parse_bool(text: &str) -> Result<bool, String> {
+    super::parse_go_bool(text).ok_or_else(|| syntax_error("ParseBool", text))
+}
+
+/// `strconv.Atoi`: an optional sign and decimal digits, nothing else (no spaces).
+pub fn go_atoi(text: &str) -> Result<i64, String> {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(syntax_error("Atoi", text));
+    }
+    text.parse::<i64>().map_err(|_| {
+        format!(
+            "strconv.Atoi: parsing {}: value out of range",
+            go_quote(text)
+        )
+    })
+}
+
+/// `strconv.ParseInt(text, 0, 64)`: the base from the prefix (`0x`, `0o`, `0b`, a leading
+/// `0` for octal), `_` between digits allowed.
+pub fn go_parse_int_base0(text: &str) -> Result<i64, String> {
+    let error = || syntax_error("ParseInt", text);
+    let (negative, body) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let lower = body.to_ascii_lowercase();
+    let (radix, digits) = if let Some(rest) = lower.strip_prefix("0x") {
+        (16, rest)
+    } else if let Some(rest) = lower.strip_prefix("0o") {
+        (8, rest)
+    } else if let Some(rest) = lower.strip_prefix("0b") {
+        (2, rest)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..])
+    } else {
+        (10, lower.as_str())
+    };
+    // Underscores only between digits (Go's underscoreOK, simplified to that rule).
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
+        return Err(error());
+    }
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    let value = u64::from_str_radix(&clean, radix).map_err(|_| error())?;
+    let value = i64::try_from(value).map_err(|_| {
+        format!(
+            "strconv.ParseInt: parsing {}: value out of range",
+            go_quote(text)
+        )
+    })?;
+    Ok(if negative { -value } else { value })
+}
+
+fn syntax_error(function: &str, text: &str) -> String {
+    format!(
+        "strconv.{function}: parsing {}: invalid syntax",
+        go_quote(text)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_read_as_go_prints_them() {
+        assert_eq!(
+            go_parse_bool("yes").unwrap_err(),
+            "strconv.ParseBool: parsing \"yes\": invalid syntax"
+        );
+        assert_eq!(go_parse_bool("True"), Ok(true));
+        assert_eq!(
+            go_atoi(" 8443").unwrap_err(),
+            "strconv.Atoi: parsing \" 8443\": invalid syntax"
+        );
+        assert_eq!(go_atoi("+443"), Ok(443));
+        assert_eq!(go_quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+    }
+
+    #[test]
+    fn parse_int_base_zero_takes_go_prefixes() {
+        assert_eq!(go_parse_int_base0("0x1BB"), Ok(443));
+        assert_eq!(go_parse_int_base0("0o17"), Ok(15));
+        assert_eq!(go_parse_int_base0("017"), Ok(15));
+        assert_eq!(go_parse_int_base0("0b11"), Ok(3));
+        assert_eq!(go_parse_int_base0("8_080"), Ok(8080));
+        assert_eq!(go_parse_int_base0("0"), Ok(0));
+        for bad in ["", "08", "1_", "abc", "0x", "1__0", " 1"] {
+            assert_eq!(
+                go_parse_int_base0(bad).unwrap_err(),
+                format!(
+                    "strconv.ParseInt: parsing {}: invalid syntax",
+                    go_quote(bad)
+                ),
+                "{bad:?}"
+            );
+        }
+    }
+}
