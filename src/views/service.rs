@@ -142,6 +142,22 @@ impl<'w> ServiceView<'w> {
         self.status_ingress.iter().filter_map(|i| i.ip_mode)
     }
 
+    /// The first reported IP with `ipMode: VIP` written: kube-proxy short-circuits it. (A
+    /// status without `ipMode` may be hand-written or from before Kubernetes 1.29, so only
+    /// the written value is taken as the controller's word.)
+    pub fn vip_ingress(&self) -> Option<NodeRef<'w>> {
+        self.status_ingress
+            .iter()
+            .find(|i| i.ip_mode.and_then(|m| m.as_str()) == Some("VIP"))
+            .and_then(|i| i.ip)
+    }
+
+    /// Whether the status reports an IP at all (a live export's fact, whatever the
+    /// annotations and controller options suggest).
+    pub fn reports_ip(&self) -> bool {
+        self.status_ingress.iter().any(|i| i.ip.is_some())
+    }
+
     /// A status with a hostname and no IP anywhere: that hostname (nothing for kube-proxy to
     /// short-circuit).
     pub fn hostname_only(&self) -> Option<NodeRef<'w>> {

@@ -33,6 +33,8 @@ fn case(
     lint_text(&path, &text, &profile(provider, spec), prefix)
 }
 
+/// The status block of the PROXY fixtures (testdata/proxy/*-proxy.yaml).
+const STATUS_IP: &str = "status:\n  loadBalancer:\n    ingress:\n      - ip: 203.0.113.10\n";
 const DO_PROXY: &str = "do-loadbalancer-enable-proxy-protocol: \"true\"";
 const DO_PROTOCOL: &str = "    service.beta.kubernetes.io/do-loadbalancer-protocol: https\n";
 const DO_CERT: &str = "do-loadbalancer-certificate-id: 29333fdc-733d-4523-8d79-31acc1544ee0";
@@ -215,7 +217,10 @@ fn lke_reads_proxy_protocol_and_hostname_only_as_the_controller_does() {
         );
     }
     let env = "  addons:\n    cloudControllerManagerOptions:\n      hostnameOnlyIngress: true\n";
-    assert_eq!(lke(&[], env).0, vec![]);
+    // The option gives every status a hostname; a status that reports the IP (an export)
+    // shows it does not for this Service.
+    assert_eq!(lke(&[(STATUS_IP, "")], env).0, vec![]);
+    assert_eq!(lke(&[], env).0, one("LKE001", "error", 8, 5));
     assert_eq!(
         lke(&[(LKE_DEFAULT, &only("\"false\""))], env).0,
         one("LKE001", "error", 8, 5)

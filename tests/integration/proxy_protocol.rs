@@ -14,6 +14,55 @@ fn lint(fixture: &str, profile: &Profile, prefix: &str) -> (Vec<Hit>, String) {
     super::lint_file(&format!("testdata/proxy/{fixture}.yaml"), profile, prefix)
 }
 
+/// The fixture linted without its `status:` block (the live state an export would carry).
+fn lint_without_status(fixture: &str, profile: &Profile, prefix: &str) -> Vec<Hit> {
+    let path = format!("testdata/proxy/{fixture}.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let status = "status:\n  loadBalancer:\n    ingress:\n      - ip: 203.0.113.10\n";
+    assert!(text.contains(status), "{fixture}");
+    super::lint_text(&path, &text.replace(status, ""), profile, prefix).0
+}
+
+/// A live export's status is the controller's answer (issue: live state as evidence): an
+/// IP with `ipMode: VIP` is short-circuited whatever the controller version suggests, and a
+/// hostname-only status is not, whatever the annotations say.
+#[test]
+fn a_reported_status_outweighs_the_profile() {
+    let path = "testdata/proxy/hetzner-proxy.yaml";
+    let text = std::fs::read_to_string(path).unwrap();
+    let new = profile(
+        "hetzner",
+        &format!("{MODERN}  addons:\n    cloudControllerManager: \"v1.21.0\"\n"),
+    );
+    // v1.21.0 sets ipMode: Proxy, honoured on 1.31: no trap as the profile tells it ...
+    assert_eq!(super::lint_text(path, &text, &new, "HETZNER").0, vec![]);
+    // ... but the export shows VIP: the shortcut happens, and the message says where.
+    let vip = text.replace(
+        "      - ip: 203.0.113.10\n",
+        "      - ip: 203.0.113.10\n        ipMode: VIP\n",
+    );
+    let (found, message) = super::lint_text(path, &vip, &new, "HETZNER");
+    assert_eq!(found, one("HETZNER001", "error", 8, 5));
+    assert!(
+        message.contains("its status (line 23) reports the IP 203.0.113.10 with `ipMode: VIP`"),
+        "{message}"
+    );
+    // A hostname-only status: nothing to short-circuit, whatever the controller version.
+    let old = profile(
+        "hetzner",
+        &format!("{MODERN}  addons:\n    cloudControllerManager: \"v1.20.1\"\n"),
+    );
+    assert_eq!(
+        super::lint_text(path, &text, &old, "HETZNER").0,
+        one("HETZNER001", "error", 8, 5)
+    );
+    let hostname = text.replace(
+        "      - ip: 203.0.113.10\n",
+        "      - hostname: lb.example.com\n",
+    );
+    assert_eq!(super::lint_text(path, &hostname, &old, "HETZNER").0, vec![]);
+}
+
 const MODERN: &str = "  kubernetesVersion: \"1.31.2\"\n  kubeProxy:\n    mode: iptables\n";
 
 #[test]
@@ -197,6 +246,8 @@ fn openstack_ways_out_are_a_hostname_the_option_or_occm_v1_30() {
         .0,
         one("OPENSTACK001", "error", 8, 5)
     );
+    // enable-ingress-hostname gives every status a hostname, which the fixture's status
+    // (an IP) contradicts; without a status the option decides.
     assert_eq!(
         lint(
             "openstack-proxy",
@@ -204,6 +255,14 @@ fn openstack_ways_out_are_a_hostname_the_option_or_occm_v1_30() {
             "OPENSTACK"
         )
         .0,
+        one("OPENSTACK001", "error", 8, 5)
+    );
+    assert_eq!(
+        lint_without_status(
+            "openstack-proxy",
+            &os(&occm("v1.29.0", "true")),
+            "OPENSTACK"
+        ),
         vec![]
     );
     assert_eq!(
@@ -224,14 +283,22 @@ fn openstack_ways_out_are_a_hostname_the_option_or_occm_v1_30() {
         .0,
         vec![]
     );
-    // An old OCCM whose option the profile does not state: a warning naming it.
-    let (found, message) = lint(
-        "openstack-proxy",
-        &os(&format!(
-            "{MODERN}  addons:\n    cloudControllerManager: \"v1.29.0\"\n"
-        )),
-        "OPENSTACK",
+    // An old OCCM whose option the profile does not state: a warning naming it, unless
+    // the status already shows the IP (the option is off for this Service).
+    let unstated = os(&format!(
+        "{MODERN}  addons:\n    cloudControllerManager: \"v1.29.0\"\n"
+    ));
+    assert_eq!(
+        lint("openstack-proxy", &unstated, "OPENSTACK").0,
+        one("OPENSTACK001", "error", 8, 5)
     );
+    let path = "testdata/proxy/openstack-proxy.yaml";
+    let text = std::fs::read_to_string(path).unwrap().replace(
+        "status:\n  loadBalancer:\n    ingress:\n      - ip: 203.0.113.10\n",
+        "",
+    );
+    // No status: the pod's call of the IP names no known address, so no caller either.
+    let (found, message) = super::lint_text(path, &text, &unstated, "OPENSTACK");
     assert_eq!(found, one("OPENSTACK001", "warning", 8, 5));
     assert!(message.contains("enableIngressHostname"), "{message}");
 }
@@ -278,7 +345,12 @@ fn linode_per_port_settings_override_the_default() {
         "lke",
         "  addons:\n    cloudControllerManagerOptions:\n      hostnameOnlyIngress: true\n",
     );
-    assert_eq!(lint("lke-proxy", &env, "LKE").0, vec![]);
+    // The fixture's status reports the IP: the option did not give this Service a hostname.
+    assert_eq!(
+        lint("lke-proxy", &env, "LKE").0,
+        one("LKE001", "error", 8, 5)
+    );
+    assert_eq!(lint_without_status("lke-proxy", &env, "LKE"), vec![]);
 }
 
 #[test]

@@ -158,13 +158,20 @@ impl Rule for ProxyProvider {
         let option = self.hostname_option.map(|o| ((o.fact)(cx.profile), o));
         for (index, entry, service) in services_of(cx, self.provider) {
             let annotation = self.hostname.annotation();
+            // A status in the manifest (a live export) is the controller's own answer.
+            let reported = reported_status(cx, entry);
+            if matches!(reported, Some(Reported::HostnameOnly)) {
+                continue;
+            }
             // The option gives the status a hostname, unless the Service's own annotation
             // overrides it (Linode's `makeLoadBalancerStatus`).
-            if option.as_ref().is_some_and(|(fact, o)| {
-                fact.value == Some(true)
-                    && !(o.annotation_overrides
-                        && Annotations::of(cx.ws, service).entry(annotation).is_some())
-            }) {
+            if reported.is_none()
+                && option.as_ref().is_some_and(|(fact, o)| {
+                    fact.value == Some(true)
+                        && !(o.annotation_overrides
+                            && Annotations::of(cx.ws, service).entry(annotation).is_some())
+                })
+            {
                 continue;
             }
             let (feature, at) = match (self.trigger)(cx, entry, service) {
@@ -175,17 +182,25 @@ impl Rule for ProxyProvider {
                 }
                 None => continue,
             };
+            // The Service's own hostname annotation is the manifest's intent: it wins over a
+            // status exported before it was added.
             if (self.hostname_honoured)(cx) && hostname_way_out(cx, entry, self.hostname) {
                 continue;
             }
-            let mut way_out = (self.ip_mode)(cx, entry, service).and(ip_mode_proxy_honoured(cx));
-            if let Some((
-                fact,
-                HostnameOption {
-                    unstated: Some(what),
-                    ..
-                },
-            )) = &option
+            let mut way_out = match &reported {
+                Some(Reported::Vip(why)) => Gate::No(why.clone()),
+                _ => (self.ip_mode)(cx, entry, service).and(ip_mode_proxy_honoured(cx)),
+            };
+            if let (
+                None,
+                Some((
+                    fact,
+                    HostnameOption {
+                        unstated: Some(what),
+                        ..
+                    },
+                )),
+            ) = (&reported, &option)
             {
                 way_out = doubted_by_option(way_out, fact, what);
             }
@@ -269,6 +284,38 @@ pub fn hostname_suggestion(
 
 /// The name the hostname suggestions show until the user picks theirs.
 const PLACEHOLDER_HOST: &str = "lb.example.com";
+
+/// What a status written in the manifest (a `kubectl get -o yaml` export) shows about the
+/// shortcut, whatever the profile's controller options and versions suggest (the Service's
+/// own annotations are the manifest's intent and still count).
+enum Reported {
+    /// A hostname and no IP: nothing for kube-proxy to short-circuit.
+    HostnameOnly,
+    /// An IP with `ipMode: VIP`, which kube-proxy short-circuits, and where.
+    Vip(String),
+    /// IPs without `ipMode: VIP`: no hostname from a controller option; the controller's
+    /// `ipMode` decides (`as_reported` weighs a reported `Proxy`).
+    Ip,
+}
+
+fn reported_status(cx: &Context<'_>, entry: &EntryPoint) -> Option<Reported> {
+    let view = cx.views.service(entry.object)?;
+    if view.hostname_only().is_some() {
+        return Some(Reported::HostnameOnly);
+    }
+    if !view.reports_ip() {
+        return None;
+    }
+    let Some(ip) = view.vip_ingress() else {
+        return Some(Reported::Ip);
+    };
+    let service = &cx.ws.objects[entry.object];
+    let line = cx.ws.location(service, ip.span()).span.start.line;
+    let address = ip.as_str().unwrap_or_default();
+    Some(Reported::Vip(format!(
+        "its status (line {line}) reports the IP {address} with `ipMode: VIP`"
+    )))
+}
 
 /// The Service's status will hold a hostname and no IP, so kube-proxy has nothing to
 /// short-circuit: the provider's hostname annotation names a host (a `Name`) or reads as
