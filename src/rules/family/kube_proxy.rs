@@ -36,17 +36,17 @@ impl Gate {
     }
 }
 
-/// First Cilium release that honours `ipMode` (cilium/cilium#34780; the release number
-/// comes from a third-party comment).
+/// First Cilium release that honours `ipMode`: cilium/cilium#34780 merged on main in
+/// October 2024, after 1.16.0, and the 1.18.0 regression report (cilium/cilium#40913) names
+/// v1.17.6 as working. The first tag itself was not checked (rules/K8S010.md).
 const CILIUM_IP_MODE_SINCE: &str = "1.17.0";
 /// Cilium 1.18.0 ignores `ipMode: Proxy` (cilium/cilium#40913, fixed by #40915).
 const CILIUM_IP_MODE_REGRESSION: &str = "1.18.0";
 
 /// Does `status.loadBalancer.ingress[].ipMode: Proxy` stop the in-cluster shortcut here?
 /// Kubernetes 1.30 or later (the LoadBalancerIPMode gate is beta and on from 1.30), and a
-/// dataplane that honours it: kube-proxy in iptables or IPVS mode (KEP-1860), Cilium's
-/// kube-proxy replacement from 1.17 except 1.18.0. Whether nftables honours it is not
-/// documented (KEP-1860 names iptables and IPVS only), so it stays unknown.
+/// dataplane that honours it: kube-proxy in any of its Linux modes, Cilium's kube-proxy
+/// replacement from 1.17 except 1.18.0.
 pub fn ip_mode_proxy_honoured(cx: &Context<'_>) -> Gate {
     kubernetes_has_ip_mode(cx).and(dataplane_honours_ip_mode(cx))
 }
@@ -72,17 +72,16 @@ pub fn kubernetes_has_ip_mode(cx: &Context<'_>) -> Gate {
 fn dataplane_honours_ip_mode(cx: &Context<'_>) -> Gate {
     let mode = cx.profile.kube_proxy_mode();
     match mode.value {
-        Some(ProxyMode::Iptables | ProxyMode::Ipvs) => Gate::Yes,
-        Some(ProxyMode::Nftables) => Gate::Unknown(format!(
-            "kube-proxy runs in nftables mode (profile `{}`{}), and no Kubernetes document says \
-             that mode honours `ipMode: Proxy` (KEP-1860 names iptables and IPVS)",
-            mode.field(),
-            mode.at_line()
-        )),
+        // kubernetes/kubernetes pkg/proxy/serviceport.go `newBaseServiceInfo` drops every
+        // load-balancer IP whose ipMode is not VIP ("kube-proxy ... only creates rules for
+        // VIP-style load balancers") before any proxier sees the Service; the iptables,
+        // IPVS and nftables proxiers all build on it, from v1.29.0, the release that
+        // brought both the ipMode field and the nftables mode.
+        Some(ProxyMode::Iptables | ProxyMode::Ipvs | ProxyMode::Nftables) => Gate::Yes,
         Some(ProxyMode::Ebpf) => cilium_honours_ip_mode(cx),
         None => Gate::Unknown(mode.unknown(
-            "kube-proxy in iptables or IPVS mode honours `ipMode: Proxy`; nftables is not \
-             documented to, and an eBPF dataplane depends on its version",
+            "kube-proxy honours `ipMode: Proxy` in iptables, IPVS and nftables mode; an eBPF \
+             dataplane depends on its version",
         )),
     }
 }
@@ -107,7 +106,8 @@ fn cilium_honours_ip_mode(cx: &Context<'_>) -> Gate {
     if v < since {
         Gate::No(format!(
             "Cilium {text} (profile `{}`{}) predates {CILIUM_IP_MODE_SINCE}, the first release \
-             that honours `ipMode: Proxy` (cilium/cilium#34780)",
+             after cilium/cilium#34780 (merged October 2024), which taught Cilium to honour \
+             `ipMode: Proxy`",
             cilium.field(),
             cilium.at_line()
         ))
