@@ -204,6 +204,12 @@ fn eks_addons(o: &mut Out) {
          does not give plain Services the controller's class.",
     );
     o.comment(6, "serviceMutatorWebhook: true");
+    o.comment(
+        4,
+        "cloud-provider-aws version (the in-tree controller behind aws-load-balancer-type: nlb).\n\
+         It reads preserve_client_ip.enabled=false from v1.34.0 (not v1.34.1), v1.33.3, v1.32.6.",
+    );
+    o.comment(4, "cloudControllerManager: \"v1.34.2\"");
 }
 
 fn lke_addons(o: &mut Out) {

@@ -111,7 +111,7 @@ fn every_provider_template_uncommented_is_valid_and_states_its_facts() {
             .unwrap_or_default();
         let want = |on: &[Provider]| on.contains(&provider.unwrap_or(Provider::Generic));
         use Provider::*;
-        let with_ccm = [Tke, Vke, Ack, Generic, Scaleway, Hetzner, Openstack];
+        let with_ccm = [Tke, Vke, Ack, Generic, Scaleway, Hetzner, Openstack, Eks];
         let cases = [
             (addons.cloud_controller_manager.is_some(), want(&with_ccm)),
             (addons.aws_load_balancer_controller.is_some(), want(&[Eks])),

@@ -11,6 +11,7 @@ use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit};
 use crate::objects::{Object, Workspace};
 use crate::profile::{CceFlavour, Provider, ProxyMode};
 use crate::rules::edit;
+use crate::rules::family::internal_lb::NLB_CLASS;
 use crate::rules::family::kube_proxy::{local_policy, strands, upstream_gap, Gap, Reach};
 use crate::rules::meta;
 use crate::rules::verdict::{call_by_name, calls_first, weigh, with_callers};
@@ -54,8 +55,14 @@ impl Judge {
             EntryKind::Service if entry.provider == Some(Provider::Ack) => Some(Judge::Ack),
             EntryKind::Service if cce_handles(entry) => Some(Judge::Cce),
             // AWS load balancers always report a hostname: kube-proxy never short-circuits
-            // them, and EKS001 judges the call (rules/EKS001.md).
-            EntryKind::Service if entry.provider == Some(Provider::Eks) => None,
+            // them, and EKS001 judges the call (rules/EKS001.md), also for a Service that only
+            // the AWS Load Balancer Controller's class marks as AWS's.
+            EntryKind::Service
+                if entry.provider == Some(Provider::Eks)
+                    || entry.class.as_deref() == Some(NLB_CLASS) =>
+            {
+                None
+            }
             EntryKind::Service => Some(Judge::Upstream),
             _ => None,
         }
