@@ -18,7 +18,11 @@ fn help_of(fixture: &str, spec: &str) -> String {
         &[(path.clone(), std::fs::read(&path).unwrap())],
         &profile("eks", spec),
     );
-    outcome.diagnostics[0].help.clone().unwrap_or_default().to_string()
+    outcome.diagnostics[0]
+        .help
+        .clone()
+        .unwrap_or_default()
+        .to_string()
 }
 
 const WEBHOOK: &str = "  addons:\n    awsLoadBalancerController: \"v2.8.2\"\n";

@@ -63,6 +63,10 @@ fn mode(mode: &str) -> String {
     format!("  kubeProxy:\n    mode: {mode}\n")
 }
 
+fn ipvs(version: &str) -> String {
+    format!("  kubeProxy:\n    mode: ipvs\n    version: \"{version}\"\n")
+}
+
 fn nftables(version: &str) -> String {
     format!("  kubeProxy:\n    mode: nftables\n    version: \"{version}\"\n")
 }
@@ -264,7 +268,25 @@ fn aks_internal_lb_is_a_note_unless_kube_proxy_does_not_serve_the_call() {
                 aks(&nftables("v1.34.0")),
                 Some("note"),
             ),
-            ("aks-internal-pod", None, aks(&mode("ipvs")), Some("note")),
+            // IPVS serves other pods from v1.24.0 (kubernetes/kubernetes#97081).
+            (
+                "aks-internal-pod",
+                None,
+                aks(&ipvs("v1.24.0")),
+                Some("note"),
+            ),
+            (
+                "aks-internal-pod",
+                None,
+                aks(&ipvs("v1.23.17")),
+                Some("warning"),
+            ),
+            (
+                "aks-internal-pod",
+                None,
+                aks(&mode("ipvs")),
+                Some("warning"),
+            ),
             ("aks-internal", CLUSTER, aks(&mode("ipvs")), Some("note")),
             // IPVS hostNetwork callers, nftables before the fix, mode unknown: a warning.
             ("aks-internal", None, aks(&mode("ipvs")), Some("warning")),

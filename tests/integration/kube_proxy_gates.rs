@@ -28,3 +28,35 @@ fn nftables_honours_ip_mode_proxy_like_iptables_and_ipvs() {
     assert_eq!(found, one("K8S010", "warning", 16, 17));
     assert!(!message.contains("nftables"), "{message}");
 }
+
+/// Audit X11/X12: IPVS leaves hostNetwork callers without a rule in every release, and
+/// other pods until v1.24.0 (kubernetes/kubernetes#97081).
+#[test]
+fn ipvs_strands_pods_before_v1_24_0_and_host_network_callers_always() {
+    let ipvs = |version: &str| {
+        let version = if version.is_empty() {
+            String::new()
+        } else {
+            format!("    version: \"{version}\"\n")
+        };
+        profile(
+            "generic",
+            &format!(
+                "  kubeProxy:\n    mode: ipvs\n{version}  nodePools:\n    - name: workers\n      type: regular\n"
+            ),
+        )
+    };
+    let pods = "testdata/ack/service-local-pod-caller.yaml";
+    let host = "testdata/ack/service-local-hostnetwork.yaml";
+    assert_eq!(lint_file(pods, &ipvs("v1.24.0"), "K8S013").0, vec![]);
+    let (found, message) = lint_file(pods, &ipvs("v1.23.17"), "K8S013");
+    assert_eq!(found, one("K8S013", "error", 11, 26));
+    assert!(message.contains("predates v1.24.0"), "{message}");
+    let (found, message) = lint_file(pods, &ipvs(""), "K8S013");
+    assert_eq!(found, one("K8S013", "warning", 11, 26));
+    assert!(message.contains("`spec.kubeProxy.version`"), "{message}");
+    for version in ["v1.23.17", "v1.24.0", "v1.34.1", ""] {
+        let (found, _) = lint_file(host, &ipvs(version), "K8S013");
+        assert_eq!(found, one("K8S013", "error", 11, 26), "{version}");
+    }
+}

@@ -222,14 +222,7 @@ pub fn upstream_gap(cx: &Context<'_>) -> Gap {
             ),
             _ => Gap::default(),
         },
-        Some(ProxyMode::Ipvs) => Gap::host_only(
-            true,
-            format!(
-                "upstream kube-proxy in IPVS mode (`{field}`) still has no rule for the address for hostNetwork \
-                 clients on nodes without a backend pod (kubernetes/kubernetes#93456; PR #97081 fixed it for \
-                 other pods only)"
-            ),
-        ),
+        Some(ProxyMode::Ipvs) => ipvs_gap(&field, version.as_ref(), at_least_known("1.24")),
         Some(ProxyMode::Nftables) => nftables_gap(&field, version.as_ref(), at_least_known),
         // Cilium's kube-proxy replacement serves eTP Local addresses "from nodes which have no
         // local backends"; Calico eBPF applies eTP Local to external traffic only.
@@ -241,6 +234,45 @@ pub fn upstream_gap(cx: &Context<'_>) -> Gap {
                  (kubernetes/kubernetes#93456), and the cluster profile does not state `{field}`"
             ),
         ),
+    }
+}
+
+/// IPVS mode has no rule for the address for hostNetwork clients on nodes without a backend
+/// pod (kubernetes/kubernetes#93456, still so in 2025). Other pods were dropped too until
+/// kubernetes/kubernetes#97081 (ipvs/proxier.go `syncEndpoint`: "Allow access from local
+/// PODs even if no local endpoints exist"), first in v1.24.0: it was still in review in
+/// January 2022, and kube-proxy vendored at v1.23.4 lacks it while v1.24.0 has it
+/// (openshift/sdn's vendor tree, commit fe6f39368).
+fn ipvs_gap(field: &str, version: Option<&(String, String)>, fixed: Option<bool>) -> Gap {
+    let host = Reach {
+        known: true,
+        why: format!(
+            "upstream kube-proxy in IPVS mode (`{field}`) has no rule for the address for hostNetwork clients \
+             on nodes without a backend pod (kubernetes/kubernetes#93456; PR #97081, in v1.24.0, fixed it \
+             for other pods only)"
+        ),
+    };
+    let pods = match (fixed, version) {
+        (Some(true), _) => None,
+        (Some(false), Some((v, at))) => Some(Reach {
+            known: true,
+            why: format!(
+                "kube-proxy {v} ({at}) in IPVS mode predates v1.24.0, the first release that serves pods on \
+                 nodes without a backend pod (kubernetes/kubernetes#97081)"
+            ),
+        }),
+        _ => Some(Reach {
+            known: false,
+            why: format!(
+                "kube-proxy in IPVS mode (`{field}`) drops pods' calls on nodes without a backend pod before \
+                 v1.24.0 (kubernetes/kubernetes#97081), and the cluster profile states neither \
+                 `spec.kubeProxy.version` nor `spec.kubernetesVersion`"
+            ),
+        }),
+    };
+    Gap {
+        host: Some(host),
+        pods,
     }
 }
 
