@@ -223,3 +223,22 @@ fn a_class_marked_nlb_with_local_policy_gets_one_finding() {
     );
     assert_eq!(lint_file(path, &generic, "K8S013").0, vec![]);
 }
+
+/// EKS003 reads `aws-load-balancer-proxy-protocol-per-target-group` (controller v2.13.0): a
+/// list of ports whose target groups get PROXY protocol v2.
+#[test]
+fn proxy_protocol_per_target_group_counts_for_the_listed_ports() {
+    let text = std::fs::read_to_string("testdata/eks/nlb-proxy-local.yaml").unwrap();
+    let per_tg = |ports: &str| {
+        text.replacen(
+            "aws-load-balancer-proxy-protocol: \"*\"",
+            &format!("aws-load-balancer-proxy-protocol-per-target-group: \"{ports}\""),
+            1,
+        )
+    };
+    let eks = profile("eks", "");
+    let (found, _) = lint_text("pp.yaml", &per_tg("80, 443"), &eks, "EKS003");
+    assert_eq!(found, one("EKS003", "warning", 12, 5));
+    let (found, _) = lint_text("pp.yaml", &per_tg("443"), &eks, "EKS003");
+    assert_eq!(found, vec![]);
+}
