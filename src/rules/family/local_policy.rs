@@ -211,7 +211,14 @@ impl<'v> Verdict<'v> {
             },
             caller.address
         );
-        let severity = if reach.known && fit == Fit::Yes {
+        // CCE: Huawei says CCE sets `elb.pass-through: onlyLocal` itself with Local
+        // (cce_bestpractice_0301) without naming the cluster versions, so a manifest that
+        // leaves the annotation out may not fail as written.
+        let auto_set = self.judge == Judge::Cce
+            && Annotations::of(cx.ws, object)
+                .entry(CCE_PASS_THROUGH)
+                .is_none();
+        let severity = if reach.known && fit == Fit::Yes && !auto_set {
             Severity::Error
         } else {
             Severity::Warning
@@ -230,12 +237,21 @@ impl<'v> Verdict<'v> {
                   (set `spec.nodePools`)",
         };
         let verb = if reach.known { "fail" } else { "can fail" };
+        let auto = if auto_set {
+            format!(
+                " Huawei also says that with node-level (Local) affinity CCE sets `{CCE_PASS_THROUGH}: onlyLocal` \
+                 itself, without naming the cluster versions that do; where it does, the call goes through the ELB \
+                 and works, so this is a warning."
+            )
+        } else {
+            String::new()
+        };
         Some(weigh(
             severity,
             caller,
             format!(
                 "{subject} has `externalTrafficPolicy: Local` and {who} {placement}: such calls {verb} \
-                 on nodes without a backend pod. {}{}.",
+                 on nodes without a backend pod. {}{}.{auto}",
                 if reach.known { "Cause: " } else { "Not certain: " },
                 reach.why
             ),
@@ -440,11 +456,14 @@ fn cce_gap(cx: &Context<'_>) -> Gap {
             true,
             format!("{vendor}; CCE Standard (profile `{}`{})", flavour.field(), flavour.at_line()),
         ),
+        // Huawei's LoadBalancer page (cce_10_0014) says "CCE Turbo clusters support only
+        // cluster-level service affinity": whether Local takes effect there is unknown.
         Some(CceFlavour::Turbo) => Gap::host_only(
-            true,
+            false,
             format!(
                 "{vendor}; on CCE Turbo (profile `{}`{}) only containers' calls go through the ELB by \
-                 default, not a node's own",
+                 default, not a node's own, and Huawei says \"CCE Turbo clusters support only cluster-level \
+                 service affinity\" (cce_10_0014), so whether `Local` takes effect there is unknown",
                 flavour.field(),
                 flavour.at_line()
             ),
