@@ -87,6 +87,38 @@ impl<'w> Annotations<'w> {
         self.text(key).map(str::to_lowercase)
     }
 
+    /// `key` as comma-separated `k=v` pairs, read the way kubernetes/cloud-provider-aws reads
+    /// them (`getKeyValuePropertiesFromAnnotation`): the text and each pair trimmed, split
+    /// at `=`, neither side trimmed again; a pair without `=` has an empty value.
+    pub fn aws_legacy_pairs(&self, key: &str) -> Option<Vec<(&'w str, &'w str)>> {
+        let text = self.text(key)?.trim();
+        Some(
+            text.split(',')
+                .filter_map(|pair| {
+                    let mut parts = pair.trim().split('=');
+                    let k = parts.next().filter(|k| !k.is_empty())?;
+                    Some((k, parts.next().unwrap_or("")))
+                })
+                .collect(),
+        )
+    }
+
+    /// `key` as comma-separated `k=v` pairs, read the way the AWS Load Balancer Controller
+    /// reads them (`ParseStringMapAnnotation`): split at the first `=`, key and value
+    /// trimmed; a pair without `=` makes the controller reject the whole annotation
+    /// (`None` here too). Backslash escapes of `,` are not read.
+    pub fn lbc_string_map(&self, key: &str) -> Option<Vec<(&'w str, &'w str)>> {
+        let text = self.text(key)?;
+        text.split(',')
+            .filter(|pair| !pair.trim().is_empty())
+            .map(|pair| {
+                let (k, v) = pair.split_once('=')?;
+                let k = k.trim();
+                (!k.is_empty()).then(|| (k, v.trim()))
+            })
+            .collect()
+    }
+
     /// Every annotation, as (key node, value node), in written order.
     pub fn entries(&self) -> impl Iterator<Item = (NodeRef<'w>, NodeRef<'w>)> + 'w {
         self.map.into_iter().flat_map(NodeRef::entries)
@@ -112,7 +144,49 @@ pub fn parse_go_int(text: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_go_bool, parse_go_int};
+    use std::sync::Arc;
+
+    use super::{parse_go_bool, parse_go_int, Annotations};
+    use crate::objects::{LintFile, ObjectId, Workspace};
+    use crate::source::SourceFile;
+    use crate::yaml::{load, Limits};
+
+    fn pairs_of(
+        value: &str,
+        read: impl Fn(&Annotations<'_>) -> Option<Vec<(String, String)>>,
+    ) -> Option<Vec<(String, String)>> {
+        let text = format!(
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  annotations:\n    k: \"{value}\"\n"
+        );
+        let source = Arc::new(SourceFile::new(Arc::from("s.yaml"), text));
+        let loaded = load(&source.text, &Limits::default());
+        let ws = Workspace::new(vec![LintFile { source, loaded }]);
+        let object = &ws.objects[ObjectId(0)];
+        read(&Annotations::of(&ws, object))
+    }
+
+    fn owned(pairs: Vec<(&str, &str)>) -> Vec<(String, String)> {
+        pairs
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn aws_key_value_lists_are_read_as_each_controller_reads_them() {
+        let legacy = |v: &str| pairs_of(v, |a| a.aws_legacy_pairs("k").map(owned));
+        let lbc = |v: &str| pairs_of(v, |a| a.lbc_string_map("k").map(owned));
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            legacy(" a=1, b = 2,c"),
+            Some(vec![pair("a", "1"), pair("b ", " 2"), pair("c", "")])
+        );
+        assert_eq!(
+            lbc(" a=1, b = 2"),
+            Some(vec![pair("a", "1"), pair("b", "2")])
+        );
+        assert_eq!(lbc("a=1,c"), None);
+    }
 
     #[test]
     fn go_parse_bool_forms() {

@@ -237,8 +237,25 @@ fn generic_ipvs_reports_only_host_network_callers() {
     let message = report["diagnostics"][0]["message"].as_str().unwrap();
     assert!(message.contains("(hostNetwork)"));
     assert!(message.contains("upstream kube-proxy in IPVS mode"));
+    // Other pods: served from v1.24.0 (kubernetes/kubernetes#97081); this profile states no
+    // version, so a warning naming the field (tests/integration/kube_proxy_gates.rs has both
+    // sides of the version).
     let (code, report) = lint("profile-generic-ipvs", "service-local-pod-caller");
-    assert_eq!((code, findings(&report)), (0, vec![]));
+    assert_eq!(
+        (code, findings(&report)),
+        (
+            1,
+            vec![f(
+                "K8S013",
+                "warning",
+                &file("service-local-pod-caller"),
+                11,
+                26
+            )]
+        )
+    );
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("`spec.kubeProxy.version`"), "{message}");
 }
 
 #[test]

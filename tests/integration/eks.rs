@@ -1,7 +1,7 @@
 //! AWS NLBs that keep the client IP cannot hairpin (rules/EKS001.md to EKS003.md).
 //! Each case lints a fixture of testdata/eks/ against a profile written here.
 
-use crate::{lint_file, one, profile_with as profile};
+use crate::{lint_file, lint_text, one, profile_with as profile};
 
 fn lint(fixture: &str, spec: &str) -> (Vec<(String, String, u32, u32)>, String) {
     lint_file(
@@ -11,12 +11,30 @@ fn lint(fixture: &str, spec: &str) -> (Vec<(String, String, u32, u32)>, String) 
     )
 }
 
+/// The help of the first finding in testdata/eks/`fixture`.yaml.
+fn help_of(fixture: &str, spec: &str) -> String {
+    let path = format!("testdata/eks/{fixture}.yaml");
+    let outcome = lblint::check::check_sources(
+        &[(path.clone(), std::fs::read(&path).unwrap())],
+        &profile("eks", spec),
+    );
+    outcome.diagnostics[0]
+        .help
+        .clone()
+        .unwrap_or_default()
+        .to_string()
+}
+
 const WEBHOOK: &str = "  addons:\n    awsLoadBalancerController: \"v2.8.2\"\n";
 
 #[test]
 fn instance_targets_keep_the_client_ip_and_a_caller_times_out() {
     let (found, message) = lint("nlb-instance", "");
-    assert_eq!(found, one("EKS001", "error", 14, 7));
+    assert_eq!(found, one("EKS001", "error", 15, 7));
+    assert!(
+        message.contains("Assuming the controller's default scheme, internal"),
+        "{message}"
+    );
     assert!(message.contains("Pod/shop/checkout calls"), "{message}");
     assert!(message.contains("do not support hairpinning"), "{message}");
     // Preservation off, or IP targets over TCP: the NLB can take the call back.
@@ -28,19 +46,16 @@ fn instance_targets_keep_the_client_ip_and_a_caller_times_out() {
         &lblint::profile::generic(),
         "EKS",
     );
-    assert_eq!(found, one("EKS001", "error", 14, 7));
+    assert_eq!(found, one("EKS001", "error", 15, 7));
 }
 
 #[test]
 fn udp_cannot_opt_out_and_the_fix_says_so() {
-    let (found, _) = lint("nlb-ip-udp", "");
-    assert_eq!(found, one("EKS001", "error", 15, 7));
-    let path = "testdata/eks/nlb-ip-udp.yaml";
-    let outcome = lblint::check::check_sources(
-        &[(path.into(), std::fs::read(path).unwrap())],
-        &profile("eks", ""),
-    );
-    let help = outcome.diagnostics[0].help.clone().unwrap_or_default();
+    // IP targets: AWS documents the timeout for instances; for pods it is inferred.
+    let (found, message) = lint("nlb-ip-udp", "");
+    assert_eq!(found, one("EKS001", "warning", 15, 7));
+    assert!(message.contains("inferred, not documented"), "{message}");
+    let help = help_of("nlb-ip-udp", "");
     assert!(
         help.contains("UDP and QUIC target groups cannot turn"),
         "{help}"
@@ -50,9 +65,28 @@ fn udp_cannot_opt_out_and_the_fix_says_so() {
 #[test]
 fn the_scheme_only_lowers_the_severity() {
     let (found, message) = lint("nlb-internet-facing", "");
-    assert_eq!(found, one("EKS001", "warning", 15, 7));
+    assert_eq!(found, one("EKS001", "warning", 16, 7));
     assert!(message.contains("internet-facing"), "{message}");
-    assert_eq!(lint("nlb-in-tree", "").0, one("EKS001", "error", 14, 7));
+    // The controller's deprecated `aws-load-balancer-internal`, read with ParseBool.
+    let text = std::fs::read_to_string("testdata/eks/nlb-instance.yaml").unwrap().replace(
+        "nlb-target-type: instance\n",
+        "nlb-target-type: instance\n    service.beta.kubernetes.io/aws-load-balancer-internal: \"False\"\n",
+    );
+    let (found, message) = lint_text("nlb.yaml", &text, &profile("eks", ""), "EKS");
+    assert_eq!(found, one("EKS001", "warning", 16, 7));
+    assert!(message.contains("internet-facing"), "{message}");
+    // Audit T22: the in-tree controller's NLB is internet-facing unless
+    // `aws-load-balancer-internal` says otherwise.
+    let (found, message) = lint("nlb-in-tree", "");
+    assert_eq!(found, one("EKS001", "warning", 14, 7));
+    assert!(
+        message.contains("The in-tree controller makes it internet-facing"),
+        "{message}"
+    );
+    assert_eq!(
+        lint("nlb-in-tree-internal", "").0,
+        one("EKS001", "error", 15, 7)
+    );
 }
 
 #[test]
@@ -97,11 +131,114 @@ fn instance_mode_needs_node_ports_and_no_proxy_v2_with_local() {
         &eks,
         "EKS002",
     );
-    assert_eq!(found, one("EKS002", "error", 12, 34));
+    assert_eq!(found, one("EKS002", "error", 13, 34));
     let (found, message) = lint_file("testdata/eks/nlb-proxy-local.yaml", &eks, "EKS003");
-    assert_eq!(found, one("EKS003", "warning", 11, 5));
+    assert_eq!(found, one("EKS003", "warning", 12, 5));
     assert!(
         message.contains("you shouldn't configure proxy protocol v2"),
         "{message}"
     );
+}
+
+/// Audit T21: under the controller's webhook, `aws-load-balancer-type: nlb` is the
+/// controller's NLB (the webhook sets the class on every classless LoadBalancer Service).
+#[test]
+fn the_webhook_takes_an_nlb_typed_service_from_the_in_tree_controller() {
+    let (found, message) = lint("nlb-in-tree", WEBHOOK);
+    assert_eq!(found, one("EKS001", "error", 14, 7));
+    assert!(
+        message.contains("so that controller makes it, not the in-tree one"),
+        "{message}"
+    );
+    // Webhook unknown: judged as in-tree, and the message names the fact.
+    let (_, message) = lint("nlb-in-tree-internal", "");
+    assert!(
+        message.contains("depends on `spec.addons.awsLoadBalancerController`"),
+        "{message}"
+    );
+}
+
+/// Audit T23: cloud-provider-aws reads `preserve_client_ip.enabled=false` from v1.34.0
+/// (commit 73428cd2), v1.33.3 and v1.32.6 (cherry-picks); v1.34.1 and v1.31 lack it.
+#[test]
+fn the_in_tree_controller_turns_preservation_off_from_the_releases_that_read_it() {
+    let ccm = |v: &str| {
+        format!(
+            "  addons:\n    awsLoadBalancerController: \"v2.4.7\"\n    cloudControllerManager: \"{v}\"\n"
+        )
+    };
+    for v in [
+        "v1.34.0", "v1.34.2", "v1.35.0", "v1.33.3", "v1.32.6", "v1.32.8",
+    ] {
+        assert_eq!(
+            lint("nlb-in-tree-no-preservation", &ccm(v)).0,
+            vec![],
+            "{v}"
+        );
+    }
+    for v in ["v1.34.1", "v1.33.2", "v1.32.5", "v1.31.9"] {
+        let (found, message) = lint("nlb-in-tree-no-preservation", &ccm(v));
+        assert_eq!(found, one("EKS001", "error", 17, 7), "{v}");
+        assert!(
+            message.contains(&format!("cloud-provider-aws {v}")),
+            "{message}"
+        );
+    }
+    let unstated = "  addons:\n    awsLoadBalancerController: \"v2.4.7\"\n";
+    let (found, message) = lint("nlb-in-tree-no-preservation", unstated);
+    assert_eq!(found, one("EKS001", "warning", 17, 7));
+    assert!(
+        message.contains("depends on `spec.addons.cloudControllerManager`"),
+        "{message}"
+    );
+    // The help gives the in-tree way out with its releases.
+    let help = help_of("nlb-in-tree-internal", unstated);
+    assert!(
+        help.contains("v1.34.0 (not v1.34.1), v1.33.3 or v1.32.6"),
+        "{help}"
+    );
+}
+
+/// Audit §2 item 10: IP targets with preservation forced on are an inference.
+#[test]
+fn ip_targets_that_keep_the_client_ip_are_a_warning_that_says_it_is_inferred() {
+    let (found, message) = lint("nlb-ip-preserved", "");
+    assert_eq!(found, one("EKS001", "warning", 17, 7));
+    assert!(message.contains("inferred, not documented"), "{message}");
+}
+
+/// One cause, one verdict: a Service that only the controller's class marks as AWS's is
+/// EKS001's, not K8S013's as well.
+#[test]
+fn a_class_marked_nlb_with_local_policy_gets_one_finding() {
+    let path = "testdata/eks/nlb-class-local.yaml";
+    // nftables before v1.33.6 strands pod callers (K8S013's gap), had K8S013 judged it.
+    let generic = profile(
+        "generic",
+        "  kubeProxy:\n    mode: nftables\n    version: \"v1.32.4\"\n",
+    );
+    assert_eq!(
+        lint_file(path, &generic, "EKS001").0,
+        one("EKS001", "error", 17, 7)
+    );
+    assert_eq!(lint_file(path, &generic, "K8S013").0, vec![]);
+}
+
+/// EKS003 reads `aws-load-balancer-proxy-protocol-per-target-group` (controller v2.13.0): a
+/// list of ports whose target groups get PROXY protocol v2.
+#[test]
+fn proxy_protocol_per_target_group_counts_for_the_listed_ports() {
+    let text = std::fs::read_to_string("testdata/eks/nlb-proxy-local.yaml").unwrap();
+    let per_tg = |ports: &str| {
+        text.replacen(
+            "aws-load-balancer-proxy-protocol: \"*\"",
+            &format!("aws-load-balancer-proxy-protocol-per-target-group: \"{ports}\""),
+            1,
+        )
+    };
+    let eks = profile("eks", "");
+    let (found, _) = lint_text("pp.yaml", &per_tg("80, 443"), &eks, "EKS003");
+    assert_eq!(found, one("EKS003", "warning", 12, 5));
+    let (found, _) = lint_text("pp.yaml", &per_tg("443"), &eks, "EKS003");
+    assert_eq!(found, vec![]);
 }

@@ -63,6 +63,10 @@ fn mode(mode: &str) -> String {
     format!("  kubeProxy:\n    mode: {mode}\n")
 }
 
+fn ipvs(version: &str) -> String {
+    format!("  kubeProxy:\n    mode: ipvs\n    version: \"{version}\"\n")
+}
+
 fn nftables(version: &str) -> String {
     format!("  kubeProxy:\n    mode: nftables\n    version: \"{version}\"\n")
 }
@@ -86,14 +90,16 @@ fn cce_local_policy_by_flavour_pass_through_and_dataplane() {
         "CCE001",
         (11, 26),
         &[
-            // CCE Standard: every caller; CCE Turbo: node callers only.
-            ("cce-local", None, cce(STANDARD), Some("error")),
+            // CCE Standard: every caller; CCE Turbo: node callers only. Without the
+            // pass-through annotation, a warning: Huawei says CCE sets `onlyLocal` itself
+            // with Local (cce_bestpractice_0301), for versions it does not name.
+            ("cce-local", None, cce(STANDARD), Some("warning")),
             ("cce-local", None, cce(TURBO), None),
-            ("cce-local-host", None, cce(TURBO), Some("error")),
-            ("cce-local-host", None, cce(STANDARD), Some("error")),
+            ("cce-local-host", None, cce(TURBO), Some("warning")),
+            ("cce-local-host", None, cce(STANDARD), Some("warning")),
             // Flavour unknown: pods hang on it, node callers do not.
             ("cce-local", None, cce(""), Some("warning")),
-            ("cce-local-host", None, cce(""), Some("error")),
+            ("cce-local-host", None, cce(""), Some("warning")),
             // No profile: the `kubernetes.io/elb.` annotation makes it Huawei's.
             ("cce-local", None, profile::generic(), Some("warning")),
             // Pass-through (`true`, or `onlyLocal` as CCE writes it) is the way out; `false` is not.
@@ -161,12 +167,25 @@ fn cce_pass_through_beside_a_backend_by_flavour_and_placement() {
         (9, 5),
         &[
             ("cce-pass-through", None, standard_pools(), Some("warning")),
-            // Dedicated is never known (`elb.class` is not read): still a warning.
+            // `kubernetes.io/elb.class: performance` is a dedicated ELB (cce_10_0385): an error
+            // where the caller can share a node on CCE Standard; `union` (shared): nothing.
             (
                 "cce-pass-through",
                 Some((ELB_ID, "kubernetes.io/elb.class: performance")),
                 standard_pools(),
+                Some("error"),
+            ),
+            (
+                "cce-pass-through",
+                Some((ELB_ID, "kubernetes.io/elb.class: performance")),
+                cce(POOLS),
                 Some("warning"),
+            ),
+            (
+                "cce-pass-through",
+                Some((ELB_ID, "kubernetes.io/elb.class: union")),
+                standard_pools(),
+                None,
             ),
             // Placement unknown without node pools; flavour unknown: warnings.
             ("cce-pass-through", None, cce(STANDARD), Some("warning")),
@@ -182,7 +201,7 @@ fn cce_pass_through_beside_a_backend_by_flavour_and_placement() {
         &message,
         &[
             "from a pod that can run on the same node as a backend pod",
-            "is unconfirmed",
+            "whether the ELB is dedicated is not in these manifests",
         ],
     );
     let (_, message) = lint("cce-pass-through", &cce(STANDARD), "CCE002");
@@ -264,7 +283,25 @@ fn aks_internal_lb_is_a_note_unless_kube_proxy_does_not_serve_the_call() {
                 aks(&nftables("v1.34.0")),
                 Some("note"),
             ),
-            ("aks-internal-pod", None, aks(&mode("ipvs")), Some("note")),
+            // IPVS serves other pods from v1.24.0 (kubernetes/kubernetes#97081).
+            (
+                "aks-internal-pod",
+                None,
+                aks(&ipvs("v1.24.0")),
+                Some("note"),
+            ),
+            (
+                "aks-internal-pod",
+                None,
+                aks(&ipvs("v1.23.17")),
+                Some("warning"),
+            ),
+            (
+                "aks-internal-pod",
+                None,
+                aks(&mode("ipvs")),
+                Some("warning"),
+            ),
             ("aks-internal", CLUSTER, aks(&mode("ipvs")), Some("note")),
             // IPVS hostNetwork callers, nftables before the fix, mode unknown: a warning.
             ("aks-internal", None, aks(&mode("ipvs")), Some("warning")),

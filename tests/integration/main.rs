@@ -21,6 +21,7 @@ mod fix_write;
 mod hairpin;
 mod hostile_output;
 mod k8s;
+mod kube_proxy_gates;
 mod layers;
 mod limits;
 mod load;

@@ -25,13 +25,13 @@ const IP_MODE_GATE: &str =
     "ipMode Proxy takes effect from Kubernetes 1.30 (LoadBalancerIPMode: beta and on by\n\
      default; GA in 1.32).";
 
-/// kube-proxy per mode (rules/K8S010.md, rules/K8S013.md); KEP-1860 names only iptables
-/// and IPVS as honouring `ipMode: Proxy`, so nftables is not claimed.
+/// kube-proxy per mode (rules/K8S010.md, rules/K8S013.md): every Linux mode honours
+/// `ipMode: Proxy` (pkg/proxy/serviceport.go `newBaseServiceInfo`).
 const KUBE_PROXY: &str =
     "How Services are forwarded on the nodes. kube-proxy answers pod calls to a load-balancer\n\
      IP on the node itself, bypassing the load balancer, unless the status has only a hostname\n\
-     or `ipMode: Proxy` (iptables and IPVS honour it). With externalTrafficPolicy: Local, IPVS\n\
-     fails hostNetwork callers on nodes without a local endpoint.";
+     or `ipMode: Proxy` (iptables, IPVS and nftables honour it). With externalTrafficPolicy:\n\
+     Local, IPVS fails hostNetwork callers on nodes without a local endpoint.";
 
 /// nftables eTP=Local drop, fixed in v1.34.0 (kubernetes/kubernetes#132456); the 1.33.6
 /// backport is known only from a third-party copy of the changelog, so it is not named.
@@ -204,6 +204,12 @@ fn eks_addons(o: &mut Out) {
          does not give plain Services the controller's class.",
     );
     o.comment(6, "serviceMutatorWebhook: true");
+    o.comment(
+        4,
+        "cloud-provider-aws version (the in-tree controller behind aws-load-balancer-type: nlb).\n\
+         It reads preserve_client_ip.enabled=false from v1.34.0 (not v1.34.1), v1.33.3, v1.32.6.",
+    );
+    o.comment(4, "cloudControllerManager: \"v1.34.2\"");
 }
 
 fn doks_addons(o: &mut Out) {

@@ -112,7 +112,7 @@ fn every_provider_template_uncommented_is_valid_and_states_its_facts() {
         let want = |on: &[Provider]| on.contains(&provider.unwrap_or(Provider::Generic));
         use Provider::*;
         let with_ccm = [
-            Tke, Vke, Ack, Generic, Scaleway, Hetzner, Openstack, Doks, Cloudscale,
+            Tke, Vke, Ack, Generic, Scaleway, Hetzner, Openstack, Doks, Cloudscale, Eks,
         ];
         let cases = [
             (addons.cloud_controller_manager.is_some(), want(&with_ccm)),

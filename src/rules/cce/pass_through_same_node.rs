@@ -15,6 +15,9 @@ use super::{pass_through, BEST_PRACTICE};
 
 pub use crate::rules::meta::CCE002 as META;
 
+/// The ELB type annotation (https://support.huaweicloud.com/eu/usermanual-cce/cce_10_0385.html).
+const ELB_CLASS: &str = "kubernetes.io/elb.class";
+
 pub struct PassThroughSameNode;
 
 impl Rule for PassThroughSameNode {
@@ -43,6 +46,13 @@ impl Rule for PassThroughSameNode {
             let Some(at) = pass_through(ws, service) else {
                 continue;
             };
+            // cce_10_0385: `kubernetes.io/elb.class` is `union` (shared) or `performance`
+            // (dedicated); the constraint is the dedicated ELB's.
+            let dedicated = match Annotations::of(ws, service).text(ELB_CLASS) {
+                Some("performance") => true,
+                Some("union") => continue,
+                _ => false,
+            };
             let callers = calls_first(cx.model.callers_of(index));
             let fits: Vec<Fit> = callers.iter().map(|c| shares_node(cx, entry, c)).collect();
             let candidates = || callers.iter().zip(&fits);
@@ -63,19 +73,33 @@ impl Rule for PassThroughSameNode {
                 .entry(PASS_THROUGH)
                 .and_then(|(_, v)| v.as_str())
                 .unwrap_or("true");
+            let elb = if dedicated {
+                format!("the ELB is dedicated (`{ELB_CLASS}: performance`)")
+            } else {
+                format!(
+                    "whether the ELB is dedicated is not in these manifests (`{ELB_CLASS}`: `performance` is \
+                     dedicated, `union` shared)"
+                )
+            };
             let message = format!(
                 "Service `{}` sets `{PASS_THROUGH}: \"{value}\"`, and {} calls its ELB address {} ({}) {placement}. \
                  Huawei: in a CCE Standard cluster with a dedicated ELB and pass-through, access to the ELB's \
                  private IP from the node of a workload pod, or from other containers on that node, fails. \
-                 {standard}, and whether the ELB is dedicated is not in these manifests: lblint does not read it \
-                 from `kubernetes.io/elb.class`, because that `performance` means a dedicated ELB is unconfirmed.",
+                 {standard}, and {elb}.",
                 service.name(),
                 ws.objects[caller.workload].id,
                 caller.address,
                 caller.via,
             );
+            let certain =
+                dedicated && *fit == Fit::Yes && flavour.value == Some(CceFlavour::Standard);
+            let severity = if certain {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
             let mut d = META
-                .diagnostic(Severity::Warning, ws.location(service, at.span()), message)
+                .diagnostic(severity, ws.location(service, at.span()), message)
                 .with_help(format!(
                     "if the ELB is dedicated: keep in-cluster clients off the backend pods' nodes (required pod \
                      anti-affinity on `kubernetes.io/hostname`), or have them call {} instead of the ELB \

@@ -7,6 +7,7 @@
 //! holds in every kube-proxy mode.
 
 pub mod instance_without_node_ports;
+mod nlb_facts;
 pub mod nlb_hairpin;
 pub mod proxy_protocol_instance_local;
 
@@ -37,10 +38,15 @@ fn key(suffix: &str) -> String {
 /// Which controller makes the load balancer, and what it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Nlb {
-    /// The AWS Load Balancer Controller: instance or IP targets.
-    Controller { ip_targets: bool },
-    /// The legacy in-tree (cloud-provider-aws) controller with `aws-load-balancer-type: nlb`.
-    InTree,
+    /// The AWS Load Balancer Controller: instance or IP targets. `took_nlb_type`: the Service
+    /// says `aws-load-balancer-type: nlb`, which the controller's webhook overrode.
+    Controller {
+        ip_targets: bool,
+        took_nlb_type: bool,
+    },
+    /// The legacy in-tree (cloud-provider-aws) controller with `aws-load-balancer-type: nlb`;
+    /// `or_controller`: the fact that decides whether the controller's webhook takes it.
+    InTree { or_controller: Option<String> },
 }
 
 /// How the Service's load balancer is made, with the fact it hangs on when unknown.
@@ -75,25 +81,43 @@ fn webhook_runs(cx: &Context<'_>) -> Gate {
     }
 }
 
+/// Who makes the Service's load balancer. The controller takes a Service with its class
+/// (set by its webhook on every classless LoadBalancer Service, `MutateCreate` in
+/// webhooks/core/service_mutator.go) and, without a class, `nlb-ip` or `external` with a
+/// target type (`checkAWSLoadBalancerTypeAnnotation` in pkg/service/service_utils.go); the
+/// in-tree controller takes a classless `nlb`.
 fn made(cx: &Context<'_>, entry: &EntryPoint, service: &Object, view: &ServiceView<'_>) -> Made {
-    let ws = cx.ws;
+    let annotations = Annotations::of(cx.ws, service);
     let class = view.load_balancer_class.and_then(|c| c.as_str());
-    let lb_type = Annotations::of(ws, service)
-        .text_entry(&key("type"))
-        .map(|(_, v)| v);
-    let target_type = Annotations::of(ws, service)
-        .text_entry(&key("nlb-target-type"))
-        .map(|(_, v)| v);
-    let controller = |ip: bool| {
+    let lb_type = annotations.text(&key("type"));
+    let target_type = annotations.text(&key("nlb-target-type"));
+    let controller = |took_nlb_type: bool| {
         Made::Nlb(Nlb::Controller {
-            ip_targets: ip || target_type == Some("ip"),
+            // pkg/service/model_build_target_group.go: `nlb-ip` or target type `ip`.
+            ip_targets: lb_type == Some("nlb-ip") || target_type == Some("ip"),
+            took_nlb_type,
         })
     };
     match (class, lb_type) {
-        (Some(NLB_CLASS), _) | (_, Some("external")) => controller(false),
-        (_, Some("nlb-ip")) => controller(true),
-        (None, Some("nlb")) => Made::Nlb(Nlb::InTree),
-        (Some(_), _) | (None, Some(_)) => Made::NotNlb,
+        (Some(NLB_CLASS), _) => controller(lb_type == Some("nlb")),
+        (Some(_), _) => Made::NotNlb,
+        (None, Some("nlb-ip")) => controller(false),
+        (None, Some("external")) if matches!(target_type, Some("ip" | "instance")) => {
+            controller(false)
+        }
+        (None, Some(t @ ("nlb" | "external"))) => match (webhook_runs(cx), t) {
+            (Gate::Yes, _) => controller(t == "nlb"),
+            (Gate::No(_), "nlb") => Made::Nlb(Nlb::InTree {
+                or_controller: None,
+            }),
+            (Gate::Unknown(why), "nlb") => Made::Nlb(Nlb::InTree {
+                or_controller: Some(why),
+            }),
+            (Gate::Unknown(why), _) => Made::Maybe(why),
+            // `external` without a target type and no webhook: neither controller takes it.
+            (Gate::No(_), _) => Made::NotNlb,
+        },
+        (None, Some(_)) => Made::NotNlb,
         (None, None) if entry.provider == Some(Provider::Eks) => match webhook_runs(cx) {
             Gate::Yes => controller(false),
             Gate::No(_) => Made::NotNlb,
@@ -126,7 +150,13 @@ fn instance_nlbs<'c>(
 ) -> impl Iterator<Item = (&'c Object, &'c ServiceView<'c>)> + 'c {
     load_balancers(cx)
         .filter(move |(_, entry, service, view)| {
-            made(cx, entry, service, view) == Made::Nlb(Nlb::Controller { ip_targets: false })
+            matches!(
+                made(cx, entry, service, view),
+                Made::Nlb(Nlb::Controller {
+                    ip_targets: false,
+                    ..
+                })
+            )
         })
         .map(|(_, _, service, view)| (service, view))
 }

@@ -4,30 +4,16 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::views::ServiceView;
 use crate::model::{Caller, EntryId, EntryPoint};
-use crate::objects::{Object, Workspace};
+use crate::objects::Object;
 use crate::rules::verdict::{calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
+use super::nlb_facts::{kept, scheme, Kept, Scheme, IN_TREE_READS_SINCE};
 use super::{key, load_balancers, made, Made, Nlb, LBC_DOC, TROUBLESHOOTING};
 
 pub use crate::rules::meta::EKS001 as META;
-
-/// `preserve_client_ip.enabled` as the target-group attributes set it for `port` (the
-/// per-port annotation wins), if they do.
-fn preservation_set(ws: &Workspace, service: &Object, port: Option<i64>) -> Option<bool> {
-    let read = |suffix: String| {
-        let (_, value) = Annotations::of(ws, service).text_entry(&key(&suffix))?;
-        value.split(',').find_map(|pair| {
-            let (k, v) = pair.split_once('=')?;
-            (k.trim() == "preserve_client_ip.enabled")
-                .then(|| v.trim().eq_ignore_ascii_case("true"))
-        })
-    };
-    port.and_then(|p| read(format!("target-group-attributes.{p}")))
-        .or_else(|| read("target-group-attributes".to_string()))
-}
 
 pub struct NlbHairpin;
 
@@ -54,41 +40,56 @@ struct Hairpin<'w> {
     port: (NodeRef<'w>, Option<i64>),
     /// That port cannot opt out (UDP, QUIC).
     always: bool,
+    /// Why the port keeps it although the Service turns it off, or what that hangs on.
+    kept: Kept,
 }
 
-/// `None` unless the Service gets (or may get) an NLB with a port that keeps the client IP.
+/// `None` unless the Service gets (or may get) an NLB with a port that keeps (or may keep)
+/// the client IP: the first port that surely keeps it, else the first that may.
 fn hairpin<'w>(
     cx: &Context<'w>,
     entry: &EntryPoint,
     service: &Object,
     view: &ServiceView<'w>,
 ) -> Option<Hairpin<'w>> {
-    let ws = cx.ws;
-    let quic: Vec<i64> = Annotations::of(ws, service)
-        .text_entry(&key("quic-enabled-ports"))
-        .map(|(_, v)| v.split(',').filter_map(|p| p.trim().parse().ok()).collect())
+    let quic: Vec<i64> = Annotations::of(cx.ws, service)
+        .text(&key("quic-enabled-ports"))
+        .map(|v| v.split(',').filter_map(|p| p.trim().parse().ok()).collect())
         .unwrap_or_default();
     let (nlb, maybe) = match made(cx, entry, service, view) {
         Made::Nlb(nlb) => (nlb, None),
-        Made::Maybe(why) => (Nlb::Controller { ip_targets: false }, Some(why)),
+        Made::Maybe(why) => (
+            Nlb::Controller {
+                ip_targets: false,
+                took_nlb_type: false,
+            },
+            Some(why),
+        ),
         Made::NotNlb => return None,
     };
-    // The first port whose target group keeps the client IP, and whether it can opt out.
-    view.ports.iter().find_map(|port| {
-        let always = port.protocol_is("UDP") || port.port.is_some_and(|p| quic.contains(&p));
-        let preserved = always
-            || match (&nlb, preservation_set(ws, service, port.port)) {
-                (_, Some(set)) => set,
-                (Nlb::Controller { ip_targets: true }, None) => false,
-                _ => true,
-            };
-        preserved.then(|| Hairpin {
-            nlb: nlb.clone(),
-            maybe: maybe.clone(),
-            port: (port.node, port.port),
-            always,
+    let judged: Vec<Hairpin<'w>> = view
+        .ports
+        .iter()
+        .map(|port| {
+            let always = port.protocol_is("UDP") || port.port.is_some_and(|p| quic.contains(&p));
+            Hairpin {
+                nlb: nlb.clone(),
+                maybe: maybe.clone(),
+                port: (port.node, port.port),
+                always,
+                kept: if always {
+                    Kept::Yes
+                } else {
+                    kept(cx, service, &nlb, port.port)
+                },
+            }
         })
-    })
+        .filter(|h| h.kept != Kept::No)
+        .collect();
+    let surely = judged
+        .iter()
+        .position(|h| matches!(h.kept, Kept::Yes | Kept::Ignored(_)));
+    judged.into_iter().nth(surely.unwrap_or(0))
 }
 
 fn report(
@@ -115,8 +116,12 @@ fn report(
     out.push(with_callers(d, ws, callers.iter().copied(), "address"));
 }
 
-/// The severity and message: a warning when the NLB itself is unsure; an error when a pod
-/// calls it (a warning if internet-facing), weighed by the evidence; else a warning.
+/// The severity and message. With a caller: an error when the NLB is internal and nothing
+/// about it is unsure; a warning when it is internet-facing (AWS's older guide exempted
+/// that), when IP targets keep the client IP (AWS documents the timeout for an instance
+/// calling its own load balancer; for a pod registered by IP it is inferred), or when the
+/// verdict hangs on a profile fact. Without one: a warning for an internal NLB, a note for
+/// an internet-facing one or an inferred case.
 fn words(
     cx: &Context<'_>,
     service: &Object,
@@ -124,84 +129,153 @@ fn words(
     first: Option<&Caller>,
 ) -> (Severity, String) {
     let ws = cx.ws;
-    let name = service.name();
-    let internet_facing = Annotations::of(ws, service)
-        .text_entry(&key("scheme"))
-        .map(|(_, v)| v)
-        == Some("internet-facing");
+    let scheme = scheme(ws, service, &hairpin.nlb);
+    let inferred = matches!(
+        hairpin.nlb,
+        Nlb::Controller {
+            ip_targets: true,
+            ..
+        }
+    );
+    let unsure = match (&hairpin.maybe, &hairpin.kept) {
+        (Some(why), _) => Some(format!(
+            ", if its load balancer is an NLB: that depends on {why}"
+        )),
+        (None, Kept::Unknown(why)) => Some(format!(": whether it does depends on {why}")),
+        _ => None,
+    };
+    let mut text = what(service, hairpin);
+    if inferred {
+        text.push_str(
+            ". AWS documents this for an instance that calls its own load balancer; that a pod \
+             registered by IP meets the same timeout is inferred, not documented",
+        );
+    }
+    if let Some(why) = &unsure {
+        text.push_str(why);
+    }
+    text.push('.');
+    let Some(caller) = first else {
+        let severity = if scheme.internet_facing || inferred {
+            Severity::Note
+        } else {
+            Severity::Warning
+        };
+        return (
+            severity,
+            format!(
+                "{text} No in-cluster caller is visible in these manifests; one that calls its hostname, or a \
+                 host that an ingress controller behind it serves, times out whenever the NLB picks the \
+                 caller's own node.{}",
+                scheme_words(&scheme, &hairpin.nlb)
+            ),
+        );
+    };
+    let severity = if unsure.is_some() || inferred || scheme.internet_facing {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    weigh(
+        severity,
+        caller,
+        format!(
+            "{text} {} calls {} ({}) from inside the cluster: when the NLB picks the caller's own node, the \
+             source and destination are the same and the connection times out (intermittently, by node).{}",
+            ws.objects[caller.workload].id,
+            caller.address,
+            caller.via,
+            scheme_words(&scheme, &hairpin.nlb)
+        ),
+    )
+}
+
+/// "Service `web` gets …; its target group for port 80 keeps the client IP, and …".
+fn what(service: &Object, hairpin: &Hairpin<'_>) -> String {
     let port_text = hairpin
         .port
         .1
         .map_or_else(|| "a port".to_string(), |p| format!("port {p}"));
-    let kind = match hairpin.nlb {
-        Nlb::InTree => "the in-tree controller's NLB (`aws-load-balancer-type: nlb`), which keeps the client IP",
-        Nlb::Controller { ip_targets: false } => "an NLB with instance targets, which keep the client IP by default",
-        Nlb::Controller { ip_targets: true } => "an NLB with IP targets",
-    };
-    let why_kept = if hairpin.always {
-        format!("{port_text} is UDP or QUIC, whose target groups always keep the client IP")
-    } else {
-        format!("its target group for {port_text} keeps the client IP")
-    };
-    let what = format!(
-        "Service `{name}` gets {kind}; {why_kept}, and such a load balancer cannot send a target's own call back to \
-         it (\"Load balancers with client IP preservation enabled do not support hairpinning or loopback\")"
-    );
-    match (&hairpin.maybe, first) {
-        (Some(why), first) => (
-            Severity::Warning,
-            format!(
-                "{what}, if its load balancer is an NLB: that depends on {why}.{}",
-                first
-                    .map(|c| format!(" {} calls {} ({}).", ws.objects[c.workload].id, c.address, c.via))
-                    .unwrap_or_default()
-            ),
+    let kind = match &hairpin.nlb {
+        Nlb::InTree { or_controller } => format!(
+            "the in-tree controller's NLB (`aws-load-balancer-type: nlb`, kubernetes/cloud-provider-aws), whose \
+             instance targets keep the client IP{}",
+            or_controller
+                .as_ref()
+                .map(|why| format!(
+                    " (or, if the AWS Load Balancer Controller's Service webhook runs, that controller's NLB \
+                     with instance targets, which keep it too: that depends on {why})"
+                ))
+                .unwrap_or_default()
         ),
-        (None, Some(caller)) => {
-            let severity = if internet_facing { Severity::Warning } else { Severity::Error };
-            let scheme = if internet_facing {
-                " The load balancer is internet-facing, which AWS's older guide exempted; its current \
-                 troubleshooting text is not scheme-specific."
+        Nlb::Controller { ip_targets: false, took_nlb_type } => format!(
+            "an NLB with instance targets, which keep the client IP by default{}",
+            if *took_nlb_type {
+                " (the AWS Load Balancer Controller's Service webhook gives the Service the class \
+                 `service.k8s.aws/nlb`, so that controller makes it, not the in-tree one that \
+                 `aws-load-balancer-type: nlb` names)"
             } else {
                 ""
-            };
-            weigh(
-                severity,
-                caller,
-                format!(
-                    "{what}. {} calls {} ({}) from inside the cluster: when the NLB picks the caller's own node, the \
-                     source and destination are the same and the connection times out (intermittently, by node).{scheme}",
-                    ws.objects[caller.workload].id, caller.address, caller.via
-                ),
-            )
-        }
-        (None, None) => (
-            Severity::Warning,
-            format!(
-                "{what}. No in-cluster caller is visible in these manifests; one that calls its hostname, or a host \
-                 that an ingress controller behind it serves, times out whenever the NLB picks the caller's own node."
-            ),
+            }
         ),
+        Nlb::Controller { ip_targets: true, .. } => "an NLB with IP targets".to_string(),
+    };
+    let why_kept = match &hairpin.kept {
+        _ if hairpin.always => {
+            format!("{port_text} is UDP or QUIC, whose target groups always keep the client IP")
+        }
+        Kept::Ignored(why) => format!("its target group for {port_text} keeps the client IP: {why}"),
+        Kept::Unknown(_) => format!(
+            "its target group for {port_text} keeps the client IP unless the in-tree controller reads \
+             `preserve_client_ip.enabled=false`"
+        ),
+        _ => format!("its target group for {port_text} keeps the client IP"),
+    };
+    format!(
+        "Service `{}` gets {kind}; {why_kept}, and such a load balancer cannot send a target's own call back to \
+         it (\"Load balancers with client IP preservation enabled do not support hairpinning or loopback\")",
+        service.name()
+    )
+}
+
+/// The scheme, when it lowers the severity or is the controller's default.
+fn scheme_words(scheme: &Scheme, nlb: &Nlb) -> String {
+    match (scheme.internet_facing, scheme.by_default, nlb) {
+        (true, true, Nlb::InTree { .. }) => format!(
+            " The in-tree controller makes it internet-facing (no `{}`), which AWS's older guide exempted; its \
+             current troubleshooting text is not scheme-specific.",
+            key("internal")
+        ),
+        (true, ..) => " The load balancer is internet-facing, which AWS's older guide exempted; its current \
+                        troubleshooting text is not scheme-specific."
+            .to_string(),
+        (false, true, Nlb::Controller { .. }) => format!(
+            " Assuming the controller's default scheme, internal (its `--default-load-balancer-scheme`); set \
+             `{}` to state it.",
+            key("scheme")
+        ),
+        _ => String::new(),
     }
 }
 
 /// The ways out this NLB allows.
 fn ways_out(hairpin: &Hairpin<'_>) -> String {
+    let attributes = key("target-group-attributes");
     if hairpin.always {
         "call the Service by its in-cluster name from inside the cluster: UDP and QUIC target groups cannot turn \
          client IP preservation off"
             .to_string()
-    } else if hairpin.nlb == Nlb::InTree {
-        "move the Service to the AWS Load Balancer Controller (`aws-load-balancer-type: external`) with \
-         `aws-load-balancer-nlb-target-type: ip`, or call the Service by its in-cluster name from inside the \
-         cluster: the in-tree controller cannot turn client IP preservation off (kubernetes/cloud-provider-aws#1160)"
-            .to_string()
+    } else if matches!(hairpin.nlb, Nlb::InTree { .. }) {
+        format!(
+            "set `{attributes}: preserve_client_ip.enabled=false`, which the in-tree controller reads from \
+             cloud-provider-aws {IN_TREE_READS_SINCE} (state its version in `spec.addons.cloudControllerManager`), \
+             or call the Service by its in-cluster name from inside the cluster"
+        )
     } else {
         format!(
-            "set `{}: preserve_client_ip.enabled=false` (TCP and TLS target groups), or \
-             `{}: ip` (IP targets do not keep the client IP over TCP by default), or call the Service by its \
-             in-cluster name from inside the cluster",
-            key("target-group-attributes"),
+            "set `{attributes}: preserve_client_ip.enabled=false` (TCP and TLS target groups), or \
+             `{}: ip` without `preserve_client_ip.enabled=true` (IP targets do not keep the client IP over TCP \
+             by default), or call the Service by its in-cluster name from inside the cluster",
             key("nlb-target-type")
         )
     }

@@ -2,8 +2,11 @@
 //! `externalTrafficPolicy: Local`, which the controller's documentation advises against.
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::views::ServiceView;
+use crate::objects::{Object, Workspace};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::Annotations;
+use crate::yaml::NodeRef;
 
 use super::{instance_nlbs, key, LBC_DOC};
 
@@ -25,19 +28,7 @@ impl Rule for ProxyProtocolInstanceLocal {
             else {
                 continue;
             };
-            let proxy = Annotations::of(ws, service)
-                .text_entry(&key("proxy-protocol"))
-                .filter(|(_, v)| *v == "*")
-                .map(|(k, _)| k)
-                .or_else(|| {
-                    Annotations::of(ws, service)
-                        .text_entry(&key("target-group-attributes"))
-                        .filter(|(_, v)| {
-                            v.replace(' ', "")
-                                .contains("proxy_protocol_v2.enabled=true")
-                        })
-                        .map(|(k, _)| k)
-                });
+            let proxy = proxy_protocol_key(ws, service, view);
             let Some(proxy) = proxy else {
                 continue;
             };
@@ -61,4 +52,43 @@ impl Rule for ProxyProtocolInstanceLocal {
             out.push(d);
         }
     }
+}
+
+/// The annotation that turns PROXY protocol v2 on for a port of the Service, as the
+/// controller reads them (pkg/service/model_build_target_group.go
+/// `buildTargetGroupAttributes`): `aws-load-balancer-proxy-protocol: "*"`; else
+/// `aws-load-balancer-proxy-protocol-per-target-group`, a comma-separated list of ports
+/// (from v2.13.0, commit c80b61cb7); else `proxy_protocol_v2.enabled` in the target-group
+/// attributes.
+fn proxy_protocol_key<'w>(
+    ws: &'w Workspace,
+    service: &Object,
+    view: &ServiceView<'_>,
+) -> Option<NodeRef<'w>> {
+    let annotations = Annotations::of(ws, service);
+    if let Some(star) = annotations.key_if_in(&key("proxy-protocol"), &["*"]) {
+        return Some(star);
+    }
+    if let Some((k, ports)) = annotations.text_entry(&key("proxy-protocol-per-target-group")) {
+        let listed: Vec<i64> = ports
+            .split(',')
+            .filter_map(|p| p.trim().parse().ok())
+            .collect();
+        // The per-target-group list decides every port when it is written.
+        return view
+            .ports
+            .iter()
+            .any(|p| p.port.is_some_and(|n| listed.contains(&n)))
+            .then_some(k);
+    }
+    let attributes = key("target-group-attributes");
+    let on = annotations
+        .lbc_string_map(&attributes)
+        .is_some_and(|pairs| {
+            pairs
+                .iter()
+                .any(|&(k, v)| k == "proxy_protocol_v2.enabled" && v == "true")
+        });
+    on.then(|| annotations.entry(&attributes).map(|(k, _)| k))
+        .flatten()
 }

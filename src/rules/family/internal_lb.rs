@@ -3,7 +3,8 @@
 //! that the vendor documents as unable to serve a backend's own call (Azure), or that routes
 //! it back to the calling VM (GCP). kube-proxy answers such calls on the node in its default
 //! paths, so they never meet that limitation: a note. Only where kube-proxy does not serve
-//! the call on the node (IPVS hostNetwork callers and nftables before v1.34.0 / v1.33.6, with
+//! the call on the node (IPVS hostNetwork callers, IPVS pods before v1.24.0, and nftables
+//! before v1.34.0 / v1.33.6, with
 //! `externalTrafficPolicy: Local`; rules/K8S013.md) is it a warning: no vendor documents a
 //! failure on these clusters, so never an error.
 //!
@@ -181,8 +182,9 @@ impl Rule for InternalLbInCluster {
                 unserved: "Off kube-proxy's shortcut, nothing masks the Azure limitation.".to_string(),
                 help: format!(
                     "have in-cluster clients call {} (or the ClusterIP) instead of the internal load balancer's \
-                     address; Azure's own workarounds are a proxy layer behind the internal load balancer, or \
-                     Direct Server Return (Floating IP, which AKS uses by default). See {AKS_COMPONENTS_DOC}",
+                     address; Azure's own workaround is a proxy layer behind the internal load balancer \
+                     (Floating IP, the other one its troubleshooting page names, is already AKS's default). \
+                     See {AKS_COMPONENTS_DOC}",
                     service.service_hosts_hint()
                 ),
             };

@@ -36,17 +36,17 @@ impl Gate {
     }
 }
 
-/// First Cilium release that honours `ipMode` (cilium/cilium#34780; the release number
-/// comes from a third-party comment).
+/// First Cilium release that honours `ipMode`: cilium/cilium#34780 merged on main in
+/// October 2024, after 1.16.0, and the 1.18.0 regression report (cilium/cilium#40913) names
+/// v1.17.6 as working. The first tag itself was not checked (rules/K8S010.md).
 const CILIUM_IP_MODE_SINCE: &str = "1.17.0";
 /// Cilium 1.18.0 ignores `ipMode: Proxy` (cilium/cilium#40913, fixed by #40915).
 const CILIUM_IP_MODE_REGRESSION: &str = "1.18.0";
 
 /// Does `status.loadBalancer.ingress[].ipMode: Proxy` stop the in-cluster shortcut here?
 /// Kubernetes 1.30 or later (the LoadBalancerIPMode gate is beta and on from 1.30), and a
-/// dataplane that honours it: kube-proxy in iptables or IPVS mode (KEP-1860), Cilium's
-/// kube-proxy replacement from 1.17 except 1.18.0. Whether nftables honours it is not
-/// documented (KEP-1860 names iptables and IPVS only), so it stays unknown.
+/// dataplane that honours it: kube-proxy in any of its Linux modes, Cilium's kube-proxy
+/// replacement from 1.17 except 1.18.0.
 pub fn ip_mode_proxy_honoured(cx: &Context<'_>) -> Gate {
     kubernetes_has_ip_mode(cx).and(dataplane_honours_ip_mode(cx))
 }
@@ -72,17 +72,16 @@ pub fn kubernetes_has_ip_mode(cx: &Context<'_>) -> Gate {
 fn dataplane_honours_ip_mode(cx: &Context<'_>) -> Gate {
     let mode = cx.profile.kube_proxy_mode();
     match mode.value {
-        Some(ProxyMode::Iptables | ProxyMode::Ipvs) => Gate::Yes,
-        Some(ProxyMode::Nftables) => Gate::Unknown(format!(
-            "kube-proxy runs in nftables mode (profile `{}`{}), and no Kubernetes document says \
-             that mode honours `ipMode: Proxy` (KEP-1860 names iptables and IPVS)",
-            mode.field(),
-            mode.at_line()
-        )),
+        // kubernetes/kubernetes pkg/proxy/serviceport.go `newBaseServiceInfo` drops every
+        // load-balancer IP whose ipMode is not VIP ("kube-proxy ... only creates rules for
+        // VIP-style load balancers") before any proxier sees the Service; the iptables,
+        // IPVS and nftables proxiers all build on it, from v1.29.0, the release that
+        // brought both the ipMode field and the nftables mode.
+        Some(ProxyMode::Iptables | ProxyMode::Ipvs | ProxyMode::Nftables) => Gate::Yes,
         Some(ProxyMode::Ebpf) => cilium_honours_ip_mode(cx),
         None => Gate::Unknown(mode.unknown(
-            "kube-proxy in iptables or IPVS mode honours `ipMode: Proxy`; nftables is not \
-             documented to, and an eBPF dataplane depends on its version",
+            "kube-proxy honours `ipMode: Proxy` in iptables, IPVS and nftables mode; an eBPF \
+             dataplane depends on its version",
         )),
     }
 }
@@ -107,7 +106,8 @@ fn cilium_honours_ip_mode(cx: &Context<'_>) -> Gate {
     if v < since {
         Gate::No(format!(
             "Cilium {text} (profile `{}`{}) predates {CILIUM_IP_MODE_SINCE}, the first release \
-             that honours `ipMode: Proxy` (cilium/cilium#34780)",
+             after cilium/cilium#34780 (merged October 2024), which taught Cilium to honour \
+             `ipMode: Proxy`",
             cilium.field(),
             cilium.at_line()
         ))
@@ -222,14 +222,7 @@ pub fn upstream_gap(cx: &Context<'_>) -> Gap {
             ),
             _ => Gap::default(),
         },
-        Some(ProxyMode::Ipvs) => Gap::host_only(
-            true,
-            format!(
-                "upstream kube-proxy in IPVS mode (`{field}`) still has no rule for the address for hostNetwork \
-                 clients on nodes without a backend pod (kubernetes/kubernetes#93456; PR #97081 fixed it for \
-                 other pods only)"
-            ),
-        ),
+        Some(ProxyMode::Ipvs) => ipvs_gap(&field, version.as_ref(), at_least_known("1.24")),
         Some(ProxyMode::Nftables) => nftables_gap(&field, version.as_ref(), at_least_known),
         // Cilium's kube-proxy replacement serves eTP Local addresses "from nodes which have no
         // local backends"; Calico eBPF applies eTP Local to external traffic only.
@@ -241,6 +234,45 @@ pub fn upstream_gap(cx: &Context<'_>) -> Gap {
                  (kubernetes/kubernetes#93456), and the cluster profile does not state `{field}`"
             ),
         ),
+    }
+}
+
+/// IPVS mode has no rule for the address for hostNetwork clients on nodes without a backend
+/// pod (kubernetes/kubernetes#93456, still so in 2025). Other pods were dropped too until
+/// kubernetes/kubernetes#97081 (ipvs/proxier.go `syncEndpoint`: "Allow access from local
+/// PODs even if no local endpoints exist"), first in v1.24.0: it was still in review in
+/// January 2022, and kube-proxy vendored at v1.23.4 lacks it while v1.24.0 has it
+/// (openshift/sdn's vendor tree, commit fe6f39368).
+fn ipvs_gap(field: &str, version: Option<&(String, String)>, fixed: Option<bool>) -> Gap {
+    let host = Reach {
+        known: true,
+        why: format!(
+            "upstream kube-proxy in IPVS mode (`{field}`) has no rule for the address for hostNetwork clients \
+             on nodes without a backend pod (kubernetes/kubernetes#93456; PR #97081, in v1.24.0, fixed it \
+             for other pods only)"
+        ),
+    };
+    let pods = match (fixed, version) {
+        (Some(true), _) => None,
+        (Some(false), Some((v, at))) => Some(Reach {
+            known: true,
+            why: format!(
+                "kube-proxy {v} ({at}) in IPVS mode predates v1.24.0, the first release that serves pods on \
+                 nodes without a backend pod (kubernetes/kubernetes#97081)"
+            ),
+        }),
+        _ => Some(Reach {
+            known: false,
+            why: format!(
+                "kube-proxy in IPVS mode (`{field}`) drops pods' calls on nodes without a backend pod before \
+                 v1.24.0 (kubernetes/kubernetes#97081), and the cluster profile states neither \
+                 `spec.kubeProxy.version` nor `spec.kubernetesVersion`"
+            ),
+        }),
+    };
+    Gap {
+        host: Some(host),
+        pods,
     }
 }
 

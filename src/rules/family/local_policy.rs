@@ -11,6 +11,7 @@ use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit};
 use crate::objects::{Object, Workspace};
 use crate::profile::{CceFlavour, Provider, ProxyMode};
 use crate::rules::edit;
+use crate::rules::family::internal_lb::NLB_CLASS;
 use crate::rules::family::kube_proxy::{local_policy, strands, upstream_gap, Gap, Reach};
 use crate::rules::meta;
 use crate::rules::verdict::{call_by_name, calls_first, weigh, with_callers};
@@ -54,8 +55,14 @@ impl Judge {
             EntryKind::Service if entry.provider == Some(Provider::Ack) => Some(Judge::Ack),
             EntryKind::Service if cce_handles(entry) => Some(Judge::Cce),
             // AWS load balancers always report a hostname: kube-proxy never short-circuits
-            // them, and EKS001 judges the call (rules/EKS001.md).
-            EntryKind::Service if entry.provider == Some(Provider::Eks) => None,
+            // them, and EKS001 judges the call (rules/EKS001.md), also for a Service that only
+            // the AWS Load Balancer Controller's class marks as AWS's.
+            EntryKind::Service
+                if entry.provider == Some(Provider::Eks)
+                    || entry.class.as_deref() == Some(NLB_CLASS) =>
+            {
+                None
+            }
             EntryKind::Service => Some(Judge::Upstream),
             _ => None,
         }
@@ -204,7 +211,14 @@ impl<'v> Verdict<'v> {
             },
             caller.address
         );
-        let severity = if reach.known && fit == Fit::Yes {
+        // CCE: Huawei says CCE sets `elb.pass-through: onlyLocal` itself with Local
+        // (cce_bestpractice_0301) without naming the cluster versions, so a manifest that
+        // leaves the annotation out may not fail as written.
+        let auto_set = self.judge == Judge::Cce
+            && Annotations::of(cx.ws, object)
+                .entry(CCE_PASS_THROUGH)
+                .is_none();
+        let severity = if reach.known && fit == Fit::Yes && !auto_set {
             Severity::Error
         } else {
             Severity::Warning
@@ -223,12 +237,21 @@ impl<'v> Verdict<'v> {
                   (set `spec.nodePools`)",
         };
         let verb = if reach.known { "fail" } else { "can fail" };
+        let auto = if auto_set {
+            format!(
+                " Huawei also says that with node-level (Local) affinity CCE sets `{CCE_PASS_THROUGH}: onlyLocal` \
+                 itself, without naming the cluster versions that do; where it does, the call goes through the ELB \
+                 and works, so this is a warning."
+            )
+        } else {
+            String::new()
+        };
         Some(weigh(
             severity,
             caller,
             format!(
                 "{subject} has `externalTrafficPolicy: Local` and {who} {placement}: such calls {verb} \
-                 on nodes without a backend pod. {}{}.",
+                 on nodes without a backend pod. {}{}.{auto}",
                 if reach.known { "Cause: " } else { "Not certain: " },
                 reach.why
             ),
@@ -433,11 +456,14 @@ fn cce_gap(cx: &Context<'_>) -> Gap {
             true,
             format!("{vendor}; CCE Standard (profile `{}`{})", flavour.field(), flavour.at_line()),
         ),
+        // Huawei's LoadBalancer page (cce_10_0014) says "CCE Turbo clusters support only
+        // cluster-level service affinity": whether Local takes effect there is unknown.
         Some(CceFlavour::Turbo) => Gap::host_only(
-            true,
+            false,
             format!(
                 "{vendor}; on CCE Turbo (profile `{}`{}) only containers' calls go through the ELB by \
-                 default, not a node's own",
+                 default, not a node's own, and Huawei says \"CCE Turbo clusters support only cluster-level \
+                 service affinity\" (cce_10_0014), so whether `Local` takes effect there is unknown",
                 flavour.field(),
                 flavour.at_line()
             ),
