@@ -60,34 +60,82 @@ pub const VKE_ADDRESS_TYPE: &str =
     "service.beta.kubernetes.io/volcengine-loadbalancer-address-type";
 pub const VKE_EXISTED_LB: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-id";
 
-/// Upstream's internal load-balancer annotation table (service.md, "Internal load balancer").
-const UPSTREAM_INTERNAL: &[(&str, &str)] = &[
-    ("networking.gke.io/load-balancer-type", "Internal"),
-    (
-        "service.beta.kubernetes.io/aws-load-balancer-internal",
-        "true",
-    ),
-    (
-        "service.beta.kubernetes.io/azure-load-balancer-internal",
-        "true",
-    ),
-    (
-        "service.kubernetes.io/ibm-load-balancer-cloud-provider-ip-type",
-        "private",
-    ),
-    (
-        "service.beta.kubernetes.io/openstack-internal-load-balancer",
-        "true",
-    ),
-    (
-        "service.beta.kubernetes.io/cce-load-balancer-internal-vpc",
-        "true",
-    ),
-    (
-        "service.beta.kubernetes.io/oci-load-balancer-internal",
-        "true",
-    ),
+/// Upstream's internal load-balancer annotations (service.md, "Internal load balancer"),
+/// each read as its controller reads it: `Some(true)` internal, `Some(false)` public, `None`
+/// when the annotation does not decide (not written, or a value the controller falls back
+/// from). In order; the first that decides wins.
+const UPSTREAM_INTERNAL: &[fn(&Annotations<'_>) -> Option<bool>] = &[
+    gke_internal,
+    aws_internal,
+    // kubernetes-sigs/cloud-provider-azure `requiresInternalLoadBalancer`: exactly "true".
+    |a| {
+        a.text("service.beta.kubernetes.io/azure-load-balancer-internal")
+            .map(|v| v == "true")
+    },
+    // IBM VPC `ServiceOptions.isPublic`: "" or "public" is public, any other value private.
+    |a| {
+        a.text("service.kubernetes.io/ibm-load-balancer-cloud-provider-ip-type")
+            .map(|v| !v.is_empty() && v != "public")
+    },
+    // cloud-provider-openstack `getBoolFromServiceAnnotation`: exactly "true" or "false";
+    // another value falls back to the config's `internal-lb`.
+    |a| match a.text("service.beta.kubernetes.io/openstack-internal-load-balancer") {
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        _ => None,
+    },
+    // Huawei CCE's controller is closed source: the documented "true", in any case.
+    |a| {
+        a.text("service.beta.kubernetes.io/cce-load-balancer-internal-vpc")
+            .filter(|v| v.eq_ignore_ascii_case("true"))
+            .map(|_| true)
+    },
+    oci_internal,
 ];
+
+/// GCE `GetLoadBalancerAnnotationType` (kubernetes/cloud-provider-gcp,
+/// providers/gce/gce_annotations.go): the first of the two keys that is written decides;
+/// `Internal` (or the deprecated `internal`) is internal, any other value external.
+fn gke_internal(a: &Annotations<'_>) -> Option<bool> {
+    ["networking.gke.io/load-balancer-type", GKE_LEGACY_TYPE]
+        .iter()
+        .find_map(|key| a.text(key))
+        .map(|v| matches!(v, "Internal" | "internal"))
+}
+
+/// In-tree AWS (kubernetes/cloud-provider-aws `EnsureLoadBalancer`): any non-empty value
+/// but "false" is internal. The AWS Load Balancer Controller's Services
+/// (`aws-load-balancer-type: external` or `nlb-ip`) take `aws-load-balancer-scheme` first,
+/// then this annotation with Go's ParseBool (`buildLoadBalancerSchemeViaAnnotation`).
+fn aws_internal(a: &Annotations<'_>) -> Option<bool> {
+    const TYPE: &str = "service.beta.kubernetes.io/aws-load-balancer-type";
+    const SCHEME: &str = "service.beta.kubernetes.io/aws-load-balancer-scheme";
+    const INTERNAL: &str = "service.beta.kubernetes.io/aws-load-balancer-internal";
+    if matches!(a.text(TYPE), Some("external" | "nlb-ip")) {
+        return match a.text(SCHEME) {
+            Some("internal") => Some(true),
+            Some("internet-facing") => Some(false),
+            Some(_) => None,
+            None => a.text(INTERNAL).and_then(crate::views::parse_go_bool),
+        };
+    }
+    a.text(INTERNAL)
+        .filter(|v| !v.is_empty())
+        .map(|v| v != "false")
+}
+
+/// OCI `isInternalLB` (oracle/oci-cloud-controller-manager, load_balancer_spec.go): Go's
+/// ParseBool of the load balancer's key, or of the network load balancer's own key with
+/// `oci.oraclecloud.com/load-balancer-type: nlb`; a refused value stops the controller
+/// (K8S015), so it decides nothing here.
+fn oci_internal(a: &Annotations<'_>) -> Option<bool> {
+    let key = if a.text("oci.oraclecloud.com/load-balancer-type") == Some("nlb") {
+        "oci-network-load-balancer.oraclecloud.com/internal"
+    } else {
+        "service.beta.kubernetes.io/oci-load-balancer-internal"
+    };
+    a.text(key).and_then(crate::views::parse_go_bool)
+}
 
 /// Read an ACK annotation under either prefix.
 pub fn ack_annotation<'a>(
@@ -178,13 +226,12 @@ fn text<'a>(node: Option<NodeRef<'a>>) -> Option<&'a str> {
 /// docs/usage.md, ACK https://www.alibabacloud.com/help/en/document_detail/86531.html.
 fn service_network(annotations: &Annotations<'_>, provider: Option<Provider>) -> Network {
     let get = |key: &str| annotations.text(key);
-    for (key, value) in UPSTREAM_INTERNAL
-        .iter()
-        .chain([&(GKE_LEGACY_TYPE, "Internal")])
-    {
-        if get(key).is_some_and(|v| v.eq_ignore_ascii_case(value)) {
-            return Network::Private;
-        }
+    if let Some(internal) = UPSTREAM_INTERNAL.iter().find_map(|read| read(annotations)) {
+        return if internal {
+            Network::Private
+        } else {
+            Network::Public
+        };
     }
     match provider {
         Some(Provider::Tke) => {

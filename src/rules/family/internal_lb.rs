@@ -261,8 +261,12 @@ fn gke_internal<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> O
         Some(GKE_INTERNAL_CLASS) => class,
         // Another class: another controller's load balancer.
         Some(_) => None,
+        // GCE's `GetLoadBalancerAnnotationType`: the first key written decides, and takes
+        // `Internal` or the deprecated `internal`.
         None => [GKE_LOAD_BALANCER_TYPE, GKE_LEGACY_TYPE]
             .iter()
-            .find_map(|key| Annotations::of(cx.ws, service).key_if_in(key, &["Internal"])),
+            .find_map(|key| Annotations::of(cx.ws, service).entry(key))
+            .filter(|(_, v)| matches!(v.as_str(), Some("Internal" | "internal")))
+            .map(|(k, _)| k),
     }
 }
