@@ -40,7 +40,7 @@ fn udp_cannot_opt_out_and_the_fix_says_so() {
         &[(path.into(), std::fs::read(path).unwrap())],
         &profile("eks", ""),
     );
-    let help = outcome.diagnostics[0].help.clone().unwrap_or_default();
+    let help = outcome.diagnostics[0].help().cloned().unwrap_or_default();
     assert!(
         help.contains("UDP and QUIC target groups cannot turn"),
         "{help}"
