@@ -119,7 +119,7 @@ pub fn collect(
     match kind {
         EntryKind::Service => {
             if let Some(service) = views.service(id) {
-                c.push(service.load_balancer_ip, AddressSource::LoadBalancerIp);
+                c.push(service.load_balancer_ip(), AddressSource::LoadBalancerIp);
                 c.push_all(&service.external_ips, AddressSource::ExternalIp);
             }
         }

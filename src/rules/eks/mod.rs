@@ -77,7 +77,7 @@ fn webhook_runs(cx: &Context<'_>) -> Gate {
 
 fn made(cx: &Context<'_>, entry: &EntryPoint, service: &Object, view: &ServiceView<'_>) -> Made {
     let ws = cx.ws;
-    let class = view.load_balancer_class.and_then(|c| c.as_str());
+    let class = view.load_balancer_class().and_then(|c| c.as_str());
     let lb_type = Annotations::of(ws, service)
         .text_entry(&key("type"))
         .map(|(_, v)| v);
@@ -113,7 +113,7 @@ fn load_balancers<'c>(
             return None;
         }
         let view = cx.views.service(entry.object)?;
-        let class = view.load_balancer_class.and_then(|c| c.as_str());
+        let class = view.load_balancer_class().and_then(|c| c.as_str());
         let ours = entry.provider == Some(Provider::Eks) || class == Some(NLB_CLASS);
         (ours && view.is_load_balancer())
             .then(|| (index, entry, &cx.ws.objects[entry.object], view))

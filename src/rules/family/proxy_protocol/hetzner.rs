@@ -55,7 +55,7 @@ fn trigger<'w>(
     let default_on = cx.profile.ccm_uses_proxy_protocol().value == Some(true);
     let at = match Annotations::of(cx.ws, service).entry(USES_PROXY_PROTOCOL) {
         Some((key, value)) if value.as_str() == Some("true") => key,
-        None if default_on => cx.views.service(entry.object)?.service_type?,
+        None if default_on => cx.views.service(entry.object)?.service_type()?,
         _ => return None,
     };
     Some((Feature::ProxyProtocol, at))
