@@ -12,9 +12,11 @@ pub use crate::source::{Location, Span};
 pub use fix::{EditRef, FixRef};
 pub use text::Text;
 
+use few::Few;
 use fix::StoredFix;
 use text::Place;
 
+mod few;
 mod fix;
 mod text;
 
@@ -156,12 +158,19 @@ impl RuleName {
     }
 }
 
-/// The parts of a finding that many findings lack.
+/// The parts of a finding that many findings lack: one allocation for a finding with a
+/// related location and a fix, the common case.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Rest {
-    related: Box<[Related]>,
+    related: Few<Related>,
     fix: Option<StoredFix>,
-    suggestions: Box<[StoredFix]>,
+    more: Option<Box<More>>,
+}
+
+/// What few findings have.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct More {
+    suggestions: Few<StoredFix>,
     origin: Option<Arc<str>>,
 }
 
@@ -188,6 +197,14 @@ impl Diagnostic {
         self.rest.get_or_insert_with(Box::default)
     }
 
+    fn more_mut(&mut self) -> &mut More {
+        self.rest_mut().more.get_or_insert_with(Box::default)
+    }
+
+    fn more(&self) -> Option<&More> {
+        self.rest.as_deref()?.more.as_deref()
+    }
+
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(Text::shared(self.rule.id, Place::Help, help.into()));
         self
@@ -197,8 +214,8 @@ impl Diagnostic {
     /// template origin (Helm `# Source:`, kustomize origin) for people.
     pub fn on(mut self, object: &crate::objects::Object) -> Self {
         self.object = Some(object.id.clone());
-        if object.origin.is_some() || self.rest.is_some() {
-            self.rest_mut().origin = object.origin.clone();
+        if object.origin.is_some() || self.more().is_some() {
+            self.more_mut().origin = object.origin.clone();
         }
         self
     }
@@ -214,11 +231,8 @@ impl Diagnostic {
             location,
             message: Text::shared(self.rule.id, Place::Related, message.into()),
         };
-        // Most findings have one related location: a box of exactly its size.
-        let rest = self.rest_mut();
-        let mut all = std::mem::take(&mut rest.related).into_vec();
-        all.push(related);
-        rest.related = all.into_boxed_slice();
+        let list = &mut self.rest_mut().related;
+        list.insert(list.len(), related);
         self
     }
 
@@ -238,17 +252,15 @@ impl Diagnostic {
             ..suggestion
         };
         let stored = StoredFix::new(self.rule.id, suggestion);
-        let rest = self.rest_mut();
-        let mut all = std::mem::take(&mut rest.suggestions).into_vec();
-        all.push(stored);
-        rest.suggestions = all.into_boxed_slice();
+        let list = &mut self.more_mut().suggestions;
+        list.insert(list.len(), stored);
         self
     }
 
     /// Tests: a template origin without an object to take it from.
     #[cfg(test)]
     pub(crate) fn with_origin(mut self, origin: &str) -> Self {
-        self.rest_mut().origin = Some(origin.into());
+        self.more_mut().origin = Some(origin.into());
         self
     }
 
@@ -272,17 +284,18 @@ impl Diagnostic {
         let Some(rest) = self.rest.as_deref_mut() else {
             return;
         };
-        for suggestion in rest.suggestions.iter_mut() {
-            if let Some(manual) = refuse(suggestion.as_ref()) {
-                *suggestion = StoredFix::new(rule, manual);
+        if let Some(more) = rest.more.as_deref_mut() {
+            for suggestion in more.suggestions.as_mut_slice() {
+                if let Some(manual) = refuse(suggestion.as_ref()) {
+                    *suggestion = StoredFix::new(rule, manual);
+                }
             }
         }
         let refused = rest.fix.as_ref().and_then(|fix| refuse(fix.as_ref()));
         if let Some(manual) = refused {
             rest.fix = None;
-            let mut all = std::mem::take(&mut rest.suggestions).into_vec();
-            all.insert(0, StoredFix::new(rule, manual));
-            rest.suggestions = all.into_boxed_slice();
+            let more = rest.more.get_or_insert_with(Box::default);
+            more.suggestions.insert(0, StoredFix::new(rule, manual));
         }
     }
 
@@ -310,7 +323,7 @@ impl Diagnostic {
     }
 
     pub fn related(&self) -> &[Related] {
-        self.rest.as_deref().map_or(&[], |r| &r.related)
+        self.rest.as_deref().map_or(&[], |r| r.related.as_slice())
     }
 
     pub fn help(&self) -> Option<&Text> {
@@ -326,9 +339,8 @@ impl Diagnostic {
     /// applying two ways out of one problem at once changes the app twice. A suggestion
     /// may have no edits (a change lblint cannot make mechanically).
     pub fn suggestions(&self) -> impl ExactSizeIterator<Item = FixRef<'_>> + Clone {
-        self.rest
-            .as_deref()
-            .map_or(&[][..], |r| &r.suggestions)
+        self.more()
+            .map_or(&[][..], |m| m.suggestions.as_slice())
             .iter()
             .map(StoredFix::as_ref)
     }
@@ -340,7 +352,7 @@ impl Diagnostic {
 
     /// Template the object was rendered from (Helm `# Source:`, kustomize origin).
     pub fn origin(&self) -> Option<&str> {
-        self.rest.as_deref()?.origin.as_deref()
+        self.more()?.origin.as_deref()
     }
 
     /// Deterministic output order: file, position, rule.
@@ -440,6 +452,8 @@ mod tests {
             "    prevent-loopback: \"true\"\n"
         );
         assert!(std::mem::size_of::<Diagnostic>() <= 160);
+        // A related location and a fix: one allocation of 144 bytes besides the record.
+        assert!(std::mem::size_of::<Rest>() <= 144);
         assert!(std::mem::size_of::<Text>() <= 40);
     }
 }

@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::few::Few;
 use super::{Applicability, Edit, Fix, Span};
 
 /// What a fix says and writes, shared by the findings whose fixes say and write the same.
@@ -21,27 +22,12 @@ struct Body {
     contents: Box<[Box<str>]>,
 }
 
-/// Where a fix's edits go: inline for one edit (most fixes), else boxed.
-#[derive(Clone, Debug, PartialEq)]
-enum Spans {
-    One(Span),
-    Many(Box<[Span]>),
-}
-
-impl Spans {
-    fn as_slice(&self) -> &[Span] {
-        match self {
-            Spans::One(span) => std::slice::from_ref(span),
-            Spans::Many(spans) => spans,
-        }
-    }
-}
-
 /// A fix as a finding holds it.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct StoredFix {
     body: Arc<Body>,
-    spans: Spans,
+    /// Where each edit goes: inline for one edit (most fixes).
+    spans: Few<Span>,
 }
 
 /// Recent bodies kept per rule: a rule's fixes come in a few wordings.
@@ -62,10 +48,7 @@ impl StoredFix {
             .into_iter()
             .map(|e| (e.content.into_boxed_str(), e.span))
             .unzip();
-        let spans = match spans[..] {
-            [one] => Spans::One(one),
-            _ => Spans::Many(spans.into_boxed_slice()),
-        };
+        let spans = Few::from_vec(spans);
         let body = Body {
             description: fix.description.into_boxed_str(),
             applicability: fix.applicability,

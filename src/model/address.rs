@@ -120,7 +120,7 @@ pub fn collect(
         EntryKind::Service => {
             if let Some(service) = views.service(id) {
                 c.push(service.load_balancer_ip(), AddressSource::LoadBalancerIp);
-                c.push_all(&service.external_ips, AddressSource::ExternalIp);
+                c.push_all(service.external_ips(), AddressSource::ExternalIp);
             }
         }
         EntryKind::Ingress => {
