@@ -66,7 +66,7 @@ pub struct CheckOutcome {
 impl CheckOutcome {
     /// The most severe diagnostic, if any.
     pub fn max_severity(&self) -> Option<Severity> {
-        self.diagnostics.iter().map(|d| d.severity).max()
+        self.diagnostics.iter().map(|d| d.severity()).max()
     }
 }
 
@@ -158,8 +158,10 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
 /// as a related location), and let `--fix` write only named files.
 fn keep_involving(outcome: &mut CheckOutcome, named: &HashSet<String>) {
     let involves = |d: &Diagnostic| {
-        named.contains(&*d.location.file)
-            || d.related.iter().any(|r| named.contains(&*r.location.file))
+        named.contains(&*d.location().file)
+            || d.related()
+                .iter()
+                .any(|r| named.contains(&*r.location.file))
     };
     outcome.diagnostics.retain(involves);
     outcome
@@ -174,7 +176,7 @@ fn keep_involving(outcome: &mut CheckOutcome, named: &HashSet<String>) {
         ..Summary::default()
     };
     for d in &outcome.diagnostics {
-        summary.count(d.severity);
+        summary.count(d.severity());
     }
     outcome.summary = summary;
 }
@@ -259,7 +261,7 @@ fn lint_loaded(
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();
     let (diagnostics, suppressed) = filter.apply(&ws, diagnostics, &order);
     if let Some(config) = filter.config_source {
-        if diagnostics.iter().any(|d| d.location.file == config.path) {
+        if diagnostics.iter().any(|d| d.location().file == config.path) {
             sources.insert(config.clone());
         }
     }
@@ -271,7 +273,7 @@ fn lint_loaded(
         ..Summary::default()
     };
     for d in &diagnostics {
-        summary.count(d.severity);
+        summary.count(d.severity());
     }
     CheckOutcome {
         diagnostics,

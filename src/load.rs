@@ -359,8 +359,8 @@ mod tests {
     fn skipped_reason(loaded: &Loaded) -> String {
         assert!(loaded.file.is_none());
         assert_eq!(loaded.diagnostics.len(), 1);
-        assert_eq!(loaded.diagnostics[0].rule, "LBL003");
-        loaded.diagnostics[0].message.to_string()
+        assert_eq!(loaded.diagnostics[0].rule(), "LBL003");
+        loaded.diagnostics[0].message().to_string()
     }
 
     #[test]
@@ -415,7 +415,7 @@ mod tests {
             reason.contains("kaboom") && reason.contains("bug"),
             "{reason}"
         );
-        assert_eq!(&*loaded.diagnostics[0].location.file, "boom.yaml");
+        assert_eq!(&*loaded.diagnostics[0].location().file, "boom.yaml");
     }
 
     #[test]

@@ -107,7 +107,7 @@ pub(super) fn linted(files: &[Arc<str>]) {
 /// A warning when nothing was linted and nothing was skipped: an empty folder, or globs
 /// that match nothing, would otherwise pass in silence.
 pub(super) fn no_input(linted: &[Arc<str>], diagnostics: &[Diagnostic], options: &CheckOptions) {
-    if !linted.is_empty() || diagnostics.iter().any(|d| d.rule == "LBL003") {
+    if !linted.is_empty() || diagnostics.iter().any(|d| d.rule() == "LBL003") {
         return;
     }
     let paths: Vec<String> = options

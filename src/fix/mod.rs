@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::check::CheckOutcome;
-use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::diagnostic::{Applicability, Diagnostic, FixRef};
 use crate::source::{SourceFile, SourceMap};
 
 pub mod preview;
@@ -32,10 +32,10 @@ impl FixPlan {
 
 /// Whether a diagnostic's fix may be applied in this run.
 fn eligible(d: &Diagnostic, unsafe_fixes: bool) -> bool {
-    match &d.fix {
+    match d.fix() {
         None => false,
-        Some(_) if d.origin.is_some() => false,
-        Some(fix) => match fix.applicability {
+        Some(_) if d.origin().is_some() => false,
+        Some(fix) => match fix.applicability() {
             Applicability::Safe => true,
             Applicability::Unsafe => unsafe_fixes,
             Applicability::DisplayOnly => false,
@@ -90,11 +90,10 @@ impl<'a> Accepted<'a> {
 
 /// A fix's edits sorted by offset, or `None` when one is out of range or splits a
 /// character, or two of its own edits conflict (applying them would garble the text).
-fn fix_edits<'a>(fix: &'a Fix, text: &str) -> Option<Vec<RawEdit<'a>>> {
+fn fix_edits<'a>(fix: FixRef<'a>, text: &str) -> Option<Vec<RawEdit<'a>>> {
     let mut edits: Vec<RawEdit<'a>> = fix
-        .edits
-        .iter()
-        .map(|e| (e.span.start.offset, e.span.end.offset, e.content.as_str()))
+        .edits()
+        .map(|e| (e.span.start.offset, e.span.end.offset, e.content))
         .collect();
     let valid = edits.iter().all(|&(start, end, _)| {
         start <= end
@@ -118,7 +117,7 @@ pub fn plan(diagnostics: &[Diagnostic], sources: &SourceMap, unsafe_fixes: bool)
         .filter(|(_, d)| eligible(d, unsafe_fixes))
     {
         by_file
-            .entry(d.location.file.clone())
+            .entry(d.location().file.clone())
             .or_default()
             .push((i, d));
     }
@@ -130,15 +129,14 @@ pub fn plan(diagnostics: &[Diagnostic], sources: &SourceMap, unsafe_fixes: bool)
         let text = &source.text;
         // Stable: fixes starting at one offset keep diagnostic order.
         found.sort_by_key(|(_, d)| {
-            d.fix
-                .as_ref()
-                .and_then(|f| f.edits.first())
+            d.fix()
+                .and_then(|f| f.edits().next())
                 .map(|e| e.span.start.offset)
         });
         let mut accepted = Accepted::default();
         let mut fixed = 0;
         for (index, d) in found {
-            let Some(edits) = d.fix.as_ref().and_then(|fix| fix_edits(fix, text)) else {
+            let Some(edits) = d.fix().and_then(|fix| fix_edits(fix, text)) else {
                 continue;
             };
             if edits.iter().any(|&edit| accepted.conflicts(edit)) {
@@ -208,7 +206,11 @@ pub struct FileFix {
 type FixKey = (&'static str, String, String);
 
 fn key(d: &Diagnostic) -> FixKey {
-    (d.rule, d.location.file.to_string(), d.message.to_string())
+    (
+        d.rule(),
+        d.location().file.to_string(),
+        d.message().to_string(),
+    )
 }
 
 /// The findings whose fix this run would apply (safe, or unsafe with `--unsafe-fixes`) but
@@ -218,8 +220,8 @@ pub fn rendered_refusals(
     unsafe_fixes: bool,
 ) -> impl Iterator<Item = &Diagnostic> {
     diagnostics.iter().filter(move |d| {
-        d.origin.is_some()
-            && d.fix.as_ref().is_some_and(|fix| match fix.applicability {
+        d.origin().is_some()
+            && d.fix().is_some_and(|fix| match fix.applicability() {
                 Applicability::Safe => true,
                 Applicability::Unsafe => unsafe_fixes,
                 Applicability::DisplayOnly => false,
@@ -237,7 +239,7 @@ pub fn plan_round(
     failed: &HashSet<Arc<str>>,
 ) -> Round {
     outcome.diagnostics.retain(|d| {
-        d.fix.is_none() || !(tried.contains(&key(d)) || failed.contains(&d.location.file))
+        d.fix().is_none() || !(tried.contains(&key(d)) || failed.contains(&d.location().file))
     });
     let plan = plan(&outcome.diagnostics, &outcome.sources, unsafe_fixes);
     tried.extend(plan.applied.iter().map(|&i| key(&outcome.diagnostics[i])));
@@ -245,9 +247,9 @@ pub fn plan_round(
     for &i in &plan.applied {
         let d = &outcome.diagnostics[i];
         rules
-            .entry(&d.location.file)
+            .entry(&d.location().file)
             .or_default()
-            .push((d.rule, d.name));
+            .push((d.rule(), d.name()));
     }
     let limits = crate::yaml::Limits::default();
     let mut round = Round::default();

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use similar::{ChangeTag, TextDiff};
 
 use super::{fix_edits, RawEdit};
-use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::diagnostic::{Applicability, Diagnostic, FixRef};
 use crate::source::SourceFile;
 use crate::text::escape::{escape, Keep};
 
@@ -40,14 +40,14 @@ pub fn rendered_reason(origin: &str) -> String {
 
 /// The stderr line for a fix `--fix` or `--diff` leaves out because its file is rendered.
 pub fn rendered_notice(d: &Diagnostic) -> String {
-    let start = d.location.span.start;
+    let start = d.location().span.start;
     format!(
         "lblint: not fixing {} at {}:{}:{}: {}",
-        d.rule,
-        d.location.file,
+        d.rule(),
+        d.location().file,
         start.line,
         start.column,
-        rendered_reason(d.origin.as_deref().unwrap_or_default())
+        rendered_reason(d.origin().unwrap_or_default())
     )
 }
 
@@ -67,9 +67,9 @@ impl FixCounts {
     pub fn of(diagnostics: &[Diagnostic]) -> FixCounts {
         let mut counts = FixCounts::default();
         for d in diagnostics {
-            counts.shown_only += d.suggestions.len();
-            let Some(fix) = &d.fix else { continue };
-            match (fix.applicability, d.origin.is_some()) {
+            counts.shown_only += d.suggestions().len();
+            let Some(fix) = d.fix() else { continue };
+            match (fix.applicability(), d.origin().is_some()) {
                 (Applicability::DisplayOnly, _) => counts.shown_only += 1,
                 (_, true) => counts.rendered += 1,
                 (Applicability::Safe, false) => counts.safe += 1,
@@ -110,13 +110,13 @@ impl FixCounts {
 
 /// `fix (unsafe, applied only with --unsafe-fixes): description`: the fix of a finding and
 /// what this run's `--fix` does with it.
-pub fn fix_heading(d: &Diagnostic, fix: &Fix, unsafe_fixes: bool) -> String {
-    let kind = match fix.applicability {
+pub fn fix_heading(d: &Diagnostic, fix: FixRef<'_>, unsafe_fixes: bool) -> String {
+    let kind = match fix.applicability() {
         Applicability::Safe => "safe",
         Applicability::Unsafe => "unsafe",
         Applicability::DisplayOnly => "display-only",
     };
-    let what = match (fix.applicability, &d.origin) {
+    let what = match (fix.applicability(), d.origin()) {
         (Applicability::DisplayOnly, _) => "never applied".to_string(),
         (_, Some(origin)) => format!("not applied: {}", rendered_reason(origin)),
         (Applicability::Safe, None) => "applied by --fix".to_string(),
@@ -125,21 +125,21 @@ pub fn fix_heading(d: &Diagnostic, fix: &Fix, unsafe_fixes: bool) -> String {
         }
         (Applicability::Unsafe, None) => "applied only with --unsafe-fixes".to_string(),
     };
-    format!("fix ({kind}, {what}): {}", fix.description)
+    format!("fix ({kind}, {what}): {}", fix.description())
 }
 
 /// `suggestion (display-only, never applied): description`.
-pub fn suggestion_heading(suggestion: &Fix) -> String {
+pub fn suggestion_heading(suggestion: FixRef<'_>) -> String {
     format!(
         "suggestion (display-only, never applied): {}",
-        suggestion.description
+        suggestion.description()
     )
 }
 
 /// The lines a fix changes, as `old new |±text` rows (old and new line numbers, a blank
 /// for a line that is only on one side), escaped for the terminal. Edits on nearby lines
 /// share one block; a fix with no edits, or edits that do not fit the text, shows none.
-pub fn edit_lines(fix: &Fix, file: &SourceFile) -> Vec<String> {
+pub fn edit_lines(fix: FixRef<'_>, file: &SourceFile) -> Vec<String> {
     let text = file.text.as_str();
     let Some(edits) = fix_edits(fix, text) else {
         return Vec::new();
@@ -201,7 +201,7 @@ pub fn edit_lines(fix: &Fix, file: &SourceFile) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::{Edit, Location};
+    use crate::diagnostic::{Edit, Fix, Location, Severity};
     use crate::yaml::{Pos, Span};
 
     fn at(file: &SourceFile, start: usize, end: usize) -> Span {
@@ -209,6 +209,16 @@ mod tests {
             start: file.pos_at(start),
             end: file.pos_at(end),
         }
+    }
+
+    /// The lines `fix` changes, as a finding holding it shows them.
+    fn lines(fix: Fix, file: &SourceFile) -> Vec<String> {
+        let location = Location {
+            file: "a.yaml".into(),
+            span: Span::default(),
+        };
+        let d = Diagnostic::new("X", "x", Severity::Note, location, "m").with_fix(fix);
+        edit_lines(d.fix().unwrap(), file)
     }
 
     fn fix(file: &SourceFile, edits: &[(usize, usize, &str)]) -> Fix {
@@ -229,15 +239,15 @@ mod tests {
     fn an_insert_shows_the_new_line_with_its_number_in_the_new_text() {
         let file = SourceFile::new("a.yaml", "a: 1\nb: 2\nc: 3\n");
         // Insert a line before `c: 3`.
-        let rows = edit_lines(&fix(&file, &[(10, 10, "x: 9\n")]), &file);
+        let rows = lines(fix(&file, &[(10, 10, "x: 9\n")]), &file);
         assert_eq!(rows, vec!["  3 |+x: 9", "3 4 | c: 3"]);
     }
 
     #[test]
     fn a_replacement_shows_old_and_new_and_later_blocks_are_renumbered() {
         let file = SourceFile::new("a.yaml", "a: yes\nb: 2\nc: 3\nd: 4\ne: 5\n");
-        let rows = edit_lines(
-            &fix(&file, &[(3, 6, "\"yes\"\n  z: 1"), (25, 26, "\"5\"")]),
+        let rows = lines(
+            fix(&file, &[(3, 6, "\"yes\"\n  z: 1"), (25, 26, "\"5\"")]),
             &file,
         );
         assert_eq!(
@@ -255,8 +265,8 @@ mod tests {
     #[test]
     fn a_fix_without_edits_shows_nothing_and_controls_are_escaped() {
         let file = SourceFile::new("a.yaml", "a: 1\n");
-        assert!(edit_lines(&Fix::manual("by hand"), &file).is_empty());
-        let rows = edit_lines(&fix(&file, &[(3, 4, "\u{1b}[2J")]), &file);
+        assert!(lines(Fix::manual("by hand"), &file).is_empty());
+        let rows = lines(fix(&file, &[(3, 4, "\u{1b}[2J")]), &file);
         assert_eq!(rows[1], "  1 |+a: \\u{1b}[2J");
     }
 
@@ -270,14 +280,16 @@ mod tests {
                 end: Pos::default(),
             },
         };
-        let base = Diagnostic::new("X", "x", crate::diagnostic::Severity::Note, location, "m");
+        let base = Diagnostic::new("X", "x", Severity::Note, location, "m");
         let safe = base.clone().with_fix(Fix {
             applicability: Applicability::Safe,
             ..fix(&file, &[(3, 4, "2")])
         });
         let unsafe_ = base.clone().with_fix(fix(&file, &[(3, 4, "2")]));
-        let mut rendered = unsafe_.clone().with_suggestion(Fix::manual("by hand"));
-        rendered.origin = Some("chart/templates/a.yaml".into());
+        let rendered = unsafe_
+            .clone()
+            .with_suggestion(Fix::manual("by hand"))
+            .with_origin("chart/templates/a.yaml");
         let counts = FixCounts::of(&[safe, unsafe_, rendered, base]);
         assert_eq!(
             counts.summary_line(),

@@ -18,7 +18,7 @@ fn span(start: usize, end: usize) -> Span {
 }
 
 fn diagnostic(edits: Vec<(usize, usize, &str)>, applicability: Applicability) -> Diagnostic {
-    let mut d = Diagnostic::new(
+    Diagnostic::new(
         "T001",
         "t",
         Severity::Error,
@@ -27,8 +27,8 @@ fn diagnostic(edits: Vec<(usize, usize, &str)>, applicability: Applicability) ->
             span: span(0, 0),
         },
         "m",
-    );
-    d.fix = Some(Fix {
+    )
+    .with_fix(Fix {
         description: "f".into(),
         applicability,
         edits: edits
@@ -38,8 +38,7 @@ fn diagnostic(edits: Vec<(usize, usize, &str)>, applicability: Applicability) ->
                 content: c.to_string(),
             })
             .collect(),
-    });
-    d
+    })
 }
 
 fn sources(text: &str) -> SourceMap {
@@ -66,17 +65,15 @@ fn applies_non_overlapping_edits_back_to_front() {
 /// fixes it accepts, and the text it makes.
 fn pairwise_plan(ds: &[Diagnostic], text: &str) -> (Vec<usize>, String) {
     let mut found: Vec<(usize, &Diagnostic)> = ds.iter().enumerate().collect();
-    found.sort_by_key(|(_, d)| d.fix.as_ref().unwrap().edits[0].span.start.offset);
+    found.sort_by_key(|(_, d)| d.fix().unwrap().edits().next().unwrap().span.start.offset);
     let mut accepted: Vec<(usize, usize, &str)> = Vec::new();
     let mut applied = Vec::new();
     for (index, d) in found {
         let edits: Vec<(usize, usize, &str)> = d
-            .fix
-            .as_ref()
+            .fix()
             .unwrap()
-            .edits
-            .iter()
-            .map(|e| (e.span.start.offset, e.span.end.offset, e.content.as_str()))
+            .edits()
+            .map(|e| (e.span.start.offset, e.span.end.offset, e.content))
             .collect();
         let conflicts = edits.iter().any(|&(start, end, _)| {
             accepted
@@ -122,9 +119,8 @@ fn sort_and_sweep_accepts_what_the_pairwise_check_accepted() {
                 let second = end + 1 + next(text.len() - end - 1);
                 edits.push((second, second, "Y"));
             }
-            let mut d = diagnostic(edits, Applicability::Safe);
-            d.message = i.to_string().into();
-            ds.push(d);
+            let d = diagnostic(edits, Applicability::Safe);
+            ds.push(d.with_message(i.to_string()));
         }
         let (applied, expected) = pairwise_plan(&ds, &text);
         let got = plan(&ds, &map, false);
@@ -181,8 +177,8 @@ fn unsafe_and_rendered_fixes_are_skipped() {
         plan(std::slice::from_ref(&unsafe_fix), &map, true).fixed(),
         1
     );
-    let mut rendered = diagnostic(vec![(3, 7, "x")], Applicability::Safe);
-    rendered.origin = Some("chart/templates/x.yaml".into());
+    let rendered =
+        diagnostic(vec![(3, 7, "x")], Applicability::Safe).with_origin("chart/templates/x.yaml");
     assert_eq!(plan(&[rendered], &map, true).fixed(), 0);
 }
 

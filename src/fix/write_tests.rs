@@ -138,8 +138,10 @@ fn a_rewrite_that_would_break_the_yaml_is_dropped_and_named() {
     };
     let mut outcome = check(&options, &crate::profile::generic()).unwrap();
     // K8S002's quoting fix, made to leave an unterminated quote.
-    let fix = outcome.diagnostics[0].fix.as_mut().unwrap();
+    let d = &mut outcome.diagnostics[0];
+    let mut fix = d.fix().unwrap().to_fix();
     fix.edits[0].content = "\"true".to_string();
+    *d = d.clone().with_fix(fix);
     let round = plan_round(outcome, false, &mut HashSet::new(), &HashSet::new());
     assert!(round.files.is_empty());
     assert_eq!(round.breaking.len(), 1);

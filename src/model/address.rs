@@ -119,8 +119,8 @@ pub fn collect(
     match kind {
         EntryKind::Service => {
             if let Some(service) = views.service(id) {
-                c.push(service.load_balancer_ip, AddressSource::LoadBalancerIp);
-                c.push_all(&service.external_ips, AddressSource::ExternalIp);
+                c.push(service.load_balancer_ip(), AddressSource::LoadBalancerIp);
+                c.push_all(service.external_ips(), AddressSource::ExternalIp);
             }
         }
         EntryKind::Ingress => {

@@ -86,7 +86,7 @@ impl<'w> Backends<'w> {
     fn of_service(&mut self, service: ObjectId) -> Arc<[ObjectId]> {
         let ws = self.ws;
         let object = &ws.objects[service];
-        let selector = self.views.service(service).and_then(|s| s.selector);
+        let selector = self.views.service(service).and_then(|s| s.selector());
         let pairs: Option<Vec<(&str, &str)>> = selector.and_then(|s| {
             s.entries()
                 .map(|(k, v)| Some((k.as_str()?, v.as_str()?)))

@@ -291,7 +291,7 @@ impl<'w> CallIndex<'w> {
             .views
             .service(id)
             .into_iter()
-            .flat_map(|s| &s.cluster_ips)
+            .flat_map(|s| s.cluster_ips())
         {
             if ip != "None" && !ip.is_empty() {
                 self.in_cluster.insert(normalize(ip), id);

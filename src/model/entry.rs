@@ -289,7 +289,7 @@ pub fn classify(
         if !service.is_load_balancer() {
             return None;
         }
-        let class = text(service.load_balancer_class);
+        let class = text(service.load_balancer_class());
         let mut provider = provider_of(&annotations, profile);
         let mut network = service_network(&annotations, provider);
         // GKE's own classes name their controller (kubernetes/ingress-gce).

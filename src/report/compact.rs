@@ -19,18 +19,18 @@ pub(super) fn write(
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
     for diagnostic in diagnostics {
-        let start = diagnostic.location.span.start;
+        let start = diagnostic.location().span.start;
         writeln!(
             out,
             "{}:{}:{}: {}[{}] {}",
             // Escaped: a newline in a file name must not forge a `path:line:col:` line.
-            escape(&diagnostic.location.file, Keep::Nothing),
+            escape(&diagnostic.location().file, Keep::Nothing),
             start.line,
             start.column,
-            diagnostic.severity,
-            diagnostic.rule,
+            diagnostic.severity(),
+            diagnostic.rule(),
             escape(
-                super::first_line(&diagnostic.message.as_cow()),
+                super::first_line(&diagnostic.message().as_cow()),
                 Keep::Nothing
             ),
         )?;

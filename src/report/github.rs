@@ -18,24 +18,24 @@ pub(super) fn write(
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
     for d in diagnostics {
-        let command = match d.severity {
+        let command = match d.severity() {
             Severity::Error => "error",
             Severity::Warning => "warning",
             Severity::Note => "notice",
         };
-        let text = sources.get(&d.location.file).map(|f| f.text.as_str());
-        let span = d.location.span;
-        let title = format!("{} {}", d.rule, d.name);
+        let text = sources.get(&d.location().file).map(|f| f.text.as_str());
+        let span = d.location().span;
+        let title = format!("{} {}", d.rule(), d.name());
         writeln!(
             out,
             "::{command} file={},line={},col={},endLine={},endColumn={},title={}::{}",
-            escape_property(&d.location.file),
+            escape_property(&d.location().file),
             span.start.line.max(1),
             utf16_column(span.start, text),
             span.end.line.max(span.start.line).max(1),
             utf16_column(span.end, text),
             escape_property(&title),
-            escape_data(&d.message.as_cow()),
+            escape_data(&d.message().as_cow()),
         )?;
     }
     Ok(())

@@ -40,7 +40,7 @@ metadata:
 ";
 
 fn evil_diagnostic() -> Diagnostic {
-    let mut diagnostic = Diagnostic::new(
+    Diagnostic::new(
         "K8S002",
         "annotation-value-not-string",
         Severity::Error,
@@ -61,9 +61,8 @@ fn evil_diagnostic() -> Diagnostic {
         description: "quote \u{1b}[5m".to_string(),
         applicability: Applicability::Safe,
         edits: Vec::new(),
-    });
-    diagnostic.origin = Some("charts/\u{1b}[2J/service.yaml".into());
-    diagnostic
+    })
+    .with_origin("charts/\u{1b}[2J/service.yaml")
 }
 
 #[test]
@@ -125,7 +124,7 @@ fn human_quotes_findings_past_column_65535() {
     )
     .with_related(find(path, &text, "LoadBalancer", 0), "load balancer here")
     .with_related(find(path, &text, "Service", 0), "kind")];
-    assert!(diagnostics[0].location.span.start.column > 65_535);
+    assert!(diagnostics[0].location().span.start.column > 65_535);
     let summary = Summary {
         files: 1,
         objects: 1,

@@ -78,22 +78,22 @@ fn render(
     sources: &SourceMap,
     options: &ReportOptions,
 ) -> Result<String, fmt::Error> {
-    let file = sources.get(&diagnostic.location.file);
+    let file = sources.get(&diagnostic.location().file);
     let mut notes = Vec::new();
     let mut report = Report {
         header: format!(
             "{}[{}]: {}",
-            diagnostic.severity,
-            diagnostic.rule,
-            escape(&diagnostic.message.as_cow(), Keep::Newlines)
+            diagnostic.severity(),
+            diagnostic.rule(),
+            escape(&diagnostic.message().as_cow(), Keep::Newlines)
         ),
-        severity: match diagnostic.severity {
+        severity: match diagnostic.severity() {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
             Severity::Note => miette::Severity::Advice,
         },
         help: diagnostic
-            .help
+            .help()
             .as_ref()
             .map(|help| escape(&help.as_cow(), Keep::Newlines).into_owned()),
         source: None,
@@ -105,13 +105,13 @@ fn render(
         None => {
             // No text to quote (file-level problem, or the file was not kept):
             // the location still has to be visible somewhere.
-            notes.push(format!("at: {}", position(&diagnostic.location)));
-            for related in &diagnostic.related {
+            notes.push(format!("at: {}", position(diagnostic.location())));
+            for related in diagnostic.related() {
                 notes.push(related_note(&related.location, &related.message.as_cow()));
             }
         }
     }
-    if let Some(origin) = &diagnostic.origin {
+    if let Some(origin) = diagnostic.origin() {
         notes.push(format!("note: template origin: {origin}"));
     }
     // --show-fixes lists them below, with the lines they change.
@@ -121,7 +121,7 @@ fn render(
         notes.extend(fix_notes(diagnostic));
         Vec::new()
     };
-    let rule = format!("note: rule {} ({})", diagnostic.rule, diagnostic.name);
+    let rule = format!("note: rule {} ({})", diagnostic.rule(), diagnostic.name());
 
     let mut text = String::new();
     handler.render_report(&mut text, &report)?;
@@ -139,11 +139,11 @@ fn quote_source<'a>(
     width: usize,
 ) {
     let same_file: Vec<_> = diagnostic
-        .related
+        .related()
         .iter()
-        .filter(|related| related.location.file == diagnostic.location.file)
+        .filter(|related| related.location.file == diagnostic.location().file)
         .collect();
-    let locations: Vec<&Location> = std::iter::once(&diagnostic.location)
+    let locations: Vec<&Location> = std::iter::once(diagnostic.location())
         .chain(same_file.iter().map(|related| &related.location))
         .collect();
     let (source, spans) = NamedText::new(file, &locations);
@@ -168,8 +168,8 @@ fn quote_source<'a>(
                 .push(LabeledSpan::new_with_span(Some(message), span));
         }
     }
-    for related in &diagnostic.related {
-        if related.location.file != diagnostic.location.file {
+    for related in diagnostic.related() {
+        if related.location.file != diagnostic.location().file {
             notes.push(related_note(&related.location, &related.message.as_cow()));
         }
     }
@@ -213,8 +213,8 @@ fn write_notes(
 /// The fix and each suggestion as one note each: what `--fix` does with them.
 fn fix_notes(diagnostic: &Diagnostic) -> Vec<String> {
     let mut notes = Vec::new();
-    if let Some(fix) = &diagnostic.fix {
-        let how = match (fix.applicability, &diagnostic.origin) {
+    if let Some(fix) = diagnostic.fix() {
+        let how = match (fix.applicability(), diagnostic.origin()) {
             (Applicability::DisplayOnly, _) => "shown only, never applied by --fix".to_string(),
             (_, Some(origin)) => format!(
                 "not applied by --fix: {}",
@@ -225,16 +225,22 @@ fn fix_notes(diagnostic: &Diagnostic) -> Vec<String> {
                 "unsafe, applied by --fix only with --unsafe-fixes".to_string()
             }
         };
-        notes.push(format!("note: fix available: {} ({how})", fix.description));
+        notes.push(format!(
+            "note: fix available: {} ({how})",
+            fix.description()
+        ));
     }
-    for suggestion in &diagnostic.suggestions {
+    for suggestion in diagnostic.suggestions() {
         // A by-hand suggestion's description says so itself.
-        let how = if suggestion.edits.is_empty() {
+        let how = if !suggestion.has_edits() {
             ""
         } else {
             " (not applied by --fix)"
         };
-        notes.push(format!("note: suggestion: {}{how}", suggestion.description));
+        notes.push(format!(
+            "note: suggestion: {}{how}",
+            suggestion.description()
+        ));
     }
     notes
 }

@@ -7,7 +7,7 @@ use std::io;
 
 use serde::Serialize;
 
-use crate::diagnostic::{Applicability, Diagnostic, Fix, ObjectRef, Severity, Summary, Text};
+use crate::diagnostic::{Applicability, Diagnostic, FixRef, ObjectRef, Severity, Summary, Text};
 use crate::yaml::Span;
 
 const VERSION: u32 = 1;
@@ -66,20 +66,20 @@ struct JsonEdit<'a> {
 
 impl<'a> From<&'a Diagnostic> for JsonDiagnostic<'a> {
     fn from(d: &'a Diagnostic) -> Self {
-        let span = d.location.span;
+        let span = d.location().span;
         JsonDiagnostic {
-            rule: d.rule,
-            name: d.name,
-            severity: d.severity,
-            message: &d.message,
-            file: &d.location.file,
+            rule: d.rule(),
+            name: d.name(),
+            severity: d.severity(),
+            message: d.message(),
+            file: &d.location().file,
             line: span.start.line,
             column: span.start.column,
             end_line: span.end.line,
             end_column: span.end.column,
-            object: d.object.as_deref(),
+            object: d.object(),
             related: d
-                .related
+                .related()
                 .iter()
                 .map(|r| JsonRelated {
                     file: &r.location.file,
@@ -88,24 +88,20 @@ impl<'a> From<&'a Diagnostic> for JsonDiagnostic<'a> {
                     message: &r.message,
                 })
                 .collect(),
-            help: d.help.as_ref(),
-            fix: d.fix.as_ref().map(JsonFix::from),
-            suggestions: d.suggestions.iter().map(JsonFix::from).collect(),
-            origin: d.origin.as_deref(),
+            help: d.help(),
+            fix: d.fix().map(JsonFix::from),
+            suggestions: d.suggestions().map(JsonFix::from).collect(),
+            origin: d.origin(),
         }
     }
 }
 
-impl<'a> From<&'a Fix> for JsonFix<'a> {
-    fn from(fix: &'a Fix) -> Self {
+impl<'a> From<FixRef<'a>> for JsonFix<'a> {
+    fn from(fix: FixRef<'a>) -> Self {
         JsonFix {
-            description: &fix.description,
-            applicability: fix.applicability,
-            edits: fix
-                .edits
-                .iter()
-                .map(|e| edit(&e.span, &e.content))
-                .collect(),
+            description: fix.description(),
+            applicability: fix.applicability(),
+            edits: fix.edits().map(|e| edit(&e.span, e.content)).collect(),
         }
     }
 }

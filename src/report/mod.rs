@@ -135,17 +135,12 @@ pub fn write_report(
 /// lines it changes (indented two more).
 fn fix_lines(diagnostic: &Diagnostic, sources: &SourceMap, unsafe_fixes: bool) -> Vec<String> {
     use crate::fix::preview::{edit_lines, fix_heading, suggestion_heading};
-    let file = sources.get(&diagnostic.location.file);
+    let file = sources.get(&diagnostic.location().file);
     let fixes = diagnostic
-        .fix
-        .iter()
+        .fix()
         .map(|fix| (fix_heading(diagnostic, fix, unsafe_fixes), fix))
-        .chain(
-            diagnostic
-                .suggestions
-                .iter()
-                .map(|s| (suggestion_heading(s), s)),
-        );
+        .into_iter()
+        .chain(diagnostic.suggestions().map(|s| (suggestion_heading(s), s)));
     let mut lines = Vec::new();
     for (heading, fix) in fixes {
         lines.push(escape(&heading, Keep::Nothing).into_owned());

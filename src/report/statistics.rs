@@ -29,15 +29,15 @@ pub fn write(
 ) -> io::Result<()> {
     let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
     for d in diagnostics {
-        let row = rows.entry(d.rule).or_default();
-        row.name = d.name;
+        let row = rows.entry(d.rule()).or_default();
+        row.name = d.name();
         row.count += 1;
-        match d.fix.as_ref().filter(|_| d.origin.is_none()) {
-            Some(fix) if fix.applicability == Applicability::Safe => {
+        match d.fix().as_ref().filter(|_| d.origin().is_none()) {
+            Some(fix) if fix.applicability() == Applicability::Safe => {
                 row.safe += 1;
                 row.with_unsafe += 1;
             }
-            Some(fix) if fix.applicability == Applicability::Unsafe => row.with_unsafe += 1,
+            Some(fix) if fix.applicability() == Applicability::Unsafe => row.with_unsafe += 1,
             _ => {}
         }
     }

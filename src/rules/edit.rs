@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Span};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, FixRef, Span};
 use crate::objects::{LintFile, Object, Workspace};
 use crate::yaml::{NodeKind, NodeRef};
 
@@ -104,7 +104,7 @@ pub fn refuse_shared_node_edits(ws: &Workspace, diagnostics: &mut [Diagnostic]) 
     let mut files: HashMap<&str, usize> = HashMap::new();
     let mut shared: HashMap<usize, SharedIndex> = HashMap::new();
     for d in diagnostics {
-        let has_edits = d.fix.is_some() || d.suggestions.iter().any(|s| !s.edits.is_empty());
+        let has_edits = d.fix().is_some() || d.suggestions().any(|s| s.has_edits());
         if !has_edits {
             continue;
         }
@@ -116,7 +116,7 @@ pub fn refuse_shared_node_edits(ws: &Workspace, diagnostics: &mut [Diagnostic]) 
                 .map(|(i, f)| (&*f.source.path, i))
                 .collect();
         }
-        let Some(&file) = files.get(&*d.location.file) else {
+        let Some(&file) = files.get(&*d.location().file) else {
             continue;
         };
         let ranges = shared
@@ -125,24 +125,14 @@ pub fn refuse_shared_node_edits(ws: &Workspace, diagnostics: &mut [Diagnostic]) 
         if ranges.nodes.is_empty() {
             continue;
         }
-        if let Some(fix) = d.fix.take() {
-            match ranges.touched(&fix) {
-                Some(what) => d.suggestions.insert(0, refused(&fix, what)),
-                None => d.fix = Some(fix),
-            }
-        }
-        for suggestion in &mut d.suggestions {
-            if let Some(what) = ranges.touched(suggestion) {
-                *suggestion = refused(suggestion, what);
-            }
-        }
+        d.refuse_edits(|fix| ranges.touched(fix).map(|what| refused(fix, what)));
     }
 }
 
-fn refused(fix: &Fix, what: &str) -> Fix {
+fn refused(fix: FixRef<'_>, what: &str) -> Fix {
     Fix::manual(format!(
         "{}, by hand if right for every use: lblint does not edit {what}",
-        fix.description
+        fix.description()
     ))
 }
 
@@ -170,8 +160,8 @@ impl SharedIndex {
 
     /// The shared node an edit of `fix` touches, if any. A replacement touches a node it
     /// overlaps; an insertion, one it lands in or at either end of.
-    fn touched(&self, fix: &Fix) -> Option<&str> {
-        fix.edits.iter().find_map(|edit| {
+    fn touched(&self, fix: FixRef<'_>) -> Option<&str> {
+        fix.edits().find_map(|edit| {
             let (start, end) = (edit.span.start.offset, edit.span.end.offset);
             let insertion = start == end;
             let before = self.nodes.partition_point(|n| {
@@ -307,12 +297,9 @@ mod tests {
     }
 
     fn refused_descriptions(d: &Diagnostic) -> Vec<&str> {
-        assert!(d.fix.is_none(), "{d:?}");
-        assert!(d.suggestions.iter().all(|s| s.edits.is_empty()), "{d:?}");
-        d.suggestions
-            .iter()
-            .map(|s| s.description.as_str())
-            .collect()
+        assert!(d.fix().is_none(), "{d:?}");
+        assert!(d.suggestions().all(|s| !s.has_edits()), "{d:?}");
+        d.suggestions().map(|s| s.description()).collect()
     }
 
     const SHARED: &str = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  labels:\n    \
@@ -350,8 +337,17 @@ mod tests {
         assert_eq!(refused_descriptions(&d).len(), 2);
         // Before the mapping, nothing shared is touched.
         let d = guarded(SHARED, "  name: a", true);
-        assert_eq!(d.fix.as_ref().unwrap().edits[0].content, "x");
-        assert_eq!(d.suggestions[0].edits[0].content, "y");
+        assert_eq!(d.fix().unwrap().edits().next().unwrap().content, "x");
+        assert_eq!(
+            d.suggestions()
+                .next()
+                .unwrap()
+                .edits()
+                .next()
+                .unwrap()
+                .content,
+            "y"
+        );
     }
 
     #[test]
@@ -359,7 +355,7 @@ mod tests {
         let text =
             "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  labels:\n    on: &on yes\n";
         let d = guarded(text, "yes", false);
-        assert_eq!(d.fix.as_ref().unwrap().edits[0].content, "x");
+        assert_eq!(d.fix().unwrap().edits().next().unwrap().content, "x");
     }
 
     #[test]
@@ -379,7 +375,7 @@ mod tests {
             .replace("*on\n", "*onward\n")
             .replace("  name: a\n", "  name: a\n  x: &onward 1\n");
         let d = guarded(&other, "yes", false);
-        assert!(d.fix.is_some(), "{d:?}");
+        assert!(d.fix().is_some(), "{d:?}");
     }
 }
 

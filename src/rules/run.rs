@@ -98,9 +98,9 @@ spec:
             .iter()
             .map(|d| {
                 (
-                    d.rule,
-                    d.location.span.start.line,
-                    d.location.span.start.column,
+                    d.rule(),
+                    d.location().span.start.line,
+                    d.location().span.start.column,
                 )
             })
             .collect();

@@ -58,9 +58,9 @@ impl<'w> Annotations<'w> {
     /// marked used.
     pub(super) fn suppress(&mut self, d: &Diagnostic) -> bool {
         let mut hit = false;
-        if let Some(object) = d.object.as_ref().and_then(|id| self.object_of(d, id)) {
+        if let Some(object) = d.object().and_then(|id| self.object_of(d, id)) {
             for &i in self.of_object.get(&object).into_iter().flatten() {
-                if self.sites[i].rule.id == d.rule {
+                if self.sites[i].rule.id == d.rule() {
                     self.sites[i].used = true;
                     hit = true;
                 }
@@ -72,8 +72,8 @@ impl<'w> Annotations<'w> {
     /// The object a diagnostic is about: same file, same identity; when a file holds the
     /// same identity twice, the one whose document contains the diagnostic.
     fn object_of(&self, d: &Diagnostic, id: &ObjectRef) -> Option<usize> {
-        let candidates = self.objects.get(&(&*d.location.file, id))?;
-        let offset = d.location.span.start.offset;
+        let candidates = self.objects.get(&(&*d.location().file, id))?;
+        let offset = d.location().span.start.offset;
         candidates
             .iter()
             .copied()
@@ -95,16 +95,15 @@ impl<'w> Annotations<'w> {
         for a in &self.sites {
             if !a.used && !a.keep && enabled(a.rule) && !broken.contains(&&*a.location.file) {
                 let object = &self.ws.objects[a.object];
-                let mut note = unused(
+                let note = unused(
                     a.location.clone(),
                     format!(
                         "Unused suppression: {} has no `{}` diagnostic to ignore.",
                         object.id, a.rule.id
                     ),
                     "remove the annotation",
-                );
-                note.object = Some(object.id.clone());
-                note.origin = object.origin.clone();
+                )
+                .on(object);
                 notes.push(note);
             }
         }
@@ -138,9 +137,8 @@ fn collect_annotations(ws: &Workspace, notes: &mut Vec<Diagnostic>) -> Vec<Annot
                 }),
                 None if keep => {}
                 None => {
-                    let mut note = unknown_rule(location, rule_key, "a suppression annotation");
-                    note.object = Some(object.id.clone());
-                    notes.push(note);
+                    let note = unknown_rule(location, rule_key, "a suppression annotation");
+                    notes.push(note.about(object.id.clone()));
                 }
             }
         }

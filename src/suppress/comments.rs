@@ -95,15 +95,15 @@ impl<'w> Comments<'w> {
     /// Whether a comment suppresses `d`; every comment that does is marked used.
     pub(super) fn suppress(&mut self, d: &Diagnostic) -> bool {
         let mut hit = false;
-        let line = d.location.span.start.line;
+        let line = d.location().span.start.line;
         for &i in self
             .by_line
-            .get(&(d.location.file.clone(), line))
+            .get(&(d.location().file.clone(), line))
             .into_iter()
             .flatten()
         {
             for (rule, used) in &mut self.sites[i].rules {
-                if rule.id == d.rule {
+                if rule.id == d.rule() {
                     *used = true;
                     hit = true;
                 }

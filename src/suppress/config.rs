@@ -101,10 +101,11 @@ impl ConfigIgnores {
     pub(super) fn hide_notes(&self, notes: &mut Vec<Diagnostic>) -> usize {
         let mut hidden = 0;
         notes.retain(|n| {
-            let relative = self.relative(&n.location.file);
-            let hide = self.entries.iter().any(|e| {
-                is_lbl004(Some(e.rule)) && e.covers(relative.as_deref(), n.object.as_deref())
-            });
+            let relative = self.relative(&n.location().file);
+            let hide = self
+                .entries
+                .iter()
+                .any(|e| is_lbl004(Some(e.rule)) && e.covers(relative.as_deref(), n.object()));
             hidden += usize::from(hide);
             !hide
         });
@@ -129,10 +130,10 @@ impl<'c> ConfigLayer<'c> {
 
     /// Whether an entry suppresses `d`; every entry that does is marked used.
     pub(super) fn suppress(&mut self, d: &Diagnostic) -> bool {
-        let relative = self.config.relative(&d.location.file);
+        let relative = self.config.relative(&d.location().file);
         let mut hit = false;
         for (entry, used) in self.config.entries.iter().zip(&mut self.used) {
-            if entry.rule.id == d.rule && entry.covers(relative.as_deref(), d.object.as_deref()) {
+            if entry.rule.id == d.rule() && entry.covers(relative.as_deref(), d.object()) {
                 *used = true;
                 hit = true;
             }

@@ -68,15 +68,15 @@ fn every_rule_document_has_examples_and_they_hold() {
             let hits: Vec<_> = outcome
                 .diagnostics
                 .iter()
-                .filter(|d| d.rule == meta.id)
+                .filter(|d| d.rule() == meta.id)
                 .collect();
             match &example.expect {
                 // Passing: this rule is silent, and no other rule finds a problem either
                 // (trade-off notes from other rules may remain).
                 docs::Expect::Passes => {
                     assert!(
-                        outcome.diagnostics.iter().all(|d| d.rule != meta.id
-                            && d.severity == lblint::diagnostic::Severity::Note),
+                        outcome.diagnostics.iter().all(|d| d.rule() != meta.id
+                            && d.severity() == lblint::diagnostic::Severity::Note),
                         "{} example at line {} should pass: {:#?}",
                         meta.id,
                         example.line,
@@ -92,11 +92,11 @@ fn every_rule_document_has_examples_and_they_hold() {
                     );
                     if let Some(severity) = severity {
                         assert!(
-                            hits.iter().all(|d| d.severity.as_str() == severity),
+                            hits.iter().all(|d| d.severity().as_str() == severity),
                             "{} example at line {}: expected {severity}, got {:?}",
                             meta.id,
                             example.line,
-                            hits.iter().map(|d| d.severity).collect::<Vec<_>>()
+                            hits.iter().map(|d| d.severity()).collect::<Vec<_>>()
                         );
                     }
                 }

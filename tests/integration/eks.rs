@@ -19,10 +19,9 @@ fn help_of(fixture: &str, spec: &str) -> String {
         &profile("eks", spec),
     );
     outcome.diagnostics[0]
-        .help
-        .clone()
+        .help()
+        .map(ToString::to_string)
         .unwrap_or_default()
-        .to_string()
 }
 
 const WEBHOOK: &str = "  addons:\n    awsLoadBalancerController: \"v2.8.2\"\n";

@@ -257,7 +257,7 @@ fn cce_one_service_in_two_files_is_not_a_mixed_elb() {
         &cce(&mode("ipvs")),
     );
     assert!(
-        outcome.diagnostics.iter().all(|d| d.rule != "CCE003"),
+        outcome.diagnostics.iter().all(|d| d.rule() != "CCE003"),
         "{:#?}",
         outcome.diagnostics
     );

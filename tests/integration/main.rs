@@ -223,19 +223,19 @@ pub fn lint_text(
     let hits: Vec<_> = outcome
         .diagnostics
         .iter()
-        .filter(|d| d.rule.starts_with(prefix))
+        .filter(|d| d.rule().starts_with(prefix))
         .collect();
     let message = hits
         .first()
-        .map(|d| d.message.to_string())
+        .map(|d| d.message().to_string())
         .unwrap_or_default();
     let found = hits
         .iter()
         .map(|d| {
-            let start = d.location.span.start;
+            let start = d.location().span.start;
             (
-                d.rule.to_string(),
-                d.severity.as_str().to_string(),
+                d.rule().to_string(),
+                d.severity().as_str().to_string(),
                 start.line,
                 start.column,
             )

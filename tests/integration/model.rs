@@ -593,17 +593,17 @@ fn image_pulls_from_the_clusters_own_registry_call_from_the_node() {
     let notes: Vec<_> = outcome
         .diagnostics
         .iter()
-        .filter(|d| d.rule == "K8S001")
+        .filter(|d| d.rule() == "K8S001")
         .collect();
     assert_eq!(notes.len(), 1);
     assert_eq!(
         (
-            notes[0].location.span.start.line,
-            notes[0].location.span.start.column
+            notes[0].location().span.start.line,
+            notes[0].location().span.start.column
         ),
         (98, 18)
     );
-    let help = notes[0].help.as_ref().unwrap().to_string();
+    let help = notes[0].help().as_ref().unwrap().to_string();
     assert!(
         help.starts_with("the kubelet pulls images from the node with the node's own DNS"),
         "{help}"

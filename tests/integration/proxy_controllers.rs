@@ -281,14 +281,14 @@ fn hetzner_proxy_protocol_is_parse_bool_or_the_controller_default() {
     let d = outcome
         .diagnostics
         .iter()
-        .find(|d| d.rule == "HETZNER001")
+        .find(|d| d.rule() == "HETZNER001")
         .unwrap();
+    let suggestions: Vec<&str> = d.suggestions().map(|s| s.description()).collect();
     assert!(
-        d.suggestions.iter().any(|s| s
-            .description
-            .contains("load-balancer.hetzner.cloud/hostname: <name>")),
-        "{:?}",
-        d.suggestions
+        suggestions
+            .iter()
+            .any(|s| s.contains("load-balancer.hetzner.cloud/hostname: <name>")),
+        "{suggestions:?}"
     );
     // The annotation's `false` wins over the env.
     let off = "load-balancer.hetzner.cloud/uses-proxyprotocol: \"false\"";

@@ -392,8 +392,8 @@ fn local_policy_follows_the_kube_proxy_version_in_nftables_mode() {
         outcome
             .diagnostics
             .iter()
-            .filter(|d| d.rule == "K8S013")
-            .map(|d| d.severity.as_str())
+            .filter(|d| d.rule() == "K8S013")
+            .map(|d| d.severity().as_str())
             .collect::<Vec<_>>()
     };
     let nft = |version: &str| {
@@ -447,10 +447,10 @@ fn cert_manager_self_checks_and_auth_url_subrequests_are_calls() {
     let note = outcome
         .diagnostics
         .iter()
-        .find(|d| d.rule == "K8S001")
+        .find(|d| d.rule() == "K8S001")
         .unwrap();
-    assert_eq!(note.location.span.start.line, 67);
-    assert!(note.suggestions.is_empty() && note.fix.is_none());
+    assert_eq!(note.location().span.start.line, 67);
+    assert!(note.suggestions().len() == 0 && note.fix().is_none());
 }
 
 /// The vendor's way out as an edit where it fits in the manifest, with an
@@ -501,14 +501,10 @@ fn unsafe_fixes_add_the_vendor_switch_and_relint_clean() {
     let d = outcome
         .diagnostics
         .iter()
-        .find(|d| d.rule == "DOKS001")
+        .find(|d| d.rule() == "DOKS001")
         .unwrap();
-    assert!(d.fix.is_none());
-    let shown: Vec<&str> = d
-        .suggestions
-        .iter()
-        .map(|s| s.description.as_str())
-        .collect();
+    assert!(d.fix().is_none());
+    let shown: Vec<&str> = d.suggestions().map(|s| s.description()).collect();
     assert!(
         shown[0].contains("do-loadbalancer-hostname: <name>"),
         "{shown:?}"
@@ -533,8 +529,8 @@ fn every_documented_value_form_is_read() {
         outcome
             .diagnostics
             .iter()
-            .filter(|d| d.rule.starts_with(&provider.to_ascii_uppercase()))
-            .map(|d| d.rule.to_string())
+            .filter(|d| d.rule().starts_with(&provider.to_ascii_uppercase()))
+            .map(|d| d.rule().to_string())
             .collect::<Vec<_>>()
     };
     // `v1` and `v2` from OCCM v1.31.0 (`getProxyProtocolFromServiceAnnotation`); before,

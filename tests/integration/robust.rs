@@ -266,7 +266,11 @@ fn fuzz_crashers_do_not_panic() {
         for profile in &profiles {
             let outcome = lblint::check::check_sources(&files, profile);
             for d in &outcome.diagnostics {
-                assert!(d.location.span.start.line >= 1, "{}: {d:?}", path.display());
+                assert!(
+                    d.location().span.start.line >= 1,
+                    "{}: {d:?}",
+                    path.display()
+                );
             }
         }
         count += 1;

@@ -244,7 +244,7 @@ fn check_sources_applies_comments_and_annotations() {
     let got: Vec<(&str, &str, u32)> = outcome
         .diagnostics
         .iter()
-        .map(|d| (d.rule, &*d.location.file, d.location.span.start.line))
+        .map(|d| (d.rule(), &*d.location().file, d.location().span.start.line))
         .collect();
     assert_eq!(
         got,
@@ -266,6 +266,6 @@ fn check_sources_applies_comments_and_annotations() {
 fn suppressions_in_a_file_with_a_syntax_error_are_not_reported_unused() {
     let text = b"apiVersion: v1\nkind: Service\nmetadata:\n  name: web # lblint: ignore[TKE001]\n   namespace: x\n";
     let outcome = check_sources(&[("bad.yaml".into(), text.to_vec())], &profile::generic());
-    let rules: Vec<&str> = outcome.diagnostics.iter().map(|d| d.rule).collect();
+    let rules: Vec<&str> = outcome.diagnostics.iter().map(|d| d.rule()).collect();
     assert_eq!(rules, vec!["LBL001"]);
 }

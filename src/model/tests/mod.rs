@@ -374,18 +374,18 @@ fn service_view_reads_ports_policies_class_and_status() {
         service.ports.iter().map(|p| (p.port, p.protocol)).collect();
     assert_eq!(ports, [(Some(80), "TCP"), (Some(53), "UDP"), (None, "TCP")]);
     assert_eq!(
-        service.external_traffic_policy.and_then(|n| n.as_str()),
+        service.external_traffic_policy().and_then(|n| n.as_str()),
         Some("Local")
     );
     assert_eq!(
-        service.internal_traffic_policy.and_then(|n| n.as_str()),
+        service.internal_traffic_policy().and_then(|n| n.as_str()),
         Some("Cluster")
     );
     assert_eq!(
-        service.load_balancer_class.and_then(|n| n.as_str()),
+        service.load_balancer_class().and_then(|n| n.as_str()),
         Some("c")
     );
-    assert_eq!(service.selector.map(|s| s.span().start.line), Some(7));
+    assert_eq!(service.selector().map(|s| s.span().start.line), Some(7));
     let modes: Vec<Option<&str>> = service.ip_modes().map(|m| m.as_str()).collect();
     assert_eq!(modes, [Some("Proxy")]);
     assert_eq!(

@@ -30,11 +30,15 @@ impl Fingerprinter {
 /// Everything that identifies a finding except where it is: rule, file, object and
 /// the primary span's text (CRLF folded so a line-ending change keeps it).
 fn key(d: &Diagnostic, uri: &str, text: Option<&str>) -> String {
-    let object = d.object.as_ref().map(|o| o.to_string()).unwrap_or_default();
+    let object = d
+        .object()
+        .as_ref()
+        .map(|o| o.to_string())
+        .unwrap_or_default();
     let span = text
-        .map_or("", |t| d.location.span.slice(t))
+        .map_or("", |t| d.location().span.slice(t))
         .replace("\r\n", "\n");
-    format!("{}\0{uri}\0{object}\0{span}", d.rule)
+    format!("{}\0{uri}\0{object}\0{span}", d.rule())
 }
 
 fn fingerprint(key: &str, occurrence: usize) -> String {

@@ -11,33 +11,32 @@ pub(super) fn fixes(
     artifact: &ArtifactLocation,
     text: Option<&str>,
 ) -> Vec<SarifFix> {
-    d.fix
-        .iter()
+    d.fix()
         .map(|fix| (fix, false))
-        .chain(d.suggestions.iter().map(|s| (s, true)))
+        .into_iter()
+        .chain(d.suggestions().map(|s| (s, true)))
         // A SARIF fix needs a replacement: by-hand suggestions show in human and JSON only.
-        .filter(|(fix, _)| !fix.edits.is_empty())
+        .filter(|(fix, _)| fix.has_edits())
         .map(|(fix, suggestion)| SarifFix {
             description: Text {
-                text: fix.description.clone(),
+                text: fix.description().to_string(),
                 markdown: None,
             },
             artifact_changes: [ArtifactChange {
                 artifact_location: artifact.clone(),
                 replacements: fix
-                    .edits
-                    .iter()
+                    .edits()
                     .map(|edit| Replacement {
                         deleted_region: region(edit.span.start, edit.span.end, text),
                         inserted_content: Text {
-                            text: edit.content.clone(),
+                            text: edit.content.to_string(),
                             markdown: None,
                         },
                     })
                     .collect(),
             }],
             properties: FixProperties {
-                applicability: fix.applicability,
+                applicability: fix.applicability(),
                 suggestion,
             },
         })

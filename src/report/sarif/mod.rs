@@ -99,30 +99,30 @@ fn result<'a>(
     fingerprints: &mut Fingerprinter,
     origins: &mut origins::Origins<'_>,
 ) -> SarifResult<'a> {
-    let artifact = artifact_location(&d.location.file, cwd);
-    let text = sources.get(&d.location.file).map(|f| f.text.as_str());
+    let artifact = artifact_location(&d.location().file, cwd);
+    let text = sources.get(&d.location().file).map(|f| f.text.as_str());
     let fingerprint = fingerprints.next(d, &artifact.uri, text);
     let fixes = fixes::fixes(d, &artifact, text);
-    let properties = (d.object.is_some() || d.origin.is_some()).then(|| ResultProperties {
-        object: d.object.as_ref().map(|o| Object {
+    let properties = (d.object().is_some() || d.origin().is_some()).then(|| ResultProperties {
+        object: d.object().map(|o| Object {
             api_version: &o.api_version,
             kind: &o.kind,
             namespace: o.namespace.as_deref(),
             name: &o.name,
         }),
-        origin: d.origin.as_deref(),
+        origin: d.origin(),
     });
     let related = related_locations(d, sources, cwd, origins);
     SarifResult {
-        rule_id: d.rule,
+        rule_id: d.rule(),
         rule_index,
-        level: level(d.severity),
+        level: level(d.severity()),
         message: message(d, &related),
         locations: [SarifLocation {
             id: None,
-            physical_location: (!unnamed_stdin(&d.location.file)).then(|| PhysicalLocation {
+            physical_location: (!unnamed_stdin(&d.location().file)).then(|| PhysicalLocation {
                 artifact_location: artifact,
-                region: Some(region(d.location.span.start, d.location.span.end, text)),
+                region: Some(region(d.location().span.start, d.location().span.end, text)),
             }),
             message: None,
         }],
@@ -141,7 +141,7 @@ fn related_locations(
     origins: &mut origins::Origins<'_>,
 ) -> Vec<SarifLocation> {
     let mut related: Vec<SarifLocation> = d
-        .related
+        .related()
         .iter()
         .map(|r| SarifLocation {
             id: None,
@@ -154,7 +154,7 @@ fn related_locations(
         })
         .collect();
     // The template, where it can be found (its written path is kept in `properties`).
-    if let Some(origin) = d.origin.as_deref().and_then(|o| origins.resolve(o)) {
+    if let Some(origin) = d.origin().and_then(|o| origins.resolve(o)) {
         related.push(SarifLocation {
             id: None,
             physical_location: Some(PhysicalLocation {
@@ -194,11 +194,11 @@ fn message(d: &Diagnostic, related: &[SarifLocation]) -> Text {
         })
         .collect();
     let text = if links.is_empty() {
-        d.message.to_string()
+        d.message().to_string()
     } else {
-        format!("{} See: {}.", d.message, links.join("; "))
+        format!("{} See: {}.", d.message(), links.join("; "))
     };
-    let markdown = match &d.help {
+    let markdown = match &d.help() {
         Some(help) => format!("{text}\n\n**Fix:** {help}"),
         None => text.clone(),
     };

@@ -34,16 +34,16 @@ impl RuleTable {
     /// rule filtered out of the list (or unknown to the registry) still gets a
     /// descriptor.
     pub(super) fn index(&mut self, d: &Diagnostic) -> usize {
-        if let Some(i) = self.ids.iter().position(|id| *id == d.rule) {
+        if let Some(i) = self.ids.iter().position(|id| *id == d.rule()) {
             return i;
         }
-        self.ids.push(d.rule);
+        self.ids.push(d.rule());
         self.descriptors
-            .push(match rules::lookup(d.rule).filter(|m| m.id == d.rule) {
+            .push(match rules::lookup(d.rule()).filter(|m| m.id == d.rule()) {
                 Some(meta) => descriptor(meta),
                 None => ReportingDescriptor {
-                    id: d.rule,
-                    name: d.name,
+                    id: d.rule(),
+                    name: d.name(),
                     short_description: None,
                     full_description: None,
                     help: None,

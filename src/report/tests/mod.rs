@@ -121,16 +121,14 @@ fn basic() -> (Vec<Diagnostic>, Summary, SourceMap) {
             content: "service.cloud.tencent.com/prevent-loopback: \"true\"\n    ".to_string(),
         }],
     });
-    let error = Diagnostic {
-        object: Some(Arc::new(ObjectRef {
+    let error = error
+        .about(Arc::new(ObjectRef {
             api_version: "v1".into(),
             kind: "Service".into(),
             namespace: Some("default".into()),
             name: "web".into(),
-        })),
-        origin: Some("charts/web/templates/service.yaml".into()),
-        ..error
-    };
+        }))
+        .with_origin("charts/web/templates/service.yaml");
 
     let value = find(second, SECOND, "\"yes\"", 0);
     let warning = Diagnostic::new(
@@ -158,15 +156,12 @@ fn basic() -> (Vec<Diagnostic>, Summary, SourceMap) {
         }],
     })
     .with_suggestion(Fix::manual("enable SNAT on the CLB listeners, by hand"));
-    let warning = Diagnostic {
-        object: Some(Arc::new(ObjectRef {
-            api_version: "v1".into(),
-            kind: "Service".into(),
-            namespace: Some("shop".into()),
-            name: "api".into(),
-        })),
-        ..warning
-    };
+    let warning = warning.about(Arc::new(ObjectRef {
+        api_version: "v1".into(),
+        kind: "Service".into(),
+        namespace: Some("shop".into()),
+        name: "api".into(),
+    }));
 
     // Zero-length span at the end of the `spec:` line: where a key is missing.
     let spec_end = SECOND.find("spec:").unwrap() + "spec:".len();
@@ -418,7 +413,7 @@ fn json_parses_back() {
                 "rule": "TKE001",
                 "name": "tke-l4-loopback",
                 "severity": "error",
-                "message": diagnostics[0].message,
+                "message": diagnostics[0].message(),
                 "file": "deploy/web-svc.yaml",
                 "line": 6, "column": 5, "end_line": 6, "end_column": 64,
                 "object": {"apiVersion": "v1", "kind": "Service", "namespace": "default", "name": "web"},

@@ -18,7 +18,7 @@ impl Rule for InstanceWithoutNodePorts {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for (service, view) in instance_nlbs(cx) {
-            let Some(allocate) = view.allocate_node_ports else {
+            let Some(allocate) = view.allocate_node_ports() else {
                 continue;
             };
             if allocate.as_bool() != Some(false) {

@@ -88,7 +88,7 @@ fn webhook_runs(cx: &Context<'_>) -> Gate {
 /// in-tree controller takes a classless `nlb`.
 fn made(cx: &Context<'_>, entry: &EntryPoint, service: &Object, view: &ServiceView<'_>) -> Made {
     let annotations = Annotations::of(cx.ws, service);
-    let class = view.load_balancer_class.and_then(|c| c.as_str());
+    let class = view.load_balancer_class().and_then(|c| c.as_str());
     let lb_type = annotations.text(&key("type"));
     let target_type = annotations.text(&key("nlb-target-type"));
     let controller = |took_nlb_type: bool| {
@@ -137,7 +137,7 @@ fn load_balancers<'c>(
             return None;
         }
         let view = cx.views.service(entry.object)?;
-        let class = view.load_balancer_class.and_then(|c| c.as_str());
+        let class = view.load_balancer_class().and_then(|c| c.as_str());
         let ours = entry.provider == Some(Provider::Eks) || class == Some(NLB_CLASS);
         (ours && view.is_load_balancer())
             .then(|| (index, entry, &cx.ws.objects[entry.object], view))

@@ -23,7 +23,7 @@ impl Rule for ProxyProtocolInstanceLocal {
         let ws = cx.ws;
         for (service, view) in instance_nlbs(cx) {
             let Some(local) = view
-                .external_traffic_policy
+                .external_traffic_policy()
                 .filter(|p| p.as_str() == Some("Local"))
             else {
                 continue;

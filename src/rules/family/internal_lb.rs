@@ -256,7 +256,7 @@ impl Rule for InternalLbNodeCaller {
 
 /// The class or annotation that makes a GKE Service's load balancer internal.
 fn gke_internal<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<NodeRef<'w>> {
-    let class = cx.views.service(entry.object)?.load_balancer_class;
+    let class = cx.views.service(entry.object)?.load_balancer_class();
     match class.and_then(|c| c.as_str()).filter(|c| !c.is_empty()) {
         Some(GKE_INTERNAL_CLASS) => class,
         // Another class: another controller's load balancer.

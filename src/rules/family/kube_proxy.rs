@@ -127,7 +127,7 @@ fn cilium_honours_ip_mode(cx: &Context<'_>) -> Gate {
 pub fn local_policy<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<NodeRef<'w>> {
     let views = &cx.views;
     let policy = match entry.kind {
-        EntryKind::Service => views.service(entry.object)?.external_traffic_policy,
+        EntryKind::Service => views.service(entry.object)?.external_traffic_policy(),
         EntryKind::IstioGateway => views.istio_gateway(entry.object)?.external_traffic_policy,
         _ => None,
     };

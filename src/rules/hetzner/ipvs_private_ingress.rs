@@ -61,7 +61,10 @@ impl Rule for IpvsPrivateIngress {
                 None if default_off() => continue,
                 _ => {}
             }
-            let Some(service_type) = cx.views.service(entry.object).and_then(|s| s.service_type)
+            let Some(service_type) = cx
+                .views
+                .service(entry.object)
+                .and_then(|s| s.service_type())
             else {
                 continue;
             };

@@ -45,7 +45,7 @@ impl Rule for ClassIgnoresAnnotations {
         {
             let object = &ws.objects[entry.object];
             let class_node = cx.views.service(entry.object);
-            let Some(class_node) = class_node.and_then(|s| s.load_balancer_class) else {
+            let Some(class_node) = class_node.and_then(|s| s.load_balancer_class()) else {
                 continue;
             };
             let Some(class) = class_node.as_str().filter(|c| !c.is_empty()) else {

@@ -23,12 +23,12 @@ impl Rule for InternalTrafficPolicyLocal {
                 continue;
             };
             let Some(policy) = service
-                .internal_traffic_policy
+                .internal_traffic_policy()
                 .filter(|p| p.as_str() == Some("Local"))
             else {
                 continue;
             };
-            let verdict = Verdict::of(cx, index, object, service.selector);
+            let verdict = Verdict::of(cx, index, object, service.selector());
             let Some(words) = verdict.words(cx, object) else {
                 continue;
             };

@@ -243,7 +243,11 @@ fn diagnostic(cx: &Context<'_>, entry: &EntryPoint, verdict: Verdict<'_>) -> Dia
              service.service_hosts_hint()
         ))
         .on(service);
-    if let Some(type_node) = cx.views.service(entry.object).and_then(|s| s.service_type) {
+    if let Some(type_node) = cx
+        .views
+        .service(entry.object)
+        .and_then(|s| s.service_type())
+    {
         diagnostic = diagnostic.with_related(
             ws.location(service, type_node.span()),
             "the Service gets a cloud load balancer here",

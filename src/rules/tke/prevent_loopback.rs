@@ -45,7 +45,7 @@ impl Rule for PreventLoopbackL7 {
                 continue;
             };
             for &service in &entry.services {
-                if let Some(d) = on_backend(cx, ingress, service, ingress_verdict.severity) {
+                if let Some(d) = on_backend(cx, ingress, service, ingress_verdict.severity()) {
                     out.push(d);
                 }
             }

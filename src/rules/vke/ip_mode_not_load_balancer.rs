@@ -24,7 +24,7 @@ impl Rule for IpModeNotLoadBalancer {
             let Some((key, _)) = Annotations::of(ws, object).entry(IP_MODE) else {
                 continue;
             };
-            let type_node = service.service_type;
+            let type_node = service.service_type();
             let service_type = type_node.and_then(|t| t.as_str()).unwrap_or("ClusterIP");
             if service_type == "LoadBalancer" {
                 continue;

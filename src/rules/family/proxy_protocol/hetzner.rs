@@ -96,7 +96,7 @@ pub fn proxy_protocol<'w>(
         )
         .map(Err),
         (None, _) if cx.profile.ccm_uses_proxy_protocol().value == Some(true) => {
-            cx.views.service(entry.object)?.service_type.map(Ok)
+            cx.views.service(entry.object)?.service_type().map(Ok)
         }
         _ => None,
     }

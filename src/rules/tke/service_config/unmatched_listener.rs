@@ -126,7 +126,7 @@ fn unmatched(
             Owner::Service => cx
                 .views
                 .service(user.object)
-                .and_then(|s| s.ports_key)
+                .and_then(|s| s.ports_key())
                 .map(|k| k.span()),
             Owner::Ingress => cx
                 .views
