@@ -522,12 +522,12 @@ fn coredns_rewrites_keep_implied_and_explicit_callers_inside() {
         "  kubernetesVersion: \"1.31.2\"\n  kubeProxy:\n    mode: iptables\n",
     );
     let lint = |text: &str| crate::lint_text(path, text, &doks, "DOKS").0;
-    // No caller left: the load balancer still speaks PROXY, a warning without a caller.
-    assert_eq!(lint(&text), crate::one("DOKS001", "warning", 14, 5));
+    // No caller left: the load balancer still speaks PROXY, a note without a caller.
+    assert_eq!(lint(&text), crate::one("DOKS001", "note", 14, 5));
     let custom = text
         .replace("name: coredns\n", "name: coredns-custom\n")
         .replace("Corefile: |", "hairpin.override: |");
-    assert_eq!(lint(&custom), crate::one("DOKS001", "warning", 14, 5));
+    assert_eq!(lint(&custom), crate::one("DOKS001", "note", 14, 5));
     let unrewritten = |text: &str| {
         text.replace(
             "rewrite name shop.example.com",
@@ -545,7 +545,7 @@ fn coredns_rewrites_keep_implied_and_explicit_callers_inside() {
         .find("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: storefront")
         .unwrap();
     let implied_only = &text[..storefront];
-    assert_eq!(lint(implied_only), crate::one("DOKS001", "warning", 14, 5));
+    assert_eq!(lint(implied_only), crate::one("DOKS001", "note", 14, 5));
     let (found, message) = crate::lint_text(path, &unrewritten(implied_only), &doks, "DOKS");
     assert_eq!(found, crate::one("DOKS001", "error", 14, 5));
     assert!(

@@ -2,7 +2,7 @@
 //! surely skip the load balancer, and who calls), then its words.
 
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::model::{AddressSource, Caller, EntryId, EntryPoint};
+use crate::model::{AddressSource, Caller, EntryId, EntryPoint, Network};
 use crate::objects::{Object, Workspace};
 use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
@@ -153,8 +153,9 @@ fn as_reported(cx: &Context<'_>, entry: &EntryPoint, bypass: Bypass) -> Option<B
     }
 }
 
-/// The severity and message: unknown, a warning naming the first caller; sure with a
-/// caller, an error (weighed by its evidence); sure without one, a warning.
+/// The severity and message (the severity principle, DEVELOPERS.md): unknown, a warning
+/// naming the first caller; sure with a caller, an error (weighed by its evidence); no
+/// caller, a note, or a warning for a private load balancer.
 fn words(
     cx: &Context<'_>,
     entry: &EntryPoint,
@@ -177,9 +178,16 @@ fn words(
              balancer's decrypted traffic",
         ),
     };
+    // Nothing visible calls it: a note, unless the load balancer is private, where the
+    // callers the vendor warns about are in the cluster even if not in these files.
+    let unseen = if entry.network == Network::Private {
+        Severity::Warning
+    } else {
+        Severity::Note
+    };
     match (bypass, first) {
         (Bypass::Unknown(why), first) => (
-            Severity::Warning,
+            if first.is_some() { Severity::Warning } else { unseen },
             format!(
                 "The {label} load balancer of Service `{name}` {what}, and in-cluster calls to its \
                  address may skip it; it depends on {why}.{}",
@@ -204,7 +212,7 @@ fn words(
             ),
         ),
         (Bypass::Sure(why), None) => (
-            Severity::Warning,
+            unseen,
             format!(
                 "The {label} load balancer of Service `{name}` {what}, but in-cluster calls to its \
                  address skip it: {why}. No in-cluster caller is visible in these manifests; one \
