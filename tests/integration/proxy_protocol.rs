@@ -302,6 +302,21 @@ fn openstack_ways_out_are_a_hostname_the_option_or_occm_v1_30() {
     let (found, message) = super::lint_text(path, &text, &unstated, "OPENSTACK");
     assert_eq!(found, one("OPENSTACK001", "note", 8, 5));
     assert!(message.contains("enableIngressHostname"), "{message}");
+    // The address from the profile instead: a caller, and the option's default assumed.
+    let addressed = os(&format!(
+        "{MODERN}  addons:\n    cloudControllerManager: \"v1.29.0\"\n  loadBalancers:\n    - object: \
+         Service/shop/web\n      addresses: [203.0.113.10]\n"
+    ));
+    let (found, message) = super::lint_text(path, &text, &addressed, "OPENSTACK");
+    assert_eq!(found, one("OPENSTACK001", "error", 8, 5));
+    assert!(
+        message.contains(
+            "(assuming the controller's default: OCCM's `[LoadBalancer] enable-ingress-hostname` is \
+             false unless set; set `spec.addons.cloudControllerManagerOptions.enableIngressHostname` to \
+             state it)"
+        ),
+        "{message}"
+    );
 }
 
 #[test]

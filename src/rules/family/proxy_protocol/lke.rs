@@ -36,7 +36,7 @@ pub static LKE: ProxyProvider = ProxyProvider {
     // (`makeLoadBalancerStatus`).
     hostname_option: Some(HostnameOption {
         fact: Profile::ccm_hostname_only_ingress,
-        unstated: None,
+        default: "`LINODE_HOSTNAME_ONLY_INGRESS` is unset, so statuses carry the IP",
         annotation_overrides: true,
     }),
     ip_mode,

@@ -131,9 +131,10 @@ impl Hostname {
 #[derive(Clone, Copy)]
 pub struct HostnameOption {
     pub fact: for<'p> fn(&'p Profile) -> Fact<'p, bool>,
-    /// When the profile does not state the option: `Some(what it is)` if the verdict then
-    /// hangs on it too, `None` if it counts as off.
-    pub unstated: Option<&'static str>,
+    /// The option's documented default, off, which a profile that does not state it is
+    /// assumed to run with, in words for the message ("OCCM's `enable-ingress-hostname`
+    /// is false by default").
+    pub default: &'static str,
     /// The Service's hostname annotation, when written (whatever its value), decides
     /// instead of the option.
     pub annotation_overrides: bool,
@@ -191,18 +192,8 @@ impl Rule for ProxyProvider {
                 Some(Reported::Vip(why)) => Gate::No(why.clone()),
                 _ => (self.ip_mode)(cx, entry, service).and(ip_mode_proxy_honoured(cx)),
             };
-            if let (
-                None,
-                Some((
-                    fact,
-                    HostnameOption {
-                        unstated: Some(what),
-                        ..
-                    },
-                )),
-            ) = (&reported, &option)
-            {
-                way_out = doubted_by_option(way_out, fact, what);
+            if let (None, Some((fact, o))) = (&reported, &option) {
+                way_out = assuming_default(way_out, fact, o.default);
             }
             let Some(bypass) = Bypass::unless(way_out) else {
                 continue;
@@ -228,13 +219,18 @@ impl Rule for ProxyProvider {
     }
 }
 
-/// A way out that fails or is unknown is unknown when the profile does not state the
-/// controller option that would give the status a hostname instead.
-fn doubted_by_option(way_out: Gate, fact: &Fact<'_, bool>, what: &str) -> Gate {
+/// When the profile does not state the controller option that would give the status a
+/// hostname, the verdict rests on the option's documented default, and says so.
+fn assuming_default(way_out: Gate, fact: &Fact<'_, bool>, default: &str) -> Gate {
+    let assumed = |why: String| {
+        format!(
+            "{why} (assuming the controller's default: {default}; set `{}` to state it)",
+            fact.field()
+        )
+    };
     match (way_out, fact.value) {
-        (Gate::No(why) | Gate::Unknown(why), None) => {
-            Gate::Unknown(format!("{why}; and on {} ({what})", fact.field()))
-        }
+        (Gate::No(why), None) => Gate::No(assumed(why)),
+        (Gate::Unknown(why), None) => Gate::Unknown(assumed(why)),
         (gate, _) => gate,
     }
 }

@@ -33,9 +33,7 @@ pub static OPENSTACK: ProxyProvider = ProxyProvider {
     hostname_honoured: super::always,
     hostname_option: Some(HostnameOption {
         fact: Profile::ccm_enable_ingress_hostname,
-        unstated: Some(
-            "the OCCM option `enable-ingress-hostname`, which gives the status a hostname instead",
-        ),
+        default: "OCCM's `[LoadBalancer] enable-ingress-hostname` is false unless set",
         annotation_overrides: false,
     }),
     ip_mode,
