@@ -616,3 +616,47 @@ fn every_documented_value_form_is_read() {
         assert_eq!(found.len(), hits, "doks {value}");
     }
 }
+
+/// The severity principle (DEVELOPERS.md) holds across the family: the same situation gets
+/// the same severity from every provider's rule. A sure shortcut with a pod calling the
+/// address is an error; the same load balancer with nothing visible calling it a note.
+#[test]
+fn every_member_weighs_the_same_situation_the_same() {
+    let ccm = |v: &str| format!("{MODERN}  addons:\n    cloudControllerManager: \"{v}\"\n");
+    let members = [
+        ("hetzner-proxy", "hetzner", ccm("v1.20.1"), "HETZNER001"),
+        ("lke-proxy", "lke", MODERN.to_string(), "LKE001"),
+        (
+            "scaleway-all-ports",
+            "scaleway",
+            ccm("v0.32.0"),
+            "SCALEWAY001",
+        ),
+        (
+            "openstack-proxy",
+            "openstack",
+            ccm("v1.29.0"),
+            "OPENSTACK001",
+        ),
+        (
+            "cloudscale-proxy",
+            "cloudscale",
+            format!(
+                "  kubernetesVersion: \"1.29.4\"\n  kubeProxy:\n    mode: iptables\n  addons:\n    \
+                 cloudControllerManager: \"1.1.0\"\n"
+            ),
+            "CLOUDSCALE001",
+        ),
+    ];
+    for (fixture, provider, spec, rule) in members {
+        let path = format!("testdata/proxy/{fixture}.yaml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let profile = profile(provider, &spec);
+        let prefix = &rule[..rule.len() - 3];
+        let (found, message) = super::lint_text(&path, &text, &profile, prefix);
+        assert_eq!(found, one(rule, "error", 8, 5), "{fixture}: {message}");
+        let caller = text.find("---\napiVersion: v1\nkind: Pod").unwrap();
+        let (found, message) = super::lint_text(&path, &text[..caller], &profile, prefix);
+        assert_eq!(found, one(rule, "note", 8, 5), "{fixture}: {message}");
+    }
+}
