@@ -239,13 +239,21 @@ fn annotation_values_the_controllers_refuse() {
     assert_eq!(lint("doks", new_doks, &text).0, vec![]);
     assert_eq!(lint("doks", "", &text).0, vec![hit("warning", 9, 58)]);
     let (found, message) = lint("eks", "", &text);
-    assert_eq!(found, vec![hit("error", 22, 58), hit("error", 23, 66)]);
+    assert_eq!(
+        found,
+        vec![
+            hit("error", 23, 58),
+            hit("error", 24, 66),
+            hit("error", 62, 60),
+            hit("error", 63, 75)
+        ]
+    );
     assert!(
         message.contains("it fails with `unknown scheme: public`"),
         "{message}"
     );
     let (found, message) = lint("oke", "", &text);
-    assert_eq!(found, vec![hit("error", 35, 60)]);
+    assert_eq!(found, vec![hit("error", 36, 60)]);
     assert!(
         message.contains(
             "`invalid value: yes provided for annotation: \
@@ -261,7 +269,7 @@ fn annotation_values_the_controllers_refuse() {
     );
     assert_eq!(lint("oke", "", &nlb).0, vec![]);
     let (found, message) = lint("hetzner", "", &text);
-    assert_eq!(found, vec![hit("error", 47, 49)]);
+    assert_eq!(found, vec![hit("error", 48, 49)]);
     assert!(
         message.contains(
             "`annotation/Name.BoolFromService: load-balancer.hetzner.cloud/use-private-ip: \
@@ -270,12 +278,20 @@ fn annotation_values_the_controllers_refuse() {
         "{message}"
     );
     // The in-tree AWS controller's Classic ELB refuses the same PROXY value in its words.
-    let in_tree = text.replace(
+    let in_tree = text.replacen(
         "    service.beta.kubernetes.io/aws-load-balancer-type: external\n",
         "",
+        1,
     );
     let (found, message) = lint("eks", "", &in_tree);
-    assert_eq!(found, vec![hit("error", 22, 66)]);
+    assert_eq!(
+        found,
+        vec![
+            hit("error", 23, 66),
+            hit("error", 61, 60),
+            hit("error", 62, 75)
+        ]
+    );
     assert!(
         message.contains("detected, but the only value supported currently is '*'"),
         "{message}"

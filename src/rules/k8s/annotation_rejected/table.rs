@@ -153,6 +153,46 @@ pub static CHECKS: &[Check] = &[
         },
         reads: aws_lbc,
     },
+    Check {
+        provider: Provider::Eks,
+        controller: "AWS Load Balancer Controller",
+        event: LBC_EVENT,
+        key: "service.beta.kubernetes.io/aws-load-balancer-internal",
+        parser: "kubernetes-sigs/aws-load-balancer-controller, pkg/annotations/parser.go ParseBoolAnnotation (from buildLoadBalancerSchemeLegacyAnnotation)",
+        accepts: GO_BOOL,
+        rejects: |key, value| {
+            let e = bool_error(value)?;
+            Some(format!("failed to parse bool annotation, {key}: {value}: {e}"))
+        },
+        // `aws-load-balancer-scheme`, when written, is read instead.
+        reads: |cx, s| match aws_lbc(cx, s) {
+            Reads::Yes => s.annotations.text(&format!("{AWS}scheme")).is_none().into(),
+            other => other,
+        },
+    },
+    Check {
+        provider: Provider::Eks,
+        controller: "AWS Load Balancer Controller",
+        event: LBC_EVENT,
+        key: "service.beta.kubernetes.io/aws-load-balancer-target-group-attributes",
+        parser: "kubernetes-sigs/aws-load-balancer-controller, pkg/annotations/parser.go ParseStringMapAnnotation and pkg/service/model_build_target_group.go validateAndParseAttributes",
+        accepts: "comma-separated key=value pairs; `preserve_client_ip.enabled` takes Go's strconv.ParseBool forms",
+        rejects: |key, value| {
+            let mut preserve = None;
+            for pair in value.split(',').filter(|p| !p.trim().is_empty()) {
+                let Some((k, v)) = pair.split_once('=') else {
+                    return Some(format!("failed to parse stringMap annotation, {key}: {value}"));
+                };
+                if k.trim() == "preserve_client_ip.enabled" {
+                    preserve = Some(v.trim());
+                }
+            }
+            let v = preserve?;
+            let e = bool_error(v)?;
+            Some(format!("failed to parse attribute preserve_client_ip.enabled={v}: {e}"))
+        },
+        reads: aws_lbc,
+    },
 ];
 
 const fn oci_internal(key: &'static str, network_lb: bool) -> Check {
@@ -196,13 +236,16 @@ fn not_regional_network(cx: &Context<'_>, s: &Service<'_>) -> Reads {
     }
 }
 
-/// The AWS Load Balancer Controller's Services as the manifest shows them: its class, or
-/// `type: external` or `nlb-ip`.
+/// The AWS Load Balancer Controller's Services as the manifest shows them: its class,
+/// `type: nlb-ip`, or `type: external` with an `ip` or `instance` target type
+/// (`checkAWSLoadBalancerTypeAnnotation`, pkg/service/service_utils.go).
 fn aws_lbc(_: &Context<'_>, s: &Service<'_>) -> Reads {
+    let target = s.annotations.text(&format!("{AWS}nlb-target-type"));
     (s.class == Some(crate::rules::eks::NLB_CLASS)
-        || matches!(
-            s.annotations.text(&format!("{AWS}type")),
-            Some("external" | "nlb-ip")
-        ))
+        || match s.annotations.text(&format!("{AWS}type")) {
+            Some("nlb-ip") => true,
+            Some("external") => matches!(target, Some("ip" | "instance")),
+            _ => false,
+        })
     .into()
 }
