@@ -641,10 +641,9 @@ fn every_member_weighs_the_same_situation_the_same() {
         (
             "cloudscale-proxy",
             "cloudscale",
-            format!(
-                "  kubernetesVersion: \"1.29.4\"\n  kubeProxy:\n    mode: iptables\n  addons:\n    \
-                 cloudControllerManager: \"1.1.0\"\n"
-            ),
+            "  kubernetesVersion: \"1.29.4\"\n  kubeProxy:\n    mode: iptables\n  addons:\n    \
+             cloudControllerManager: \"1.1.0\"\n"
+                .to_string(),
             "CLOUDSCALE001",
         ),
     ];
