@@ -342,14 +342,25 @@ impl Walker<'_> {
         if self.filter.excluded(&display) {
             return;
         }
-        let kind = meta.as_ref().ok().and_then(crate::read::irregular_kind);
+        self.take(found, display, root, meta);
+    }
+
+    /// Take a file by its metadata, or skip it with the reason: only regular files within
+    /// the size limit are read (a FIFO would block the read, a device never end).
+    fn take(
+        &self,
+        found: &mut Found,
+        display: String,
+        path: &Path,
+        meta: Result<std::fs::Metadata, impl std::fmt::Display>,
+    ) {
         let max = self.options.max_file_size;
         match meta {
-            Ok(_) if kind.is_some() => {
-                found.skip(display, not_regular(kind.unwrap_or("not a regular file")))
-            }
-            Ok(m) if m.len() > max => found.skip(display, too_large(m.len(), max)),
-            Ok(_) => found.add(display, root, self.cwd.as_deref()),
+            Ok(m) => match crate::read::irregular_kind(&m) {
+                Some(kind) => found.skip(display, not_regular(kind)),
+                None if m.len() > max => found.skip(display, too_large(m.len(), max)),
+                None => found.add(display, path, self.cwd.as_deref()),
+            },
             Err(e) => found.skip(display, format!("cannot read: {e}")),
         }
     }
@@ -402,17 +413,7 @@ impl Walker<'_> {
         if self.filter.excluded(&display) || !self.filter.included(&display) {
             return;
         }
-        // A FIFO would block the read, a device never end: only regular files are read.
-        let meta = entry.metadata();
-        if let Some(kind) = meta.as_ref().ok().and_then(crate::read::irregular_kind) {
-            return found.skip(display, not_regular(kind));
-        }
-        let max = self.options.max_file_size;
-        match meta.map(|m| m.len()) {
-            Ok(len) if len > max => found.skip(display, too_large(len, max)),
-            Ok(_) => found.add(display, entry.path(), self.cwd.as_deref()),
-            Err(e) => found.skip(display, format!("cannot read: {e}")),
-        }
+        self.take(found, display, entry.path(), entry.metadata());
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::objects::{ObjectId, Workspace};
 use crate::views::{pod_template, selector_matches, Views};
 
-use super::{scheduling, EntryKind};
+use super::EntryKind;
 
 /// A Service's namespace and its selector's pairs, sorted.
 type SelectorKey<'a> = (&'a str, Vec<(&'a str, &'a str)>);
@@ -46,7 +46,7 @@ impl<'w> Backends<'w> {
                     .entry(object.namespace())
                     .or_default()
                     .push(index);
-                for (key, value) in scheduling::template_labels(&template) {
+                for (key, value) in template.label_map() {
                     backends
                         .by_label
                         .entry((object.namespace(), key, value))

@@ -231,10 +231,7 @@ impl Model {
         let (Some(ct), Some(bt)) = (pod_template(ws, c), pod_template(ws, b)) else {
             return Fit::Unknown;
         };
-        let (c_labels, b_labels) = (
-            scheduling::template_labels(&ct),
-            scheduling::template_labels(&bt),
-        );
+        let (c_labels, b_labels) = (ct.label_map(), bt.label_map());
         if scheduling::repels(&ct, c.namespace(), &b_labels, b.namespace())
             || scheduling::repels(&bt, b.namespace(), &c_labels, c.namespace())
         {

@@ -279,10 +279,6 @@ pub fn label_selector_matches(selector: &LabelSelector<'_>, labels: &BTreeMap<&s
     any || selector.empty
 }
 
-pub fn template_labels<'w>(template: &PodTemplate<'w>) -> BTreeMap<&'w str, &'w str> {
-    template.label_map()
-}
-
 /// Does `template` (in `namespace`) require, per node, not to run beside pods with `other_labels`
 /// (in `other_namespace`)? That is, required pod anti-affinity on `kubernetes.io/hostname`.
 pub fn repels(

@@ -101,11 +101,7 @@ impl<'w> RouteView<'w> {
             return None;
         }
         let spec = ws.spec(object);
-        let list = |key: &str| {
-            spec.and_then(|s| s.get(key))
-                .into_iter()
-                .flat_map(NodeRef::items)
-        };
+        let list = |key: &str| super::spec_list(spec, key);
         let text = |node: NodeRef<'w>, key: &str| node.get(key).and_then(|v| v.as_str());
         Some(RouteView {
             object,

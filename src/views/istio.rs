@@ -87,11 +87,7 @@ impl<'w> VirtualServiceView<'w> {
             return None;
         }
         let spec = ws.spec(object);
-        let list = |key: &str| {
-            spec.and_then(|s| s.get(key))
-                .into_iter()
-                .flat_map(NodeRef::items)
-        };
+        let list = |key: &str| super::spec_list(spec, key);
         Some(VirtualServiceView {
             object,
             gateways: list("gateways").filter_map(|g| g.as_str()).collect(),
@@ -117,11 +113,7 @@ impl<'w> ServiceEntryView<'w> {
             return None;
         }
         let spec = ws.spec(object);
-        let list = |key: &str| {
-            spec.and_then(|s| s.get(key))
-                .into_iter()
-                .flat_map(NodeRef::items)
-        };
+        let list = |key: &str| super::spec_list(spec, key);
         Some(ServiceEntryView {
             object,
             resolution: spec

@@ -53,6 +53,16 @@ pub const READ_KINDS: &[&[Kind]] = &[
     pod::POD,
 ];
 
+/// The items of `spec.<key>` (none when either is missing or not a list).
+fn spec_list<'w>(
+    spec: Option<crate::yaml::NodeRef<'w>>,
+    key: &str,
+) -> impl Iterator<Item = crate::yaml::NodeRef<'w>> {
+    spec.and_then(|s| s.get(key))
+        .into_iter()
+        .flat_map(crate::yaml::NodeRef::items)
+}
+
 /// Whether `object` is of one of `kinds`.
 fn is_kind(object: &Object, kinds: &[Kind]) -> bool {
     kinds

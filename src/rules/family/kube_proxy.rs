@@ -349,7 +349,7 @@ pub fn strands(cx: &Context<'_>, entry: &EntryPoint, caller: &Caller) -> Fit {
                 crate::model::scheduling::attracts(
                     &template,
                     caller_object.namespace(),
-                    &crate::model::scheduling::template_labels(&t),
+                    &t.label_map(),
                     backend.namespace(),
                 )
             })
