@@ -38,6 +38,7 @@ mod sarif;
 mod suppress;
 mod tke;
 mod tke_config;
+mod tls_termination;
 mod trust;
 mod versions;
 mod vke;

@@ -29,7 +29,7 @@ pub static LKE: ProxyProvider = ProxyProvider {
     provider: Provider::Lke,
     meta: &meta::LKE001,
     trigger,
-    hostname: Hostname::Flag(HOSTNAME_ONLY),
+    hostname: Some(Hostname::Flag(HOSTNAME_ONLY)),
     hostname_honoured: super::always,
     // `LINODE_HOSTNAME_ONLY_INGRESS`; off unless the profile says so (`envBoolOptions`:
     // unset is false), and the Service's own annotation, whatever its value, wins over it
@@ -38,6 +38,7 @@ pub static LKE: ProxyProvider = ProxyProvider {
         fact: Profile::ccm_hostname_only_ingress,
         unstated: None,
         annotation_overrides: true,
+        proxy_only: false,
     }),
     ip_mode,
     ip_mode_fix: no_ip_mode_fix,

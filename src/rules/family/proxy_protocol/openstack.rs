@@ -28,7 +28,7 @@ pub static OPENSTACK: ProxyProvider = ProxyProvider {
     provider: Provider::Openstack,
     meta: &meta::OPENSTACK001,
     trigger,
-    hostname: Hostname::Name(HOSTNAME),
+    hostname: Some(Hostname::Name(HOSTNAME)),
     // Without the option stated, it may still give the status a hostname.
     hostname_honoured: super::always,
     hostname_option: Some(HostnameOption {
@@ -37,6 +37,8 @@ pub static OPENSTACK: ProxyProvider = ProxyProvider {
             "the OCCM option `enable-ingress-hostname`, which gives the status a hostname instead",
         ),
         annotation_overrides: false,
+        // `enable-ingress-hostname` applies to PROXY-protocol load balancers only.
+        proxy_only: true,
     }),
     ip_mode,
     ip_mode_fix: no_ip_mode_fix,

@@ -34,7 +34,7 @@ pub static SCALEWAY: ProxyProvider = ProxyProvider {
     provider: Provider::Scaleway,
     meta: &meta::SCALEWAY001,
     trigger,
-    hostname: Hostname::Flag(USE_HOSTNAME),
+    hostname: Some(Hostname::Flag(USE_HOSTNAME)),
     hostname_honoured: super::always,
     hostname_option: None,
     ip_mode,

@@ -1,0 +1,162 @@
+//! TLS termination at the load balancer, per provider of the PROXY-protocol family (issue
+//! 28 item 5): each controller's TLS trigger read as its code reads it (on, off, a refused
+//! value), PROXY protocol winning where both are on, and Oracle's PROXY protocol (OKE003)
+//! with its `ingress-ip-mode` way out. Each case lints a Service written here, whose status
+//! reports the load balancer's IP, and a pod that calls `https://` that IP.
+
+use super::{lint_text, one, profile_with as profile, Hit};
+
+const MODERN: &str = "  kubernetesVersion: \"1.31.2\"\n  kubeProxy:\n    mode: iptables\n";
+const IP: &str = "203.0.113.10";
+
+/// MODERN with the provider's controller at `version`.
+fn ccm(version: &str) -> String {
+    format!("{MODERN}  addons:\n    cloudControllerManager: \"{version}\"\n")
+}
+
+/// A LoadBalancer Service `web` with `annotations` (one `key: value` per entry, the first on
+/// line 7, column 5), `ports` (`(port, protocol)`), its status IP, and a pod that calls it.
+fn manifest(annotations: &[&str], ports: &[(u16, &str)]) -> String {
+    let mut text = String::from(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n",
+    );
+    for a in annotations {
+        text.push_str(&format!("    {a}\n"));
+    }
+    text.push_str("spec:\n  type: LoadBalancer\n  selector:\n    app: web\n  ports:\n");
+    for (port, protocol) in ports {
+        text.push_str(&format!(
+            "    - name: p{port}\n      port: {port}\n      protocol: {protocol}\n"
+        ));
+    }
+    text.push_str(&format!(
+        "status:\n  loadBalancer:\n    ingress:\n      - ip: {IP}\n---\napiVersion: v1\nkind: Pod\n\
+         metadata:\n  name: checkout\n  namespace: shop\nspec:\n  containers:\n    - name: checkout\n      \
+         image: checkout:1\n      env:\n        - name: SHOP_URL\n          value: https://{IP}/api\n"
+    ));
+    text
+}
+
+/// The findings of rules starting with `prefix`, and the first message.
+fn lint(
+    provider: &str,
+    spec: &str,
+    annotations: &[&str],
+    ports: &[(u16, &str)],
+    prefix: &str,
+) -> (Vec<Hit>, String) {
+    let text = manifest(annotations, ports);
+    lint_text("tls.yaml", &text, &profile(provider, spec), prefix)
+}
+
+/// The column of the value of the annotation line `a` (`key: value`), from column 5.
+fn value_column(a: &str) -> u32 {
+    let key = a.split_once(": ").unwrap().0;
+    5 + key.len() as u32 + 2
+}
+
+const HTTPS_443: &[(u16, &str)] = &[(443, "TCP")];
+
+// Hetzner: `load-balancer.hetzner.cloud/protocol` (hcops `hclbServiceOptsBuilder.extract`,
+// annotation `validateServiceProtocol`).
+
+const HZ_HTTPS: &str = "load-balancer.hetzner.cloud/protocol: https";
+const HZ_CERT: &str = "load-balancer.hetzner.cloud/http-certificates: shop-cert";
+const HZ_PROXY: &str = "load-balancer.hetzner.cloud/uses-proxyprotocol: \"true\"";
+
+#[test]
+fn hetzner_https_protocol_terminates_tls_and_keeps_vip() {
+    let (found, message) = lint(
+        "hetzner",
+        &ccm("v1.22.0"),
+        &[HZ_HTTPS, HZ_CERT],
+        HTTPS_443,
+        "HETZNER",
+    );
+    assert_eq!(found, one("HETZNER001", "error", 7, 5));
+    assert!(message.contains("terminates TLS"), "{message}");
+    assert!(
+        message.contains("only on PROXY-protocol load balancers"),
+        "{message}"
+    );
+    // Any case: the controller lower-cases it.
+    let upper = "load-balancer.hetzner.cloud/protocol: HTTPS";
+    assert_eq!(
+        lint(
+            "hetzner",
+            &ccm("v1.22.0"),
+            &[upper, HZ_CERT],
+            HTTPS_443,
+            "HETZNER"
+        )
+        .0,
+        one("HETZNER001", "error", 7, 5)
+    );
+    for off in [
+        "load-balancer.hetzner.cloud/protocol: tcp",
+        "load-balancer.hetzner.cloud/protocol: http",
+    ] {
+        assert_eq!(
+            lint("hetzner", &ccm("v1.22.0"), &[off], HTTPS_443, "HETZNER").0,
+            vec![],
+            "{off}"
+        );
+    }
+    // The hostname way out.
+    let hostname = "load-balancer.hetzner.cloud/hostname: lb.example.com";
+    assert_eq!(
+        lint(
+            "hetzner",
+            &ccm("v1.22.0"),
+            &[HZ_HTTPS, hostname],
+            HTTPS_443,
+            "HETZNER"
+        )
+        .0,
+        vec![]
+    );
+    // Before v1.6.0 the controller does not read the protocol annotation.
+    assert_eq!(
+        lint("hetzner", &ccm("v1.5.0"), &[HZ_HTTPS], HTTPS_443, "HETZNER").0,
+        vec![]
+    );
+}
+
+#[test]
+fn hetzner_proxy_protocol_wins_over_https_and_its_ip_mode_covers_both() {
+    // From v1.21.0 PROXY protocol gets `ipMode: Proxy`, which also keeps TLS calls on the LB.
+    assert_eq!(
+        lint(
+            "hetzner",
+            &ccm("v1.22.0"),
+            &[HZ_HTTPS, HZ_PROXY],
+            HTTPS_443,
+            "HETZNER"
+        )
+        .0,
+        vec![]
+    );
+    let (found, message) = lint(
+        "hetzner",
+        &ccm("v1.20.0"),
+        &[HZ_HTTPS, HZ_PROXY],
+        HTTPS_443,
+        "HETZNER",
+    );
+    assert_eq!(found, one("HETZNER001", "error", 8, 5));
+    assert!(message.contains("speaks PROXY protocol"), "{message}");
+}
+
+#[test]
+fn hetzner_refuses_an_unknown_protocol() {
+    let bad = "load-balancer.hetzner.cloud/protocol: HTTP2";
+    let (found, message) = lint("hetzner", &ccm("v1.22.0"), &[bad], HTTPS_443, "HETZNER");
+    assert_eq!(found, one("HETZNER001", "error", 7, value_column(bad)));
+    assert!(
+        message.contains(
+            "hcops/hclbServiceOptsBuilder.extract: annotation/Name.LBSvcProtocolFromService: \
+             annotation/validateServiceProtocol: invalid: http2"
+        ),
+        "{message}"
+    );
+}
