@@ -160,3 +160,94 @@ fn hetzner_refuses_an_unknown_protocol() {
         "{message}"
     );
 }
+
+// Linode: an `https` port with its `tls-secret-name` (`getPortConfig`, `getPortProtocol`,
+// `getTLSCertInfo`).
+
+const LKE_PORT: &str = "service.beta.kubernetes.io/linode-loadbalancer-port-443: \
+                        '{\"protocol\":\"https\",\"tls-secret-name\":\"shop-tls\"}'";
+const LKE_DEFAULT_HTTPS: &str =
+    "service.beta.kubernetes.io/linode-loadbalancer-default-protocol: HTTPS";
+const LKE_SECRET_ONLY: &str =
+    "service.beta.kubernetes.io/linode-loadbalancer-port-443: '{\"tls-secret-name\":\"shop-tls\"}'";
+
+#[test]
+fn linode_https_port_with_its_secret_terminates_tls() {
+    let (found, message) = lint("lke", MODERN, &[LKE_PORT], HTTPS_443, "LKE");
+    assert_eq!(found, one("LKE001", "error", 7, 5));
+    assert!(message.contains("terminates TLS"), "{message}");
+    // The default protocol (any case) makes the port HTTPS; the finding points at it.
+    assert_eq!(
+        lint(
+            "lke",
+            MODERN,
+            &[LKE_DEFAULT_HTTPS, LKE_SECRET_ONLY],
+            HTTPS_443,
+            "LKE"
+        )
+        .0,
+        one("LKE001", "error", 7, 5)
+    );
+    // A port's own protocol wins over the default.
+    let own_tcp =
+        "service.beta.kubernetes.io/linode-loadbalancer-port-443: '{\"protocol\":\"tcp\"}'";
+    assert_eq!(
+        lint(
+            "lke",
+            MODERN,
+            &[LKE_DEFAULT_HTTPS, own_tcp],
+            HTTPS_443,
+            "LKE"
+        )
+        .0,
+        vec![]
+    );
+    let hostname_only =
+        "service.beta.kubernetes.io/linode-loadbalancer-hostname-only-ingress: \"true\"";
+    assert_eq!(
+        lint("lke", MODERN, &[LKE_PORT, hostname_only], HTTPS_443, "LKE").0,
+        vec![]
+    );
+}
+
+#[test]
+fn linode_proxy_protocol_wins_over_https() {
+    let proxy = "service.beta.kubernetes.io/linode-loadbalancer-default-proxy-protocol: v2";
+    let (found, message) = lint(
+        "lke",
+        MODERN,
+        &[LKE_PORT, proxy],
+        &[(443, "TCP"), (80, "TCP")],
+        "LKE",
+    );
+    assert_eq!(found, one("LKE001", "error", 8, 5));
+    assert!(message.contains("speaks PROXY protocol"), "{message}");
+}
+
+#[test]
+fn linode_refuses_https_without_a_secret_and_an_unknown_protocol() {
+    let (found, message) = lint("lke", MODERN, &[LKE_DEFAULT_HTTPS], HTTPS_443, "LKE");
+    assert_eq!(
+        found,
+        one("LKE001", "error", 7, value_column(LKE_DEFAULT_HTTPS))
+    );
+    assert!(
+        message.contains("\"TLS secret name for port 443 is not specified\""),
+        "{message}"
+    );
+    let tls = "service.beta.kubernetes.io/linode-loadbalancer-default-protocol: TLS";
+    let (found, message) = lint("lke", MODERN, &[tls], HTTPS_443, "LKE");
+    assert_eq!(found, one("LKE001", "error", 7, value_column(tls)));
+    assert!(
+        message.contains("invalid protocol: \"tls\" specified"),
+        "{message}"
+    );
+    let udp_secret =
+        "service.beta.kubernetes.io/linode-loadbalancer-port-53: '{\"tls-secret-name\":\"dns\"}'";
+    let (found, message) = lint("lke", MODERN, &[udp_secret], &[(53, "UDP")], "LKE");
+    assert_eq!(found, one("LKE001", "error", 7, value_column(udp_secret)));
+    assert!(
+        message.contains("specifying TLS secret name is not supported for UDP"),
+        "{message}"
+    );
+}
