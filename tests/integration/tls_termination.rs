@@ -251,3 +251,122 @@ fn linode_refuses_https_without_a_secret_and_an_unknown_protocol() {
         "{message}"
     );
 }
+
+// Scaleway: a frontend with certificates (`getCertificateIDs`), unless its backend
+// re-encrypts (`getSSLBridging`).
+
+const SCW_CERT: &str = "service.beta.kubernetes.io/scw-loadbalancer-certificate-ids: \
+                        fr-par-1/11111111-1111-1111-1111-111111111111";
+
+#[test]
+fn scaleway_frontend_certificate_terminates_tls_and_keeps_vip() {
+    let spec = ccm("v0.33.0");
+    let (found, message) = lint("scaleway", &spec, &[SCW_CERT], HTTPS_443, "SCALEWAY");
+    assert_eq!(found, one("SCALEWAY001", "error", 7, 5));
+    assert!(message.contains("terminates TLS"), "{message}");
+    assert!(message.contains("keeps `ipMode: VIP`"), "{message}");
+    // Per-port certificates: only the listed ports terminate TLS.
+    let on_443 = "service.beta.kubernetes.io/scw-loadbalancer-certificate-ids: 443:cert-a,cert-b";
+    let on_8443 = "service.beta.kubernetes.io/scw-loadbalancer-certificate-ids: 8443:cert-a";
+    assert_eq!(
+        lint("scaleway", &spec, &[on_443], HTTPS_443, "SCALEWAY").0,
+        one("SCALEWAY001", "error", 7, 5)
+    );
+    assert_eq!(
+        lint("scaleway", &spec, &[on_8443], HTTPS_443, "SCALEWAY").0,
+        vec![]
+    );
+    // The backend re-encrypts (SSL bridging): the backend speaks TLS itself.
+    let bridging = "service.beta.kubernetes.io/scw-loadbalancer-http-backend-tls: \"true\"";
+    assert_eq!(
+        lint(
+            "scaleway",
+            &spec,
+            &[SCW_CERT, bridging],
+            HTTPS_443,
+            "SCALEWAY"
+        )
+        .0,
+        vec![]
+    );
+    // The ways out: ipMode Proxy asked for (v0.33.0+), or the hostname.
+    let proxy_mode = "service.beta.kubernetes.io/scw-loadbalancer-ip-mode: Proxy";
+    assert_eq!(
+        lint(
+            "scaleway",
+            &spec,
+            &[SCW_CERT, proxy_mode],
+            HTTPS_443,
+            "SCALEWAY"
+        )
+        .0,
+        vec![]
+    );
+    let (found, _) = lint(
+        "scaleway",
+        &ccm("v0.32.0"),
+        &[SCW_CERT, proxy_mode],
+        HTTPS_443,
+        "SCALEWAY",
+    );
+    assert_eq!(found, one("SCALEWAY001", "error", 7, 5));
+    let hostname = "service.beta.kubernetes.io/scw-loadbalancer-use-hostname: \"true\"";
+    assert_eq!(
+        lint(
+            "scaleway",
+            &spec,
+            &[SCW_CERT, hostname],
+            HTTPS_443,
+            "SCALEWAY"
+        )
+        .0,
+        vec![]
+    );
+}
+
+#[test]
+fn scaleway_proxy_protocol_wins_over_the_certificate() {
+    let proxy = "service.beta.kubernetes.io/scw-loadbalancer-proxy-protocol-v2: \"*\"";
+    assert_eq!(
+        lint(
+            "scaleway",
+            &ccm("v0.33.0"),
+            &[SCW_CERT, proxy],
+            HTTPS_443,
+            "SCALEWAY"
+        )
+        .0,
+        vec![]
+    );
+    let (found, message) = lint(
+        "scaleway",
+        &ccm("v0.32.0"),
+        &[SCW_CERT, proxy],
+        HTTPS_443,
+        "SCALEWAY",
+    );
+    assert_eq!(found, one("SCALEWAY001", "error", 8, 5));
+    assert!(message.contains("speaks PROXY protocol"), "{message}");
+}
+
+#[test]
+fn scaleway_refuses_bad_certificate_ids() {
+    let spec = ccm("v0.33.0");
+    let bad_id = "service.beta.kubernetes.io/scw-loadbalancer-certificate-ids: fr-par/x/y";
+    let (found, message) = lint("scaleway", &spec, &[bad_id], HTTPS_443, "SCALEWAY");
+    assert_eq!(found, one("SCALEWAY001", "error", 7, value_column(bad_id)));
+    assert!(
+        message.contains("\"unable to get certificate ID from fr-par/x/y\""),
+        "{message}"
+    );
+    let bad_port = "service.beta.kubernetes.io/scw-loadbalancer-certificate-ids: 44x:cert-a";
+    let (found, message) = lint("scaleway", &spec, &[bad_port], HTTPS_443, "SCALEWAY");
+    assert_eq!(
+        found,
+        one("SCALEWAY001", "error", 7, value_column(bad_port))
+    );
+    assert!(
+        message.contains("strconv.ParseInt: parsing \"44x\": invalid syntax"),
+        "{message}"
+    );
+}

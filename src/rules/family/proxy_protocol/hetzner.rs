@@ -12,9 +12,7 @@ use crate::rules::Context;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-use super::{
-    controller_at_least, no_ip_mode_fix, Feature, Hostname, ProxyProvider, Rejected, Triggered,
-};
+use super::{controller_at_least, no_ip_mode_fix, Hostname, ProxyProvider, Rejected, Triggered};
 
 pub const USES_PROXY_PROTOCOL: &str = "load-balancer.hetzner.cloud/uses-proxyprotocol";
 pub const HOSTNAME: &str = "load-balancer.hetzner.cloud/hostname";
@@ -121,11 +119,7 @@ fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option
         Some(Err(r)) => return Some(Triggered::Rejected(r)),
         tls => tls.and_then(Result::ok),
     };
-    match (proxy, tls) {
-        (Some(at), _) => Some(Triggered::proxy(at)),
-        (None, Some(at)) => Some(Triggered::On(Feature::TlsTermination, at)),
-        (None, None) => None,
-    }
+    Triggered::either(proxy, tls)
 }
 
 /// The `protocol` annotation's key when it reads as `https`, or the controller's refusal of

@@ -11,9 +11,7 @@ use crate::rules::Context;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-use super::{
-    no_ip_mode_fix, Feature, Hostname, HostnameOption, ProxyProvider, Rejected, Triggered,
-};
+use super::{no_ip_mode_fix, Hostname, HostnameOption, ProxyProvider, Rejected, Triggered};
 
 const DEFAULT_PROXY: &str = "service.beta.kubernetes.io/linode-loadbalancer-default-proxy-protocol";
 /// Still read when the current key is missing (`loadbalancers_deprecated.go`).
@@ -78,11 +76,7 @@ fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option
             Ok(Port::Plain) => {}
         }
     }
-    match (proxy, tls) {
-        (Some(at), _) => Some(Triggered::proxy(at)),
-        (None, Some(at)) => Some(Triggered::On(Feature::TlsTermination, at)),
-        (None, None) => None,
-    }
+    Triggered::either(proxy, tls)
 }
 
 /// What the controller makes of one port, with the key that turns its feature on.

@@ -75,6 +75,16 @@ impl<'w> Triggered<'w> {
     pub fn proxy(at: NodeRef<'w>) -> Triggered<'w> {
         Triggered::On(Feature::ProxyProtocol, at)
     }
+
+    /// PROXY protocol turned on at `proxy`, else TLS terminated at `tls`: PROXY protocol
+    /// wins where both are on (the header is what a short-circuited call loses first).
+    pub fn either(proxy: Option<NodeRef<'w>>, tls: Option<NodeRef<'w>>) -> Option<Triggered<'w>> {
+        match (proxy, tls) {
+            (Some(at), _) => Some(Triggered::proxy(at)),
+            (None, Some(at)) => Some(Triggered::On(Feature::TlsTermination, at)),
+            (None, None) => None,
+        }
+    }
 }
 /// See [`ProxyProvider::ip_mode`].
 pub type IpMode = fn(&Context<'_>, &EntryPoint, &Object) -> Gate;
