@@ -370,3 +370,97 @@ fn scaleway_refuses_bad_certificate_ids() {
         "{message}"
     );
 }
+
+// OpenStack: `default-tls-container-ref` makes every listener TERMINATED_HTTPS
+// (`getListenerProtocol`); `enable-ingress-hostname` and `ipMode: Proxy` are for PROXY only
+// (`createLoadBalancerStatus`).
+
+const OS_TLS: &str = "loadbalancer.openstack.org/default-tls-container-ref: \
+                      https://barbican.example.com/v1/containers/0c8e1b2c";
+
+/// The OCCM at `version` with `enable-ingress-hostname` stated.
+fn occm(version: &str, ingress_hostname: bool) -> String {
+    format!(
+        "{}    cloudControllerManagerOptions:\n      enableIngressHostname: {ingress_hostname}\n",
+        ccm(version)
+    )
+}
+
+#[test]
+fn openstack_tls_container_ref_terminates_tls_whatever_the_proxy_ways_out() {
+    for spec in [
+        occm("v1.31.0", false),
+        occm("v1.31.0", true),
+        ccm("v1.31.0"),
+    ] {
+        let (found, message) = lint("openstack", &spec, &[OS_TLS], HTTPS_443, "OPENSTACK");
+        assert_eq!(found, one("OPENSTACK001", "error", 7, 5), "{spec}");
+        assert!(message.contains("terminates TLS"), "{message}");
+        assert!(message.contains("keeps `ipMode: VIP`"), "{message}");
+    }
+    // An empty value is no TLS (it overrides the cloud config's default).
+    let empty = "loadbalancer.openstack.org/default-tls-container-ref: \"\"";
+    assert_eq!(
+        lint(
+            "openstack",
+            &occm("v1.31.0", false),
+            &[empty],
+            HTTPS_443,
+            "OPENSTACK"
+        )
+        .0,
+        vec![]
+    );
+    // Before v1.21.0 the OCCM does not read it.
+    assert_eq!(
+        lint(
+            "openstack",
+            &occm("v1.20.0", false),
+            &[OS_TLS],
+            HTTPS_443,
+            "OPENSTACK"
+        )
+        .0,
+        vec![]
+    );
+    let hostname = "loadbalancer.openstack.org/hostname: lb.example.com";
+    assert_eq!(
+        lint(
+            "openstack",
+            &occm("v1.31.0", false),
+            &[OS_TLS, hostname],
+            HTTPS_443,
+            "OPENSTACK"
+        )
+        .0,
+        vec![]
+    );
+}
+
+#[test]
+fn openstack_proxy_protocol_wins_over_tls_and_takes_its_ways_out() {
+    let proxy = "loadbalancer.openstack.org/proxy-protocol: v2";
+    assert_eq!(
+        lint(
+            "openstack",
+            &occm("v1.31.0", false),
+            &[OS_TLS, proxy],
+            HTTPS_443,
+            "OPENSTACK"
+        )
+        .0,
+        vec![]
+    );
+    let (found, message) = lint(
+        "openstack",
+        &occm("v1.29.0", false),
+        &[
+            OS_TLS,
+            "loadbalancer.openstack.org/proxy-protocol: \"true\"",
+        ],
+        HTTPS_443,
+        "OPENSTACK",
+    );
+    assert_eq!(found, one("OPENSTACK001", "error", 8, 5));
+    assert!(message.contains("speaks PROXY protocol"), "{message}");
+}
