@@ -26,6 +26,7 @@ mod layers;
 mod limits;
 mod load;
 mod model;
+mod oke_proxy;
 mod origins;
 mod output;
 mod paths;

@@ -1,7 +1,6 @@
 //! TLS termination at the load balancer, per provider of the PROXY-protocol family (issue
 //! 28 item 5): each controller's TLS trigger read as its code reads it (on, off, a refused
-//! value), PROXY protocol winning where both are on, and Oracle's PROXY protocol (OKE003)
-//! with its `ingress-ip-mode` way out. Each case lints a Service written here, whose status
+//! value), PROXY protocol winning where both are on (Oracle's OKE003 is in `oke_proxy.rs`). Each case lints a Service written here, whose status
 //! reports the load balancer's IP, and a pod that calls `https://` that IP.
 
 use super::{lint_text, one, profile_with as profile, Hit};
@@ -16,7 +15,7 @@ fn ccm(version: &str) -> String {
 
 /// A LoadBalancer Service `web` with `annotations` (one `key: value` per entry, the first on
 /// line 7, column 5), `ports` (`(port, protocol)`), its status IP, and a pod that calls it.
-fn manifest(annotations: &[&str], ports: &[(u16, &str)]) -> String {
+pub(super) fn manifest(annotations: &[&str], ports: &[(u16, &str)]) -> String {
     let mut text = String::from(
         "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n",
     );
@@ -38,7 +37,7 @@ fn manifest(annotations: &[&str], ports: &[(u16, &str)]) -> String {
 }
 
 /// The findings of rules starting with `prefix`, and the first message.
-fn lint(
+pub(super) fn lint(
     provider: &str,
     spec: &str,
     annotations: &[&str],
@@ -50,12 +49,12 @@ fn lint(
 }
 
 /// The column of the value of the annotation line `a` (`key: value`), from column 5.
-fn value_column(a: &str) -> u32 {
+pub(super) fn value_column(a: &str) -> u32 {
     let key = a.split_once(": ").unwrap().0;
     5 + key.len() as u32 + 2
 }
 
-const HTTPS_443: &[(u16, &str)] = &[(443, "TCP")];
+pub(super) const HTTPS_443: &[(u16, &str)] = &[(443, "TCP")];
 
 // Hetzner: `load-balancer.hetzner.cloud/protocol` (hcops `hclbServiceOptsBuilder.extract`,
 // annotation `validateServiceProtocol`).

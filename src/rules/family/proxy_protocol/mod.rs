@@ -14,6 +14,7 @@ pub mod doks;
 pub mod hetzner;
 pub mod lke;
 pub mod members;
+pub mod oke;
 pub mod openstack;
 mod report;
 pub mod scaleway;
