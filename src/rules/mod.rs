@@ -147,6 +147,7 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &family::proxy_protocol::scaleway::SCALEWAY,
         &family::proxy_protocol::openstack::OPENSTACK,
         &family::proxy_protocol::cloudscale::CLOUDSCALE,
+        &family::proxy_protocol::oke::OKE,
         &oke::ip_mode_invalid::IpModeInvalid,
         &oke::ip_mode_before_1_30::IpModeBefore130,
         &eks::nlb_hairpin::NlbHairpin,

@@ -30,7 +30,7 @@ pub static CLOUDSCALE: ProxyProvider = ProxyProvider {
     provider: Provider::Cloudscale,
     meta: &meta::CLOUDSCALE001,
     trigger,
-    hostname: Hostname::Name(FORCE_HOSTNAME),
+    hostname: Some(Hostname::Name(FORCE_HOSTNAME)),
     hostname_honoured: |cx| !old_controller(cx),
     hostname_option: None,
     ip_mode,

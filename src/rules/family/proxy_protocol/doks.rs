@@ -32,7 +32,7 @@ pub static DOKS: ProxyProvider = ProxyProvider {
     provider: Provider::Doks,
     meta: &meta::DOKS001,
     trigger,
-    hostname: Hostname::Name(HOSTNAME),
+    hostname: Some(Hostname::Name(HOSTNAME)),
     hostname_honoured: super::always,
     hostname_option: None,
     ip_mode,

@@ -1,10 +1,11 @@
-//! Hetzner Cloud's adapter (rules/HETZNER001.md): PROXY protocol bypassed by in-cluster
-//! calls. The hcloud controller sets `ipMode: Proxy` only from v1.21.0. HETZNER002
+//! Hetzner Cloud's adapter (rules/HETZNER001.md): PROXY protocol or TLS termination
+//! (`load-balancer.hetzner.cloud/protocol: https`) bypassed by in-cluster calls. The hcloud
+//! controller sets `ipMode: Proxy` from v1.21.0, and only for PROXY protocol. HETZNER002
 //! (`rules::hetzner`) reads the same annotations and controller version.
 
 use crate::model::EntryPoint;
 use crate::objects::Object;
-use crate::profile::Provider;
+use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
@@ -15,6 +16,9 @@ use super::{controller_at_least, no_ip_mode_fix, Hostname, ProxyProvider, Reject
 
 pub const USES_PROXY_PROTOCOL: &str = "load-balancer.hetzner.cloud/uses-proxyprotocol";
 pub const HOSTNAME: &str = "load-balancer.hetzner.cloud/hostname";
+const PROTOCOL: &str = "load-balancer.hetzner.cloud/protocol";
+/// The first release that reads `load-balancer.hetzner.cloud/protocol` (tcp, http, https).
+const PROTOCOL_SINCE: &str = "v1.6.0";
 /// The first hcloud controller that sets `ipMode: Proxy` (CHANGELOG v1.21.0, PR #783).
 pub const IP_MODE_SINCE: &str = "v1.21.0";
 pub const CCM: &str = "the hcloud cloud controller manager";
@@ -27,7 +31,7 @@ pub static HETZNER: ProxyProvider = ProxyProvider {
     provider: Provider::Hetzner,
     meta: &meta::HETZNER001,
     trigger,
-    hostname: Hostname::Name(HOSTNAME),
+    hostname: Some(Hostname::Name(HOSTNAME)),
     hostname_honoured: super::always,
     hostname_option: None,
     ip_mode,
@@ -102,22 +106,66 @@ pub fn proxy_protocol<'w>(
     }
 }
 
+/// `hclbServiceOptsBuilder.extract`, in its order: PROXY protocol, then the service protocol
+/// (`LBSvcProtocolFromService`: lower-cased, `tcp`, `http` or `https`); the first error
+/// stops it. An `https` service terminates TLS with the Service's certificates and forwards
+/// HTTP. PROXY protocol wins where both are on.
 fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
-    Some(match proxy_protocol(cx, entry, service)? {
-        Ok(at) => Triggered::proxy(at),
-        Err(r) => Triggered::Rejected(r),
-    })
+    let proxy = match proxy_protocol(cx, entry, service) {
+        Some(Err(r)) => return Some(Triggered::Rejected(r)),
+        proxy => proxy.and_then(Result::ok),
+    };
+    let tls = match https(cx, service) {
+        Some(Err(r)) => return Some(Triggered::Rejected(r)),
+        tls => tls.and_then(Result::ok),
+    };
+    Triggered::either(proxy, tls)
 }
 
-fn ip_mode(cx: &Context<'_>, _: &EntryPoint, _: &Object) -> Gate {
-    sets_ip_mode(cx)
+/// The `protocol` annotation's key when it reads as `https`, or the controller's refusal of
+/// its value; `None` on a controller stated before v1.6.0, which does not read it.
+fn https<'w>(cx: &Context<'w>, service: &Object) -> Option<Result<NodeRef<'w>, Rejected<'w>>> {
+    let stated = cx.profile.cloud_controller_manager().value;
+    if stated.and_then(|v| version::at_least(v, PROTOCOL_SINCE)) == Some(false) {
+        return None;
+    }
+    let view = Annotations::of(cx.ws, service);
+    let (key, value) = view.entry(PROTOCOL)?;
+    let protocol = view.lowercase(PROTOCOL).unwrap_or_default();
+    match protocol.as_str() {
+        "https" => Some(Ok(key)),
+        "tcp" | "http" => None,
+        _ => Some(Err(Rejected {
+            at: value,
+            annotation: PROTOCOL,
+            controller: "the hcloud controller refuses with",
+            error: format!(
+                "hcops/hclbServiceOptsBuilder.extract: annotation/Name.LBSvcProtocolFromService: \
+                 annotation/validateServiceProtocol: invalid: {protocol}"
+            ),
+            help: format!("set `{PROTOCOL}` to `tcp`, `http` or `https` (any case), or remove it"),
+        })),
+    }
+}
+
+/// `buildLoadBalancerStatusIngress`: `ipMode: Proxy` only when PROXY protocol is on (from
+/// v1.21.0); a load balancer that only terminates TLS keeps `VIP`.
+fn ip_mode(cx: &Context<'_>, entry: &EntryPoint, service: &Object) -> Gate {
+    if matches!(proxy_protocol(cx, entry, service), Some(Ok(_))) {
+        return sets_ip_mode(cx);
+    }
+    Gate::No(format!(
+        "{CCM} sets `ipMode: Proxy` only on PROXY-protocol load balancers, so this one, which \
+         terminates TLS without PROXY protocol, keeps `ipMode: VIP`"
+    ))
 }
 
 fn help() -> String {
     format!(
-        "upgrade {CCM} to {IP_MODE_SINCE} or later (it then sets `ipMode: Proxy`, so kube-proxy leaves \
-         calls to the load balancer alone; needs Kubernetes 1.30 or later) and record the version as \
-         `spec.addons.cloudControllerManager`; on an older controller, set `{HOSTNAME}: <name>` with a \
-         DNS record for the name pointing at the load balancer. See {CHANGELOG}"
+        "for PROXY protocol, upgrade {CCM} to {IP_MODE_SINCE} or later (it then sets `ipMode: Proxy`, so \
+         kube-proxy leaves calls to the load balancer alone; needs Kubernetes 1.30 or later) and record the \
+         version as `spec.addons.cloudControllerManager`; for TLS termination (`{PROTOCOL}: https`, which \
+         never gets `ipMode: Proxy`) or on an older controller, set `{HOSTNAME}: <name>` with a DNS record \
+         for the name pointing at the load balancer. See {CHANGELOG}"
     )
 }

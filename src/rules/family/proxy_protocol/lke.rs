@@ -1,5 +1,5 @@
-//! Linode / Akamai LKE's adapter (rules/LKE001.md): PROXY protocol on the NodeBalancer,
-//! bypassed by in-cluster calls. The controller never sets `ipMode: Proxy`, and only a
+//! Linode / Akamai LKE's adapter (rules/LKE001.md): PROXY protocol or TLS termination (an
+//! `https` port with its `tls-secret-name`) on the NodeBalancer, bypassed by in-cluster calls. The controller never sets `ipMode: Proxy`, and only a
 //! hostname-only status avoids the shortcut.
 
 use crate::model::EntryPoint;
@@ -29,7 +29,7 @@ pub static LKE: ProxyProvider = ProxyProvider {
     provider: Provider::Lke,
     meta: &meta::LKE001,
     trigger,
-    hostname: Hostname::Flag(HOSTNAME_ONLY),
+    hostname: Some(Hostname::Flag(HOSTNAME_ONLY)),
     hostname_honoured: super::always,
     // `LINODE_HOSTNAME_ONLY_INGRESS`; off unless the profile says so (`envBoolOptions`:
     // unset is false), and the Service's own annotation, whatever its value, wins over it
@@ -38,6 +38,7 @@ pub static LKE: ProxyProvider = ProxyProvider {
         fact: Profile::ccm_hostname_only_ingress,
         default: "`LINODE_HOSTNAME_ONLY_INGRESS` is unset, so statuses carry the IP",
         annotation_overrides: true,
+        proxy_only: false,
     }),
     ip_mode,
     ip_mode_fix: no_ip_mode_fix,
@@ -55,53 +56,114 @@ fn port_setting<'w>(value: NodeRef<'w>, field: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The first Service port that speaks PROXY protocol, as `getPortProxyProtocol` reads it:
-/// the port's own `proxy-protocol`, else `…-default-proxy-protocol`, else the deprecated
-/// `…-proxy-protocol`, lower-cased; `none`, `v1` or `v2`, anything else an error; and not on
-/// a UDP port.
+/// `getPortConfig` for each Service port, in order (the first error stops the controller):
+/// the protocol (`getPortProtocol`: the port's own `protocol`, else
+/// `…-default-protocol`, else the port's protocol, lower-cased; `tcp`, `udp`, `http` or
+/// `https`), then PROXY protocol (`getPortProxyProtocol`: the port's own
+/// `proxy-protocol`, else `…-default-proxy-protocol`, else the deprecated
+/// `…-proxy-protocol`, lower-cased; `none`, `v1` or `v2`, and not on UDP), then
+/// `tls-secret-name` (not on UDP). An `https` port terminates TLS with its
+/// `tls-secret-name` (`getTLSCertInfo` refuses it missing). PROXY protocol on any port wins.
 fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
-    let view = Annotations::of(cx.ws, service);
     let service_view = cx.views.service(entry.object)?;
-    let default = view.first_of(&[DEFAULT_PROXY, DEPRECATED_PROXY]);
+    let (mut proxy, mut tls) = (None, None);
     for port in service_view.ports.iter() {
         let Some(number) = port.port else { continue };
-        let own = view.entry(&format!("{PORT_PREFIX}{number}"));
-        let (key, value, setting) = match (
-            own.and_then(|(k, v)| port_setting(v, "proxy-protocol").map(|p| (k, v, p))),
-            default,
-        ) {
-            (Some(own), _) => own,
-            (None, Some((key, value))) => (key, value, value.as_str()?.to_string()),
-            (None, None) => continue,
+        match port_config(cx, service, number, port.protocol) {
+            Err(r) => return Some(Triggered::Rejected(r)),
+            Ok(Port::Proxy(at)) => proxy = proxy.or(Some(at)),
+            Ok(Port::Tls(at)) => tls = tls.or(Some(at)),
+            Ok(Port::Plain) => {}
+        }
+    }
+    Triggered::either(proxy, tls)
+}
+
+/// What the controller makes of one port, with the key that turns its feature on.
+enum Port<'w> {
+    Proxy(NodeRef<'w>),
+    Tls(NodeRef<'w>),
+    Plain,
+}
+
+fn port_config<'w>(
+    cx: &Context<'w>,
+    service: &Object,
+    number: i64,
+    port_protocol: &str,
+) -> Result<Port<'w>, Rejected<'w>> {
+    let view = Annotations::of(cx.ws, service);
+    let own = view.entry(&format!("{PORT_PREFIX}{number}"));
+    let own_setting = |field| own.and_then(|(k, v)| port_setting(v, field).map(|s| (k, v, s)));
+    // Where the protocol comes from: (key, value) of the annotation that sets it.
+    let (protocol_from, protocol) = match own_setting("protocol") {
+        Some((k, v, p)) => (Some((k, v)), p),
+        None => match view.entry(DEFAULT_PROTOCOL) {
+            Some((k, v)) => (Some((k, v)), v.as_str().unwrap_or_default().to_string()),
+            None => (None, port_protocol.to_string()),
+        },
+    };
+    let protocol = protocol.to_lowercase();
+    if !matches!(protocol.as_str(), "tcp" | "udp" | "http" | "https") {
+        // A Service port's own protocol (SCTP) has no annotation to point at.
+        let Some((key, at)) = protocol_from else {
+            return Ok(Port::Plain);
         };
+        return Err(rejected(
+            at,
+            annotation_name(key),
+            "getPortProtocol",
+            format!("invalid protocol: {protocol:?} specified"),
+        ));
+    }
+    let proxy = match (
+        own_setting("proxy-protocol"),
+        view.first_of(&[DEFAULT_PROXY, DEPRECATED_PROXY]),
+    ) {
+        (Some(own), _) => Some(own),
+        (None, Some((key, value))) => {
+            Some((key, value, value.as_str().unwrap_or_default().to_string()))
+        }
+        (None, None) => None,
+    };
+    if let Some((key, value, setting)) = proxy {
         let setting = setting.to_lowercase();
         let annotation = annotation_name(key);
         if !matches!(setting.as_str(), "none" | "v1" | "v2") {
-            return Some(Triggered::Rejected(rejected(
+            return Err(proxy_rejected(
                 value,
                 annotation,
                 format!("invalid NodeBalancer proxy protocol value '{setting}'"),
-            )));
+            ));
         }
-        if setting == "none" {
-            continue;
+        if setting != "none" {
+            if protocol == "udp" {
+                return Err(proxy_rejected(
+                    value,
+                    annotation,
+                    format!("proxy protocol [{setting}] is not supported for UDP"),
+                ));
+            }
+            return Ok(Port::Proxy(key));
         }
-        // `getPortProtocol`: the port's own `protocol`, else `…-default-protocol`, else the
-        // port's protocol, lower-cased.
-        let protocol = own
-            .and_then(|(_, v)| port_setting(v, "protocol"))
-            .or_else(|| view.text(DEFAULT_PROTOCOL).map(str::to_string))
-            .unwrap_or_else(|| port.protocol.to_string());
-        if protocol.eq_ignore_ascii_case("udp") {
-            return Some(Triggered::Rejected(rejected(
-                value,
-                annotation,
-                format!("proxy protocol [{setting}] is not supported for UDP"),
-            )));
-        }
-        return Some(Triggered::proxy(key));
     }
-    None
+    let secret = own_setting("tls-secret-name");
+    match (protocol.as_str(), secret, protocol_from) {
+        ("udp", Some((_, value, _)), _) => Err(rejected(
+            value,
+            PORT_ANNOTATION,
+            "getPortConfig",
+            "specifying TLS secret name is not supported for UDP".to_string(),
+        )),
+        ("https", Some(_), Some((key, _))) => Ok(Port::Tls(key)),
+        ("https", None, Some((key, value))) => Err(rejected(
+            value,
+            annotation_name(key),
+            "getTLSCertInfo",
+            format!("TLS secret name for port {number} is not specified"),
+        )),
+        _ => Ok(Port::Plain),
+    }
 }
 
 /// The annotation a key node names (one of the keys the trigger reads).
@@ -109,17 +171,38 @@ fn annotation_name(key: NodeRef<'_>) -> &'static str {
     match key.as_str() {
         Some(DEFAULT_PROXY) => DEFAULT_PROXY,
         Some(DEPRECATED_PROXY) => DEPRECATED_PROXY,
+        Some(DEFAULT_PROTOCOL) => DEFAULT_PROTOCOL,
         _ => PORT_ANNOTATION,
     }
 }
 
-fn rejected<'w>(at: NodeRef<'w>, annotation: &'static str, error: String) -> Rejected<'w> {
+fn proxy_rejected<'w>(at: NodeRef<'w>, annotation: &'static str, error: String) -> Rejected<'w> {
+    let mut r = rejected(at, annotation, "getPortProxyProtocol", error);
+    r.help =
+        "use `none`, `v1` or `v2` (any case), and PROXY protocol only on TCP ports".to_string();
+    r
+}
+
+/// Linode's refusal in `function`, the first error of `getPortConfig` and its callers.
+fn rejected<'w>(
+    at: NodeRef<'w>,
+    annotation: &'static str,
+    function: &'static str,
+    error: String,
+) -> Rejected<'w> {
     Rejected {
         at,
         annotation,
-        controller: "Linode's controller (`getPortProxyProtocol`) refuses with",
+        controller: match function {
+            "getPortProxyProtocol" => "Linode's controller (`getPortProxyProtocol`) refuses with",
+            "getPortProtocol" => "Linode's controller (`getPortProtocol`) refuses with",
+            "getTLSCertInfo" => "Linode's controller (`getTLSCertInfo`) refuses with",
+            _ => "Linode's controller (`getPortConfig`) refuses with",
+        },
         error,
-        help: "use `none`, `v1` or `v2` (any case), and PROXY protocol only on TCP ports"
+        help: "give each port `tcp`, `udp`, `http` or `https` (any case); an `https` port needs \
+               `tls-secret-name` in its `port-<N>` annotation, and a UDP port takes neither PROXY protocol nor \
+               a TLS secret"
             .to_string(),
     }
 }
@@ -134,7 +217,7 @@ fn ip_mode(_: &Context<'_>, _: &EntryPoint, _: &Object) -> Gate {
 fn help() -> String {
     format!(
         "add `{HOSTNAME_ONLY}: \"true\"`: the status then holds only the NodeBalancer's hostname, which \
-         kube-proxy cannot short-circuit, so in-cluster calls go through the NodeBalancer and get the \
-         PROXY header (clients must use a DNS name, not the IP). See {DOC}"
+         kube-proxy cannot short-circuit, so in-cluster calls go through the NodeBalancer and get its \
+         PROXY header or TLS termination (clients must use a DNS name, not the IP). See {DOC}"
     )
 }

@@ -11,22 +11,25 @@ use super::cloudscale::CLOUDSCALE;
 use super::doks::DOKS;
 use super::hetzner::HETZNER;
 use super::lke::LKE;
+use super::oke::OKE;
 use super::openstack::OPENSTACK;
 use super::scaleway::SCALEWAY;
 use super::ProxyProvider;
 
 /// The providers with a rule: each adapter is that rule.
-pub static PROVIDERS: [&ProxyProvider; 6] =
-    [&DOKS, &HETZNER, &LKE, &SCALEWAY, &OPENSTACK, &CLOUDSCALE];
-
-/// Members without a rule: OCI load balancers can speak PROXY protocol or terminate TLS,
-/// but that in-cluster calls skip them is KEP reasoning only, with no Oracle text
-/// (rules/OKE001.md); OKE001 and OKE002 judge the opt-in `ipMode: Proxy` annotation.
-pub const WITHOUT_RULE: [Provider; 1] = [Provider::Oke];
+pub static PROVIDERS: [&ProxyProvider; 7] = [
+    &DOKS,
+    &HETZNER,
+    &LKE,
+    &SCALEWAY,
+    &OPENSTACK,
+    &CLOUDSCALE,
+    &OKE,
+];
 
 /// Is `provider`'s load balancer one that speaks PROXY protocol or terminates TLS?
 pub fn is_member(provider: Provider) -> bool {
-    PROVIDERS.iter().any(|p| p.provider == provider) || WITHOUT_RULE.contains(&provider)
+    PROVIDERS.iter().any(|p| p.provider == provider)
 }
 
 #[cfg(test)]

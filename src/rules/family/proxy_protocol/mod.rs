@@ -14,6 +14,7 @@ pub mod doks;
 pub mod hetzner;
 pub mod lke;
 pub mod members;
+pub mod oke;
 pub mod openstack;
 mod report;
 pub mod scaleway;
@@ -40,8 +41,8 @@ pub struct ProxyProvider {
     /// controller refuses, which the rule reports instead.
     pub trigger: Trigger,
     /// The annotation that gives the Service's status a hostname, which kube-proxy cannot
-    /// short-circuit.
-    pub hostname: Hostname,
+    /// short-circuit (`None`: the controller has none).
+    pub hostname: Option<Hostname>,
     /// Whether the controller reads the hostname annotation at all (a release before the
     /// one that added it does not).
     pub hostname_honoured: fn(&Context<'_>) -> bool,
@@ -74,6 +75,16 @@ impl<'w> Triggered<'w> {
     /// PROXY protocol, turned on at `at`.
     pub fn proxy(at: NodeRef<'w>) -> Triggered<'w> {
         Triggered::On(Feature::ProxyProtocol, at)
+    }
+
+    /// PROXY protocol turned on at `proxy`, else TLS terminated at `tls`: PROXY protocol
+    /// wins where both are on (the header is what a short-circuited call loses first).
+    pub fn either(proxy: Option<NodeRef<'w>>, tls: Option<NodeRef<'w>>) -> Option<Triggered<'w>> {
+        match (proxy, tls) {
+            (Some(at), _) => Some(Triggered::proxy(at)),
+            (None, Some(at)) => Some(Triggered::On(Feature::TlsTermination, at)),
+            (None, None) => None,
+        }
     }
 }
 /// See [`ProxyProvider::ip_mode`].
@@ -138,6 +149,9 @@ pub struct HostnameOption {
     /// The Service's hostname annotation, when written (whatever its value), decides
     /// instead of the option.
     pub annotation_overrides: bool,
+    /// The option gives only PROXY-protocol Services a hostname (OpenStack's
+    /// `createLoadBalancerStatus`), not those that only terminate TLS.
+    pub proxy_only: bool,
 }
 
 /// The controller reads its hostname annotation in every release.
@@ -158,24 +172,24 @@ impl Rule for ProxyProvider {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let option = self.hostname_option.map(|o| ((o.fact)(cx.profile), o));
         for (index, entry, service) in services_of(cx, self.provider) {
-            let annotation = self.hostname.annotation();
             // A status in the manifest (a live export) is the controller's own answer.
             let reported = reported_status(cx, entry);
             if matches!(reported, Some(Reported::HostnameOnly)) {
                 continue;
             }
-            // The option gives the status a hostname, unless the Service's own annotation
-            // overrides it (Linode's `makeLoadBalancerStatus`).
-            if reported.is_none()
-                && option.as_ref().is_some_and(|(fact, o)| {
-                    fact.value == Some(true)
-                        && !(o.annotation_overrides
-                            && Annotations::of(cx.ws, service).entry(annotation).is_some())
-                })
-            {
+            let triggered = (self.trigger)(cx, entry, service);
+            let feature = match &triggered {
+                Some(Triggered::On(feature, _)) => Some(*feature),
+                _ => None,
+            };
+            // The option, where it applies to this load balancer's feature.
+            let option = option
+                .as_ref()
+                .filter(|(_, o)| !(o.proxy_only && feature == Some(Feature::TlsTermination)));
+            if reported.is_none() && self.option_gives_hostname(cx, service, option) {
                 continue;
             }
-            let (feature, at) = match (self.trigger)(cx, entry, service) {
+            let (feature, at) = match triggered {
                 Some(Triggered::On(feature, at)) => (feature, at),
                 Some(Triggered::Rejected(r)) => {
                     out.push(rejected(cx.ws, self.meta, service, r));
@@ -183,16 +197,17 @@ impl Rule for ProxyProvider {
                 }
                 None => continue,
             };
+            let hostname = self.hostname.filter(|_| (self.hostname_honoured)(cx));
             // The Service's own hostname annotation is the manifest's intent: it wins over a
             // status exported before it was added.
-            if (self.hostname_honoured)(cx) && hostname_way_out(cx, entry, self.hostname) {
+            if hostname.is_some_and(|h| hostname_way_out(cx, entry, h)) {
                 continue;
             }
             let mut way_out = match &reported {
                 Some(Reported::Vip(why)) => Gate::No(why.clone()),
                 _ => (self.ip_mode)(cx, entry, service).and(ip_mode_proxy_honoured(cx)),
             };
-            if let (None, Some((fact, o))) = (&reported, &option) {
+            if let (None, Some((fact, o))) = (&reported, option) {
                 way_out = assuming_default(way_out, fact, o.default);
             }
             let Some(bypass) = Bypass::unless(way_out) else {
@@ -201,11 +216,7 @@ impl Rule for ProxyProvider {
             let after = at.as_str().unwrap_or_default();
             let edits = (self.ip_mode_fix)(cx, service, after)
                 .into_iter()
-                .chain(
-                    self.hostname
-                        .edit(cx.ws, service, after)
-                        .filter(|_| (self.hostname_honoured)(cx)),
-                )
+                .chain(hostname.and_then(|h| h.edit(cx.ws, service, after)))
                 .collect();
             let trap = report::Trap {
                 feature,
@@ -216,6 +227,27 @@ impl Rule for ProxyProvider {
             };
             report::report(cx, self.meta, index, entry, trap, out);
         }
+    }
+}
+
+impl ProxyProvider {
+    /// The option gives the status a hostname, unless the Service's own annotation
+    /// overrides it (Linode's `makeLoadBalancerStatus`).
+    fn option_gives_hostname(
+        &self,
+        cx: &Context<'_>,
+        service: &Object,
+        option: Option<&(Fact<'_, bool>, HostnameOption)>,
+    ) -> bool {
+        option.is_some_and(|(fact, o)| {
+            fact.value == Some(true)
+                && !(o.annotation_overrides
+                    && self.hostname.is_some_and(|h| {
+                        Annotations::of(cx.ws, service)
+                            .entry(h.annotation())
+                            .is_some()
+                    }))
+        })
     }
 }
 

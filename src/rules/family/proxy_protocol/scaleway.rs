@@ -1,6 +1,7 @@
-//! Scaleway Kapsule's adapter (rules/SCALEWAY001.md): PROXY protocol bypassed by in-cluster
-//! calls. The controller sets `ipMode: Proxy` from v0.33.0, and only when PROXY protocol is
-//! on for every port of the Service (or the Service asks for it).
+//! Scaleway Kapsule's adapter (rules/SCALEWAY001.md): PROXY protocol or TLS termination (a
+//! frontend with certificates) bypassed by in-cluster calls. The controller sets `ipMode:
+//! Proxy` from v0.33.0, and only when PROXY protocol is on for every port of the Service (or
+//! the Service asks for it).
 
 use crate::diagnostic::{Applicability, Fix};
 use crate::model::EntryPoint;
@@ -21,6 +22,8 @@ const PROXY_ANNOTATIONS: [&str; 3] = [
     // Deprecated spelling, still read.
     "service.beta.kubernetes.io/scw-loadbalancer-send-proxy-v2",
 ];
+const CERTIFICATE_IDS: &str = "service.beta.kubernetes.io/scw-loadbalancer-certificate-ids";
+const BACKEND_TLS: &str = "service.beta.kubernetes.io/scw-loadbalancer-http-backend-tls";
 const CCM: &str = "the Scaleway cloud controller manager";
 const IP_MODE: &str = "service.beta.kubernetes.io/scw-loadbalancer-ip-mode";
 const USE_HOSTNAME: &str = "service.beta.kubernetes.io/scw-loadbalancer-use-hostname";
@@ -34,7 +37,7 @@ pub static SCALEWAY: ProxyProvider = ProxyProvider {
     provider: Provider::Scaleway,
     meta: &meta::SCALEWAY001,
     trigger,
-    hostname: Hostname::Flag(USE_HOSTNAME),
+    hostname: Some(Hostname::Flag(USE_HOSTNAME)),
     hostname_honoured: super::always,
     hostname_option: None,
     ip_mode,
@@ -153,16 +156,109 @@ fn proxy_ports<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Op
     Some(Proxy::On(at, covered == ports.len()))
 }
 
+/// PROXY protocol wins over TLS termination; a refusal of either stops the controller.
 fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
-    Some(match proxy_ports(cx, entry, service)? {
-        Proxy::On(at, _) => Triggered::proxy(at),
-        Proxy::Refused(r) => Triggered::Rejected(r),
-    })
+    let proxy = match proxy_ports(cx, entry, service) {
+        Some(Proxy::Refused(r)) => return Some(Triggered::Rejected(r)),
+        Some(Proxy::On(at, _)) => Some(at),
+        None => None,
+    };
+    let tls = match tls_termination(cx, entry, service) {
+        Some(Err(r)) => return Some(Triggered::Rejected(r)),
+        tls => tls.and_then(Result::ok),
+    };
+    Triggered::either(proxy, tls)
+}
+
+/// `getCertificateIDs(service, port)`: `;`-separated parts, each a `,`-list of ids for every
+/// frontend or `<ports>:<ids>` for the ports `isPortInRange` matches; a `region/id` keeps
+/// its id, any other `/` is an error. `Err`: the controller's error.
+fn certificate_ids(value: &str, port: i64) -> Result<Vec<&str>, String> {
+    let mut ids = Vec::new();
+    if value.is_empty() {
+        return Ok(ids);
+    }
+    for part in value.split(';') {
+        match part.split_once(':') {
+            None => ids.extend(part.split(',')),
+            Some((ports, list)) => {
+                // Go's `strings.Split(part, ":")[1]`: up to a second `:`.
+                let list = list.split(':').next().unwrap_or_default();
+                if in_range(ports, port)? {
+                    ids.extend(list.split(','));
+                }
+            }
+        }
+    }
+    ids.into_iter()
+        .map(|id| match id.split('/').collect::<Vec<_>>()[..] {
+            [_] => Ok(id),
+            [_, id] => Ok(id),
+            _ => Err(format!("unable to get certificate ID from {id}")),
+        })
+        .collect()
+}
+
+/// A frontend with a certificate terminates TLS (`servicePortToFrontend`), unless its
+/// backend re-encrypts (`http-backend-tls` for the port, `getSSLBridging`): the key of
+/// `certificate-ids` when a port terminates TLS, or the first refusal, port by port.
+fn tls_termination<'w>(
+    cx: &Context<'w>,
+    entry: &EntryPoint,
+    service: &Object,
+) -> Option<Result<NodeRef<'w>, Rejected<'w>>> {
+    let view = Annotations::of(cx.ws, service);
+    let (key, value) = view.entry(CERTIFICATE_IDS)?;
+    let refused = |at, annotation, function, error| {
+        Rejected {
+        at,
+        annotation,
+        controller: function,
+        error,
+        help: format!(
+            "write `{CERTIFICATE_IDS}` as `<id>,<id>` (every frontend) or `<ports>:<id>,<id>;…`, with `true`, \
+             `false`, `*` or a comma-separated list of the Service's ports (1-65535), and an id or \
+             `<region>/<id>`"
+        ),
+    }
+    };
+    let mut terminated = None;
+    for number in cx
+        .views
+        .service(entry.object)?
+        .ports
+        .iter()
+        .filter_map(|p| p.port)
+    {
+        let ids = match certificate_ids(value.as_str().unwrap_or_default(), number) {
+            Ok(ids) => ids,
+            Err(e) => {
+                let by = "the Scaleway controller (`getCertificateIDs`) refuses with";
+                return Some(Err(refused(value, CERTIFICATE_IDS, by, e)));
+            }
+        };
+        if ids.iter().all(|id| id.is_empty()) {
+            continue;
+        }
+        match view
+            .entry(BACKEND_TLS)
+            .map(|(_, v)| (v, in_range(v.as_str().unwrap_or_default(), number)))
+        {
+            Some((_, Ok(true))) => {}
+            Some((at, Err(e))) => {
+                let by = "the Scaleway controller (`getSSLBridging`) refuses with";
+                return Some(Err(refused(at, BACKEND_TLS, by, e)));
+            }
+            _ => terminated = terminated.or(Some(key)),
+        }
+    }
+    terminated.map(Ok)
 }
 
 /// The Service's own `ip-mode` annotation decides; without it, PROXY protocol on every port.
 fn ip_mode(cx: &Context<'_>, entry: &EntryPoint, service: &Object) -> Gate {
-    let all = matches!(proxy_ports(cx, entry, service), Some(Proxy::On(_, true)));
+    let proxy = proxy_ports(cx, entry, service);
+    let all = matches!(proxy, Some(Proxy::On(_, true)));
     let override_mode = Annotations::of(cx.ws, service)
         .entry(IP_MODE)
         .and_then(|(_, v)| v.as_str());
@@ -182,6 +278,11 @@ fn ip_mode(cx: &Context<'_>, entry: &EntryPoint, service: &Object) -> Gate {
             IP_MODE_SINCE,
             "sets `ipMode: Proxy` when PROXY protocol is on for every port",
         ),
+        _ if proxy.is_none() => Gate::No(format!(
+            "the Scaleway controller sets `ipMode: Proxy` by itself only when PROXY protocol is on for every \
+             port, so this load balancer, which terminates TLS without it, keeps `ipMode: VIP` unless the \
+             Service sets `{IP_MODE}: Proxy`"
+        )),
         _ => Gate::No(
             "PROXY protocol is on for only some of the Service's ports, and the Scaleway controller sets \
              `ipMode: Proxy` only when it is on for all of them"
