@@ -129,7 +129,11 @@ fn aws_internal(a: &Annotations<'_>) -> Option<bool> {
 /// `oci.oraclecloud.com/load-balancer-type: nlb`; a refused value stops the controller
 /// (K8S015), so it decides nothing here.
 fn oci_internal(a: &Annotations<'_>) -> Option<bool> {
-    let key = if a.text("oci.oraclecloud.com/load-balancer-type") == Some("nlb") {
+    // The controller lower-cases the type (`nlb`, `NLB`).
+    let network_lb = a
+        .text("oci.oraclecloud.com/load-balancer-type")
+        .is_some_and(|t| t.eq_ignore_ascii_case("nlb"));
+    let key = if network_lb {
         "oci-network-load-balancer.oraclecloud.com/internal"
     } else {
         "service.beta.kubernetes.io/oci-load-balancer-internal"

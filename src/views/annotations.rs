@@ -3,6 +3,7 @@
 //! accepted values), so no rule compares an annotation value by hand.
 
 use crate::objects::{Object, Workspace};
+pub use crate::yaml::go_values::parse_go_bool;
 use crate::yaml::NodeRef;
 
 /// An object's annotations (empty when it has none).
@@ -125,21 +126,11 @@ impl<'w> Annotations<'w> {
     }
 }
 
-/// Go's `strconv.ParseBool`: `1`, `t`, `T`, `TRUE`, `true`, `True` are true; `0`, `f`, `F`,
-/// `FALSE`, `false`, `False` false; anything else (`yes`, ` true`, `tRUE`) an error.
-pub fn parse_go_bool(text: &str) -> Option<bool> {
-    match text {
-        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
-        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
-        _ => None,
-    }
-}
-
 /// Go's `strconv.ParseInt(s, 0, 64)`: an optional sign, then a `0x`, `0o`, `0b` or `0`
 /// (octal) prefix, or decimal, `_` between digits. `None` where Go reports an error
-/// ([`super::go_values::go_parse_int_base0`] gives its text).
+/// ([`crate::yaml::go_values::go_parse_int_base0`] gives its text).
 pub fn parse_go_int(text: &str) -> Option<i64> {
-    super::go_values::go_parse_int_base0(text).ok()
+    crate::yaml::go_values::go_parse_int_base0(text).ok()
 }
 
 #[cfg(test)]

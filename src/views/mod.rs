@@ -9,7 +9,7 @@ mod annotations;
 mod certs;
 mod data;
 mod gateway;
-pub mod go_values;
+pub use crate::yaml::go_values;
 mod ingress;
 mod istio;
 mod pod;

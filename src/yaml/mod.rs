@@ -21,6 +21,8 @@ mod split;
 mod tree;
 mod types;
 
+pub mod go_values;
+
 pub use crate::source::{Pos, Span};
 pub use budget::MemoryBudget;
 pub use comment::{Comment, CommentText};

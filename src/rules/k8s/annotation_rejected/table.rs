@@ -212,7 +212,7 @@ const fn oci_internal(key: &'static str, network_lb: bool) -> Check {
 }
 
 fn is_oci_network_lb(s: &Service<'_>) -> bool {
-    s.annotations.text("oci.oraclecloud.com/load-balancer-type") == Some("nlb")
+    crate::rules::family::proxy_protocol::oke::is_network_lb(&s.annotations)
 }
 
 fn oci_network_lb(_: &Context<'_>, s: &Service<'_>) -> Reads {

@@ -1,5 +1,5 @@
-//! Annotation values parsed as the Go controllers parse them, with Go's own error texts, so
-//! a value a controller rejects can be reported in the controller's words.
+//! Values parsed as Go's `strconv` parses them (the cloud controllers are Go programs), with
+//! Go's own error texts, so a value a controller rejects is reported in its words.
 
 /// Go's `strconv.Quote` for the texts annotations hold: `"` and `\` escaped, control
 /// characters as `\n`, `\t`, `\xNN`.
@@ -23,10 +23,19 @@ pub fn go_quote(text: &str) -> String {
     out
 }
 
+/// Go's `strconv.ParseBool`: `1`, `t`, `T`, `TRUE`, `true`, `True` are true; `0`, `f`, `F`,
+/// `FALSE`, `false`, `False` false; anything else (`yes`, ` true`, `tRUE`) an error.
+pub fn parse_go_bool(text: &str) -> Option<bool> {
+    match text {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
 /// `strconv.ParseBool`, with its error text (`strconv.ParseBool: parsing "yes": invalid
 /// syntax`).
 pub fn go_parse_bool(text: &str) -> Result<bool, String> {
-    super::parse_go_bool(text).ok_or_else(|| syntax_error("ParseBool", text))
+    parse_go_bool(text).ok_or_else(|| syntax_error("ParseBool", text))
 }
 
 /// `strconv.Atoi`: an optional sign and decimal digits, nothing else (no spaces).
