@@ -101,6 +101,19 @@ pub enum ProfileCommand {
         #[arg(long = "proxy-mode", value_enum)]
         proxy_mode: Option<ProxyMode>,
     },
+    /// Write a cluster profile from read-only kubectl dumps (offline; never reads Secrets).
+    ///
+    /// Give the output of: kubectl version -o yaml; kubectl get nodes -o yaml; kubectl -n
+    /// kube-system get ds,deploy,cm,pods -o yaml; kubectl get svc,ingress,ingressclass -A
+    /// -o yaml. YAML or JSON, in any order; `-` reads standard input.
+    Import {
+        /// The dump files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write the profile here instead of to standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Validate a cluster profile file.
     Check {
         /// The profile to validate.

@@ -21,6 +21,7 @@ mod args;
 mod check;
 mod color;
 mod notices;
+mod profile_import;
 mod settings;
 mod size;
 
@@ -61,6 +62,9 @@ pub fn main() -> i32 {
             proxy_mode,
         }) => run_profile_init(provider, proxy_mode),
         Command::Profile(ProfileCommand::Check { file }) => run_profile_check(&file),
+        Command::Profile(ProfileCommand::Import { files, output }) => {
+            profile_import::run(&files, output.as_deref())
+        }
         Command::Schema { which } => run_schema(which),
         Command::Completions { shell } => run_completions(shell),
     }

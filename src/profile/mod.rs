@@ -8,6 +8,7 @@
 mod document;
 mod facts;
 mod header;
+pub mod import;
 pub use facts::Fact;
 mod load;
 mod model;

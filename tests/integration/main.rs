@@ -32,6 +32,7 @@ mod output;
 mod paths;
 mod precommit;
 mod preview;
+mod profile_import;
 mod proxy_controllers;
 mod proxy_protocol;
 mod robust;

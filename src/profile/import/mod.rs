@@ -1,0 +1,179 @@
+//! `lblint profile import`: a cluster profile from read-only kubectl dumps, offline. Every
+//! imported fact names its evidence (object and value); a fact with none is left out with a
+//! comment that says how to state it; conflicting evidence is reported and left out, never
+//! guessed. Secrets are never read. The result passes `profile check`.
+
+mod dump;
+mod nodes;
+mod workloads;
+mod write;
+
+use std::collections::BTreeMap;
+
+pub use dump::Input;
+
+use crate::profile::Provider;
+use crate::settings::SettingsError;
+use dump::{Dump, Loaded};
+
+/// The commands whose output the importer reads (README, "Importing a profile").
+pub const COMMANDS: &str = "give the output of read-only kubectl commands, e.g. `kubectl version \
+     -o yaml`, `kubectl get nodes -o yaml`, `kubectl -n kube-system get ds,deploy,cm,pods -o \
+     yaml`, `kubectl get svc,ingress,ingressclass -A -o yaml`";
+
+/// Why a fact has its value.
+#[derive(Clone, Debug)]
+pub struct Evidence(pub String);
+
+/// The facts found, by profile path, and what could not be settled.
+#[derive(Default)]
+pub struct Found {
+    values: BTreeMap<String, (String, Evidence)>,
+    evidence: BTreeMap<&'static str, Evidence>,
+    /// Facts left out, with how to state them.
+    unknown: BTreeMap<String, String>,
+    /// Facts left out because the dumps disagree.
+    conflicts: BTreeMap<String, String>,
+}
+
+impl Found {
+    fn set(&mut self, path: &str, value: &str, why: String) {
+        self.set_owned(path.to_string(), value.to_string(), why);
+    }
+
+    fn set_owned(&mut self, path: String, value: String, why: String) {
+        if self.conflicts.contains_key(&path) {
+            return;
+        }
+        match self.values.get(&path) {
+            Some((seen, first)) if *seen != value => {
+                let both = format!("{seen} ({}) and {value} ({why})", first.0);
+                self.values.remove(&path);
+                self.conflicts.insert(path, both);
+            }
+            Some(_) => {}
+            None => {
+                self.unknown.remove(&path);
+                self.values.insert(path, (value, Evidence(why)));
+            }
+        }
+    }
+
+    fn unknown(&mut self, path: &str, how: &str) {
+        if !self.values.contains_key(path) {
+            self.unknown.insert(path.to_string(), how.to_string());
+        }
+    }
+
+    fn conflict(&mut self, path: &str, what: &str) {
+        self.conflict_owned(path.to_string(), what.to_string());
+    }
+
+    fn conflict_owned(&mut self, path: String, what: String) {
+        self.values.remove(&path);
+        self.conflicts.insert(path, what);
+    }
+
+    fn get(&self, path: &str) -> Option<&(String, Evidence)> {
+        self.values.get(path)
+    }
+}
+
+/// The imported profile: its text, and the conflicts and gaps to tell the user.
+pub struct Imported {
+    pub profile: String,
+    pub conflicts: Vec<String>,
+}
+
+/// Import a profile from the dumps.
+pub fn import(inputs: Vec<Input>) -> Result<Imported, SettingsError> {
+    let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
+    let loaded = Loaded::parse(inputs)?;
+    let dump = loaded.dump();
+    let (found, pools, lbs, links) = facts(&dump, &names);
+    let profile = write::profile(&names, &found, &pools, &lbs, &links);
+    // What the importer writes must be a valid profile; anything else is lblint's bug.
+    if let Err(e) = crate::profile::parse_profile(&profile, "imported profile") {
+        panic!("profile import wrote an invalid profile: {e}\n{profile}");
+    }
+    let conflicts = found
+        .conflicts
+        .iter()
+        .map(|(path, what)| format!("{path}: the dumps disagree: {what}"))
+        .collect();
+    Ok(Imported { profile, conflicts })
+}
+
+type Facts = (
+    Found,
+    Vec<nodes::Pool>,
+    Vec<write::LbAddresses>,
+    Vec<write::Link>,
+);
+
+fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
+    let mut found = Found::default();
+    let node_objs: Vec<_> = dump
+        .objects
+        .iter()
+        .filter(|o| o.kind == "Node")
+        .copied()
+        .collect();
+    let provider = nodes::provider(&node_objs, &mut found);
+    if let Some(p) = provider {
+        found.values.insert(
+            "spec.provider".into(),
+            (
+                p.as_str().into(),
+                found
+                    .evidence
+                    .get("spec.provider")
+                    .cloned()
+                    .unwrap_or(Evidence(String::new())),
+            ),
+        );
+    }
+    match (dump.server_version, nodes::lowest_kubelet(&node_objs)) {
+        (Some((version, input)), _) => found.set(
+            "spec.kubernetesVersion",
+            version,
+            format!(
+                "serverVersion.gitVersion of `kubectl version` ({})",
+                names[input]
+            ),
+        ),
+        (None, Some((version, why))) => found.set("spec.kubernetesVersion", &version, why),
+        (None, None) => found.unknown("spec.kubernetesVersion", "add `kubectl version -o yaml`"),
+    }
+    let containers = workloads::containers(dump);
+    workloads::kube_proxy(dump, &containers, &mut found);
+    workloads::network(&containers, &mut found);
+    workloads::controllers(dump, &containers, &mut found);
+    unstated_controllers(provider, &mut found);
+    let pools = nodes::pools(&node_objs, provider);
+    let lbs = write::load_balancers(dump);
+    let links = write::ingress_links(dump, &containers);
+    (found, pools, lbs, links)
+}
+
+/// What the dumps cannot show for the provider's controllers, and how to state it.
+fn unstated_controllers(provider: Option<Provider>, found: &mut Found) {
+    use Provider::*;
+    if let Some(p @ (Eks | Doks | Lke | Oke | Aks | Gke)) = provider {
+        found.unknown(
+            "spec.addons.cloudControllerManager",
+            &format!(
+                "{}'s control plane runs its cloud controller, which the cluster API does not show; \
+                 state its version if a rule asks for it",
+                p.label()
+            ),
+        );
+    }
+    if provider == Some(Eks) && found.get("spec.addons.awsLoadBalancerController").is_some() {
+        found.unknown(
+            "spec.addons.awsLoadBalancerControllerOptions.serviceMutatorWebhook",
+            "add `kubectl get mutatingwebhookconfigurations -o yaml` (unstated, rules assume the \
+             controller's default: on from v2.5.0)",
+        );
+    }
+}

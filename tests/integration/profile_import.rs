@@ -1,0 +1,220 @@
+//! `lblint profile import`: profiles from hand-written kubectl dumps (testdata/import/, and
+//! node dumps built here from each cloud controller's providerID format and pool labels).
+
+use super::cli::tempdir;
+use super::{lblint, lblint_stdin};
+
+/// Import `files`, expecting success: the profile's text and standard error.
+fn import(files: &[&str]) -> (String, String) {
+    let mut args = vec!["profile", "import"];
+    args.extend(files);
+    let run = lblint(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    (run.stdout, run.stderr)
+}
+
+/// The profile passes `profile check`, from a file.
+fn check(profile: &str, name: &str) -> std::path::PathBuf {
+    let path = tempdir(name).join("cluster.yaml");
+    std::fs::write(&path, profile).unwrap();
+    let run = lblint(&["profile", "check", path.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}\n{profile}", run.stderr);
+    path
+}
+
+#[test]
+fn eks_dumps_give_every_fact_with_its_evidence() {
+    let (profile, _) = import(&[
+        "testdata/import/eks/version.yaml",
+        "testdata/import/eks/nodes.yaml",
+        "testdata/import/eks/kube-system.yaml",
+        "testdata/import/eks/lb.yaml",
+    ]);
+    crate::snapshot!("profile_import_eks", profile);
+    let path = check(&profile, "import-eks");
+    // Node names, IPs and ids are per-node data: never copied.
+    for per_node in [
+        "10.0.1.17",
+        "ip-10-0-1-17",
+        "ip-10-0-2-33",
+        "i-0a1b2c3d4e5f60001",
+    ] {
+        assert!(!profile.contains(per_node), "{per_node}: {profile}");
+    }
+    // The imported facts decide EKS001: on EKS with the AWS Load Balancer Controller
+    // v2.8.2 (its webhook on by default), a plain LoadBalancer Service gets an NLB that keeps
+    // the client IP, and the hostNetwork caller times out; without a profile nothing says so.
+    let manifest = "testdata/import/local-policy-host-caller.yaml";
+    let args = |profile: Option<&str>| {
+        let mut args = vec!["check", "--no-config", "--format", "compact", manifest];
+        args.extend(profile.map(|p| ["--profile", p]).into_iter().flatten());
+        lblint(&args).stdout
+    };
+    assert!(
+        args(path.to_str()).contains("14:7: error[EKS001]"),
+        "{}",
+        args(path.to_str())
+    );
+    assert!(!args(None).contains("EKS001"), "{}", args(None));
+}
+
+/// One node per provider, with the providerID its controller writes and its pool label.
+const NODES: &[(&str, &str, &str)] = &[
+    ("eks", "aws:///eu-west-1a/i-0123456789abcdef0", "eks.amazonaws.com/nodegroup: workers"),
+    ("gke", "gce://shop-prod/europe-west1-b/gke-shop-default-pool-1a2b3c4d-x7k9", "cloud.google.com/gke-nodepool: default-pool"),
+    ("aks", "azure:///subscriptions/0000/resourceGroups/mc_shop/providers/Microsoft.Compute/virtualMachineScaleSets/aks-nodepool1-123/virtualMachines/0", "kubernetes.azure.com/agentpool: nodepool1"),
+    ("tke", "qcloud:///100003/ins-3ven36lk", "node.kubernetes.io/instance-type: S5.LARGE8"),
+    ("ack", "cn-hangzhou.i-bp1a2b3c4d5e6f7g8h9i", "alibabacloud.com/nodepool-id: np-0123"),
+    ("doks", "digitalocean://412345678", "doks.digitalocean.com/node-pool: pool-web"),
+    ("lke", "linode://51234567", "lke.linode.com/pool-id: \"123456\""),
+    ("hetzner", "hcloud://41234567", "instance.hetzner.cloud/provided-by: cloud"),
+    ("openstack", "openstack:///5f6a3c1e-7b2d-4a8e-9c0f-1d2e3f4a5b6c", "node.kubernetes.io/instance-type: b2-7"),
+    ("oke", "ocid1.instance.oc1.eu-frankfurt-1.abcdefgh", "oci.oraclecloud.com/fault-domain: FAULT-DOMAIN-1"),
+    ("scaleway", "scaleway://instance/fr-par-1/0e3b5a9f-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "k8s.scaleway.com/pool-name: default"),
+    ("generic", "k3s://agent-1", "node.kubernetes.io/instance-type: k3s"),
+];
+
+fn node_dump(provider_id: &str, label: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Node\n    metadata:\n      \
+         name: node-a\n      labels:\n        kubernetes.io/hostname: node-a\n        {label}\n    spec:\n      \
+         providerID: {provider_id}\n    status:\n      nodeInfo:\n        kubeletVersion: v1.30.5\n"
+    )
+}
+
+#[test]
+fn every_provider_is_told_by_its_provider_id() {
+    let dir = tempdir("import-providers");
+    let mut all = String::new();
+    for (provider, id, label) in NODES {
+        let path = dir.join(format!("{provider}.yaml"));
+        std::fs::write(&path, node_dump(id, label)).unwrap();
+        let (profile, _) = import(&[path.to_str().unwrap()]);
+        check(&profile, &format!("import-node-{provider}"));
+        assert!(
+            profile.contains(&format!("\n  provider: {provider}\n")),
+            "{provider}:\n{profile}"
+        );
+        all.push_str(&format!(
+            "=== {provider}\n{}",
+            profile.lines().skip(6).collect::<Vec<_>>().join("\n")
+        ));
+        all.push('\n');
+    }
+    crate::snapshot!("profile_import_providers", all);
+}
+
+#[test]
+fn conflicting_evidence_is_left_out_and_said() {
+    let dir = tempdir("import-conflict");
+    let (a, b) = (dir.join("a.yaml"), dir.join("b.yaml"));
+    std::fs::write(
+        &a,
+        node_dump("aws:///eu-west-1a/i-0123", "eks.amazonaws.com/nodegroup: a"),
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        node_dump("gce://p/z/i", "cloud.google.com/gke-nodepool: b"),
+    )
+    .unwrap();
+    let (profile, stderr) = import(&[a.to_str().unwrap(), b.to_str().unwrap()]);
+    check(&profile, "import-conflict-check");
+    assert!(profile.contains("provider: generic"), "{profile}");
+    assert!(
+        profile.contains(
+            "#   spec.provider: eks (1 node(s) with providerID aws://…) and gke (1 node(s) with \
+             providerID gce://…)"
+        ),
+        "{profile}"
+    );
+    assert!(
+        stderr.contains("warning: spec.provider: the dumps disagree"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn kube_proxy_mode_comes_from_its_config_or_flag() {
+    let (profile, _) = import(&["testdata/import/kubeadm-kube-system.yaml"]);
+    assert!(
+        profile.contains("`mode: \"\"`), which DaemonSet/kube-system/kube-proxy reads with --config; an empty mode is kube-proxy's default, iptables on Linux\n    mode: iptables"),
+        "{profile}"
+    );
+    let flag = std::fs::read_to_string("testdata/import/kubeadm-kube-system.yaml")
+        .unwrap()
+        .replace(
+            "- --config=/var/lib/kube-proxy/config.conf",
+            "- --proxy-mode=nftables",
+        );
+    let run = lblint_stdin(&["profile", "import", "-"], Some(flag.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("flag --proxy-mode=nftables\n    mode: nftables"),
+        "{}",
+        run.stdout
+    );
+    // No kube-proxy, and Cilium replaces it.
+    let (profile, _) = import(&["testdata/import/cilium-kube-system.json"]);
+    assert!(
+        profile.contains("kube-proxy-replacement: true\n    mode: ebpf"),
+        "{profile}"
+    );
+    assert!(profile.contains("cilium: 1.17.6"), "{profile}");
+}
+
+#[test]
+fn self_managed_controllers_give_their_version_and_options() {
+    let (profile, _) = import(&["testdata/import/hetzner-kube-system.yaml"]);
+    check(&profile, "import-hetzner");
+    for line in [
+        "cloudControllerManager: v1.21.0",
+        "usesProxyProtocol: true",
+        "privateNetwork: true",
+    ] {
+        assert!(profile.contains(line), "{line}:\n{profile}");
+    }
+}
+
+#[test]
+fn bad_input_is_a_located_error() {
+    let dir = tempdir("import-bad");
+    let cases = [
+        (
+            "plain.yaml",
+            "name: not a dump\nreplicas: 3\n",
+            "not a kubectl dump",
+        ),
+        (
+            "truncated.yaml",
+            "apiVersion: v1\nkind: List\nitems:\n  - kind: Node\n    metadata: {name: [a\n",
+            "plain.yaml",
+        ),
+    ];
+    for (name, text, _) in cases {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let run = lblint(&[
+        "profile",
+        "import",
+        dir.join("plain.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("not a kubectl dump"), "{}", run.stderr);
+    assert!(run.stderr.contains("plain.yaml:1:1"), "{}", run.stderr);
+    let run = lblint(&[
+        "profile",
+        "import",
+        dir.join("truncated.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("truncated.yaml:5:"), "{}", run.stderr);
+    let run = lblint(&[
+        "profile",
+        "import",
+        dir.join("missing.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("missing.yaml"), "{}", run.stderr);
+}
