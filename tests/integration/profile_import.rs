@@ -218,3 +218,49 @@ fn bad_input_is_a_located_error() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("missing.yaml"), "{}", run.stderr);
 }
+
+/// Each imported profile decides a verdict the manifest alone cannot: with the provider,
+/// the Kubernetes version and kube-proxy's mode imported, HETZNER003 (IPVS only) and OKE002
+/// (ipMode before 1.30) have their answer; without a profile they can only warn.
+#[test]
+fn imported_profiles_settle_provider_verdicts() {
+    let dir = tempdir("import-verdicts");
+    let version = dir.join("version.yaml");
+    std::fs::write(&version, "serverVersion:\n  gitVersion: v1.31.2\n").unwrap();
+    for (provider, id, label, fixture, unsettled) in [
+        (
+            "hetzner",
+            "hcloud://41234567",
+            "instance.hetzner.cloud/provided-by: cloud",
+            "testdata/proxy/hetzner-proxy-hostname.yaml",
+            "warning[HETZNER003]",
+        ),
+        (
+            "oke",
+            "ocid1.instance.oc1.eu-frankfurt-1.abc",
+            "oci.oraclecloud.com/fault-domain: FAULT-DOMAIN-1",
+            "testdata/proxy/oke-proxy.yaml",
+            "warning[OKE002]",
+        ),
+    ] {
+        let nodes = dir.join(format!("nodes-{provider}.yaml"));
+        std::fs::write(&nodes, node_dump(id, label)).unwrap();
+        let (profile, _) = import(&[
+            version.to_str().unwrap(),
+            nodes.to_str().unwrap(),
+            "testdata/import/kubeadm-kube-system.yaml",
+        ]);
+        let path = check(&profile, &format!("import-verdict-{provider}"));
+        let lint = |profile: Option<&str>| {
+            let mut args = vec!["check", "--no-config", "--format", "compact", fixture];
+            args.extend(profile.map(|p| ["--profile", p]).into_iter().flatten());
+            lblint(&args).stdout
+        };
+        assert!(lint(None).contains(unsettled), "{provider}: {}", lint(None));
+        let settled = lint(path.to_str());
+        assert!(
+            !settled.contains(provider.to_uppercase().as_str()),
+            "{provider}: {settled}"
+        );
+    }
+}
