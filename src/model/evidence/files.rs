@@ -165,9 +165,12 @@ fn comment_at(line: &str, format: Format) -> Option<usize> {
 /// An address on a line of a line-based config file.
 fn in_line(format: Format, spot: &Spot<'_>) -> Judged {
     let (line, at) = line_of(spot);
-    if comment_at(line, format).is_some_and(|c| c <= at) {
+    let comment = comment_at(line, format);
+    if comment.is_some_and(|c| c <= at) {
         return Judged::new(Evidence::Mention, "a comment");
     }
+    // A trailing comment is no part of the value.
+    let line = &line[..comment.unwrap_or(line.len())];
     match format {
         Format::Nginx => nginx(line, at, spot),
         Format::HaProxy => haproxy(line, spot),

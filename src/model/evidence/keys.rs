@@ -61,5 +61,5 @@ pub fn key_value(key: &str, value: &str, spot: &Spot<'_>) -> Judged {
     if spot.prose(value) {
         return Judged::new(Evidence::Mention, format!("{what} holds prose"));
     }
-    value_of(key, &what, spot, true)
+    value_of(key, &what, spot, value, true)
 }

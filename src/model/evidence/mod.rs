@@ -265,19 +265,20 @@ fn setting(name: &str, what: &str, doc: &Document<'_>, spot: &Spot<'_>) -> Judge
     if doc.format != Format::Plain {
         return files::in_document(doc, spot).prefixed(what);
     }
-    value_of(name, what, spot, false)
+    value_of(name, what, spot, spot.text, false)
 }
 
 /// The one-line value of a setting with a neutral or destination name. `strict`: in a
 /// file, where links and data sit beside settings, a neutral key's web URL is not taken
-/// for a call (a connection string or `host:port` still is).
-fn value_of(name: &str, what: &str, spot: &Spot<'_>, strict: bool) -> Judged {
+/// for a call (a connection string or `host:port` still is). `around`: the value's text
+/// that decides whether it reads as prose.
+fn value_of(name: &str, what: &str, spot: &Spot<'_>, around: &str, strict: bool) -> Judged {
     if let Some(word) = names::destination_word(name) {
         if spot.shaped() {
             return Judged::new(Evidence::Call, format!("{what} ends in {word}"));
         }
     }
-    if spot.prose(spot.text) {
+    if spot.prose(around) {
         return Judged::new(Evidence::Mention, format!("{what} is prose"));
     }
     if let Some(scheme) = spot.connection_scheme() {

@@ -88,6 +88,7 @@ const DESTINATION_WORDS: &[&str] = &[
     "REGISTRY",
     "MIRROR",
     "PEERS",
+    "JOIN",
     "SEEDS",
     "MASTER",
     "CONNECT",

@@ -103,9 +103,10 @@ pub fn script(spot: &Spot<'_>) -> Judged {
     let at = at - start;
     let mut command: Option<&str> = None;
     let mut previous: Option<&str> = None;
+    let mut started = false;
     for &(w_start, w) in &words {
         let holds = w_start <= at && at < w_start + w.len();
-        if command.is_none() {
+        if !started {
             // Assignments and wrappers before the command word.
             if let Some((name, _)) = assignment(w) {
                 if holds {
@@ -137,18 +138,23 @@ pub fn script(spot: &Spot<'_>) -> Judged {
             ) {
                 continue;
             }
-            if holds {
-                return Judged::new(Evidence::Mention, "a command's own name");
+            let bare = w.trim_matches(['"', '\'']);
+            started = true;
+            // `ARGS+=("--join" "host")`: words of an array, not a command.
+            if !bare.starts_with('-') {
+                if holds {
+                    return Judged::new(Evidence::Mention, "a command's own name");
+                }
+                command = Some(base(bare));
+                continue;
             }
-            command = Some(base(w.trim_matches(['"', '\''])));
-            continue;
         }
         if holds {
             let word_text = w.trim_matches(['"', '\'']);
             let trimmed = (w.len() - w.trim_start_matches(['"', '\'']).len()).min(at - w_start);
             return word(command, previous, word_text, at - w_start - trimmed, spot);
         }
-        previous = Some(w);
+        previous = Some(w.trim_matches(['"', '\'']));
     }
     Judged::new(Evidence::Mention, "shell text")
 }
@@ -165,7 +171,7 @@ fn assignment(word: &str) -> Option<(&str, &str)> {
 fn env_assignment(name: &str, spot: &Spot<'_>) -> Judged {
     let what = format!("shell variable {name}");
     names::not_a_destination(name, &what)
-        .unwrap_or_else(|| super::value_of(name, &what, spot, false))
+        .unwrap_or_else(|| super::value_of(name, &what, spot, spot.item(), false))
 }
 
 /// Where the simple command holding byte `at` of `line` starts, or `None` when `at` is
