@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::objects::{Object, ObjectId, Workspace};
-use crate::views::{pod_template, PodTemplate, Site, Views};
+use crate::views::{pod_template, Argv, PodTemplate, Site, Views};
 use crate::yaml::{NodeRef, Span};
 
 use super::address::{host_tokens, normalize};
@@ -13,7 +13,8 @@ use super::aliases::{alias_maps, aliased_elsewhere, targets_of, MeshHosts};
 use super::calls::{Caller, Evidence, SafeCall, Via};
 use super::consumed::{store_values, Store};
 use super::dns::{DnsRewrites, COREDNS_CONFIG};
-use super::evidence::classify;
+use super::evidence::{classify, Document, Reading};
+use super::parts::in_parts;
 use super::{EntryId, EntryPoint};
 
 /// A value to scan, where it is, and how the pod uses it.
@@ -23,25 +24,35 @@ struct Value<'w> {
     text: Option<Cow<'w, str>>,
     object: &'w Object,
     via: Via,
+    /// How the program receives the value, which decides how it is read.
+    reading: Reading<'w>,
 }
 
 /// The values the pod may dial, each with where the pod writes it.
 fn container_values<'w>(object: &'w Object, template: &PodTemplate<'w>, out: &mut Vec<Value<'w>>) {
     for (node, site) in template.values() {
-        let via = match site {
-            Site::Env(name) => Via::Env {
-                name: name.to_string(),
-            },
-            Site::Arg => Via::Arg,
-            Site::Command => Via::Command,
-            Site::Probe => Via::Probe,
-            Site::HostAlias => Via::HostAlias,
+        let argv = |a: Argv<'w>| Reading::Argv {
+            program: a.program,
+            previous: a.previous,
+        };
+        let (via, reading) = match site {
+            Site::Env(name) => (
+                Via::Env {
+                    name: name.to_string(),
+                },
+                Reading::Env(Cow::Borrowed(name)),
+            ),
+            Site::Arg(a) => (Via::Arg, argv(a)),
+            Site::Command(a) => (Via::Command, argv(a)),
+            Site::Probe => (Via::Probe, Reading::Site),
+            Site::HostAlias => (Via::HostAlias, Reading::Site),
         };
         out.push(Value {
             node,
             text: node.as_str().map(Cow::Borrowed),
             object,
             via,
+            reading,
         });
     }
 }
@@ -105,7 +116,12 @@ fn is_mail_domain(text: &str, at: usize) -> bool {
 /// `at` is on a comment line of an embedded config file: `#` (shell, YAML, TOML,
 /// properties, nginx), `//` or `;` (ini) first on the line.
 fn in_comment_line(text: &str, at: usize) -> bool {
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    // A bounded look back: a huge one-line value must not cost a pass per address.
+    let mut low = at.saturating_sub(4096);
+    while !text.is_char_boundary(low) {
+        low -= 1;
+    }
+    let line_start = text[low..at].rfind('\n').map_or(low, |i| low + i + 1);
     let line = text[line_start..].trim_start();
     line.starts_with('#') || line.starts_with("//") || line.starts_with(';')
 }
@@ -332,8 +348,10 @@ impl<'w> CallIndex<'w> {
             let Some(text) = value.text.as_deref() else {
                 continue;
             };
+            // Read once, when the first address of a load balancer turns up in it.
+            let document = std::cell::OnceCell::new();
             for (at, token) in host_tokens(text) {
-                self.classify_token(&mut scan, value, text, at, token);
+                self.classify_token(&mut scan, value, &document, text, at, token);
             }
         }
         self.scan_images(&mut scan, &template);
@@ -355,6 +373,7 @@ impl<'w> CallIndex<'w> {
             scan.callers
                 .extend(targets.into_iter().map(|target| Caller {
                     evidence: Evidence::Call,
+                    reason: "the kubelet pulls the image from it".to_string(),
                     from_node: true,
                     workload: scan.workload,
                     target,
@@ -379,7 +398,8 @@ impl<'w> CallIndex<'w> {
     ) {
         let ws = self.ws;
         for store in [Store::ConfigMap, Store::Secret] {
-            for (name, key) in template.consumed(store) {
+            for consumed in template.consumed(store) {
+                let (name, key) = (consumed.name, consumed.key);
                 // CoreDNS reads its Corefile; the hosts in it are names it serves, not calls.
                 if COREDNS_CONFIG.contains(&(object.namespace(), name)) {
                     continue;
@@ -397,6 +417,7 @@ impl<'w> CallIndex<'w> {
                     .flat_map(|&s| store_values(ws, s, store).into_iter().map(move |e| (s, e)))
                 {
                     if key.is_none_or(|wanted| wanted == k) {
+                        let reading = Reading::of_key(consumed.read, k);
                         let key = k.to_string();
                         let name = name.to_string();
                         let decoded = matches!(text, Cow::Owned(_));
@@ -408,6 +429,7 @@ impl<'w> CallIndex<'w> {
                                 Store::ConfigMap => Via::ConfigMap { name, key },
                                 Store::Secret => Via::Secret { name, key, decoded },
                             },
+                            reading,
                         });
                     }
                 }
@@ -449,11 +471,12 @@ impl<'w> CallIndex<'w> {
 
     /// One host-like token of a value: a call of a load balancer (directly or through an
     /// alias), a safe call of a Service, or nothing.
-    fn classify_token(
+    fn classify_token<'t>(
         &self,
         scan: &mut Scan<'_, 'w>,
         value: &Value<'w>,
-        text: &str,
+        document: &std::cell::OnceCell<Document<'t>>,
+        text: &'t str,
         at: usize,
         token: &str,
     ) {
@@ -493,8 +516,12 @@ impl<'w> CallIndex<'w> {
             _ => value.node.span(),
         };
         let location = ws.location(value.object, span);
+        let doc = document.get_or_init(|| Document::new(&value.reading, text));
+        let judged = classify(&value.via, &value.reading, doc, at, token);
+        let evidence = judged.evidence;
         let call = |target, evidence| Caller {
             evidence,
+            reason: judged.reason.clone(),
             from_node: scan.from_node,
             workload: scan.workload,
             target,
@@ -507,7 +534,6 @@ impl<'w> CallIndex<'w> {
         if !targets.is_empty() {
             targets.sort_unstable();
             targets.dedup();
-            let evidence = classify(&value.via, text, at, token);
             for target in targets {
                 // The app's own public URL on a backend of that very entry point: its own
                 // name, not even a note.
@@ -525,7 +551,6 @@ impl<'w> CallIndex<'w> {
         // An ExternalName Service that aliases a load-balancer host: calling the alias
         // calls the load balancer.
         if let Some((service, targets)) = service.and_then(|s| Some((s, self.aliases.get(&s)?))) {
-            let evidence = classify(&value.via, text, at, token);
             scan.callers.extend(targets.iter().map(|&target| Caller {
                 alias: Some(service),
                 ..call(target, evidence)
@@ -558,38 +583,6 @@ fn registry_host(image: &str) -> Option<&str> {
         None => first.split(':').next()?,
     };
     Some(host)
-}
-
-/// `scan` over `items` cut into up to `threads` parts of at least 64, each part on its own
-/// thread; the parts' results joined in order, so the result never depends on `threads`.
-fn in_parts<T: Sync, A: Send, B: Send>(
-    items: &[T],
-    threads: usize,
-    scan: impl Fn(&[T]) -> (Vec<A>, Vec<B>) + Sync,
-) -> (Vec<A>, Vec<B>) {
-    let parts = threads.min(items.len() / 64).max(1);
-    if parts == 1 {
-        return scan(items);
-    }
-    let size = items.len().div_ceil(parts);
-    std::thread::scope(|scope| {
-        let scan = &scan;
-        let rest: Vec<_> = items
-            .chunks(size)
-            .skip(1)
-            .map(|part| scope.spawn(move || scan(part)))
-            .collect();
-        let (mut a, mut b) = scan(&items[..size]);
-        for handle in rest {
-            // A panic in a part is the caller's, as it would be on one thread.
-            let (more_a, more_b) = handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            a.extend(more_a);
-            b.extend(more_b);
-        }
-        (a, b)
-    })
 }
 
 #[cfg(test)]

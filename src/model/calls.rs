@@ -88,6 +88,9 @@ pub struct Caller {
     pub via: Via,
     /// How strongly the value shows a call (a URL is a call, free text a mention).
     pub evidence: Evidence,
+    /// Why the value counts as it does (README, "The cluster model"): "curl argument",
+    /// "env API_URL ends in URL", "xmlns is an XML namespace identifier".
+    pub reason: String,
     /// A `hostNetwork` pod or the kubelet's image pull: the call leaves from the node's own
     /// network namespace, which some kube-proxy modes treat differently (upstream IPVS and
     /// eTP Local: rules/K8S013.md).
@@ -123,6 +126,15 @@ pub enum Evidence {
 }
 
 impl Evidence {
+    /// The word JSON output uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Evidence::Identity => "identity",
+            Evidence::Mention => "mention",
+            Evidence::Call => "call",
+        }
+    }
+
     /// For messages: how the address is named.
     pub fn describe(self) -> &'static str {
         match self {

@@ -165,6 +165,13 @@ pub fn callers(
                     address_span: None,
                     via: call.via.clone(),
                     evidence: Evidence::Call,
+                    reason: match call.via {
+                        Via::Http01SelfCheck { .. } => {
+                            "cert-manager dials it to self-check HTTP-01"
+                        }
+                        _ => "the ingress controller sends each auth subrequest to it",
+                    }
+                    .to_string(),
                     from_node: false,
                     alias: None,
                 });

@@ -14,6 +14,7 @@ pub mod evidence;
 mod external;
 mod gateways;
 pub mod implicit;
+mod parts;
 
 pub mod scheduling;
 pub mod tke_config;

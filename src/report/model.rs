@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::diagnostic::Location;
 use crate::objects::{ObjectId, Workspace};
 
-use crate::model::{EntryKind, Fit, Model, Via};
+use crate::model::{Caller, EntryId, EntryKind, Fit, Model, Via};
 
 fn at(location: &Location) -> String {
     format!(
@@ -64,6 +64,12 @@ fn placement_text(model: &Model, workload: ObjectId) -> String {
     }
 }
 
+/// The callers of an entry point as the model found them, identities too (the rules'
+/// `callers_of` leaves those out): the evidence view shows every verdict and its reason.
+fn every_caller(model: &Model, entry: EntryId) -> impl Iterator<Item = &Caller> {
+    model.callers.iter().filter(move |c| c.target == entry)
+}
+
 pub fn to_json(ws: &Workspace, model: &Model) -> Value {
     let object_id = |i: ObjectId| json!(*ws.objects[i].id);
     let entry_points: Vec<Value> = model.all_entries()
@@ -85,10 +91,10 @@ pub fn to_json(ws: &Workspace, model: &Model) -> Value {
                 "backends": e.backends.iter().map(|&b| json!({
                     "object": object_id(b), "pools": placement_json(model, b),
                 })).collect::<Vec<_>>(),
-                "callers": model.callers_of(index).map(|c| json!({
+                "callers": every_caller(model, index).map(|c| json!({
                     "object": object_id(c.workload), "address": c.address, "via": c.via,
                     "alias": c.alias.map(object_id),
-                    "evidence": c.evidence,
+                    "evidence": c.evidence, "reason": c.reason,
                     "hostNetwork": c.from_node && c.via != Via::ImagePull, "fromNode": c.from_node,
                     "location": location_json(&c.location), "pools": placement_json(model, c.workload),
                 })).collect::<Vec<_>>(),
@@ -164,9 +170,9 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
                 placement_text(model, b)
             ));
         }
-        for c in model.callers_of(index) {
+        for c in every_caller(model, index) {
             out.push_str(&format!(
-                "  caller {} -> {}{} via {}  {}  [{}]\n",
+                "  caller {} -> {}{} via {}  {}  [{}]\n    {}: {}\n",
                 ws.objects[c.workload].id,
                 c.address,
                 c.alias
@@ -174,7 +180,9 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
                     .unwrap_or_default(),
                 c.via,
                 at(&c.location),
-                placement_text(model, c.workload)
+                placement_text(model, c.workload),
+                c.evidence.as_str(),
+                c.reason
             ));
         }
     }

@@ -37,8 +37,8 @@ pub(crate) fn weigh(severity: Severity, caller: &Caller, message: String) -> (Se
         Severity::Warning,
         format!(
             "{message} ({} only mentions the address in free text, not in a setting that sends \
-             traffic: a warning until a real call is seen.)",
-            caller.via
+             traffic ({}): a warning until a real call is seen.)",
+            caller.via, caller.reason
         ),
     )
 }
@@ -55,8 +55,11 @@ pub(crate) fn with_callers<'m>(
         d = d.with_related(
             caller.location.clone(),
             format!(
-                "{} calls the {noun} {} from inside the cluster",
-                ws.objects[caller.workload].id, caller.address
+                "{} calls the {noun} {} from inside the cluster ({}: {})",
+                ws.objects[caller.workload].id,
+                caller.address,
+                caller.evidence.as_str(),
+                caller.reason
             ),
         );
     }

@@ -26,8 +26,8 @@ pub use gateway::{GatewayListener, GatewayView, ParentRef, RouteView};
 pub use ingress::{IngressClassView, IngressView};
 pub use istio::{IstioGatewayView, MeshGatewayView, ServiceEntryView, VirtualServiceView};
 pub use pod::{
-    pod_template, selector_matches, Container, LabelSelector, NodeSelectorTerm, PodAffinityTerm,
-    PodTemplate, Requirement, Site, Store, Toleration,
+    pod_template, selector_matches, Argv, Container, LabelSelector, NodeSelectorTerm,
+    PodAffinityTerm, PodTemplate, Read, Requirement, Site, Store, Toleration,
 };
 pub use service::{load_balancer_status, LbIngress, ServicePort, ServiceView};
 

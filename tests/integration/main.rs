@@ -15,6 +15,7 @@ mod conventions;
 mod dist;
 mod docs;
 mod eks;
+mod evidence_corpus;
 mod fix;
 mod fix_choice;
 mod fix_write;

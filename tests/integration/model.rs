@@ -217,7 +217,8 @@ fn evidence_strength_decides_the_severity() {
         .flat_map(|e| e["callers"].as_array().unwrap())
         .map(|c| c["evidence"].as_str().unwrap())
         .collect();
-    assert_eq!(evidence, ["call", "mention"]);
+    // The evidence view shows every verdict, identities too (no rule counts those).
+    assert_eq!(evidence, ["call", "mention", "identity"]);
 }
 
 /// An Ingress of class nginx is served by the in-cluster ingress-nginx

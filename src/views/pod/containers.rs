@@ -10,12 +10,39 @@ use super::PodTemplate;
 pub enum Site<'w> {
     /// An `env[].value`, with the variable's name.
     Env(&'w str),
-    Arg,
-    Command,
+    Arg(Argv<'w>),
+    Command(Argv<'w>),
     /// `httpGet.host` of a liveness, readiness or startup probe.
     Probe,
     /// `hostAliases[].ip`.
     HostAlias,
+}
+
+/// What surrounds a `command`/`args` word: the program (the command's first word, when the
+/// container writes one) and the word before it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Argv<'w> {
+    pub program: Option<&'w str>,
+    pub previous: Option<&'w str>,
+}
+
+/// How a container reads a store's keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read<'w> {
+    /// `envFrom`: each key is an env variable, named with the prefix.
+    EnvFrom { prefix: &'w str },
+    /// `valueFrom.*KeyRef`: the key is the value of this env variable.
+    KeyRef { env: &'w str },
+    /// A volume: each key is a file of that name.
+    Volume,
+}
+
+/// A store a pod reads: its name, the one key read (`None`: every key) and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Consumed<'w> {
+    pub name: &'w str,
+    pub key: Option<&'w str>,
+    pub read: Read<'w>,
 }
 
 /// Where a pod reads configuration from.
@@ -81,6 +108,26 @@ impl<'w> Container<'w> {
     fn list(&self, key: &str) -> impl Iterator<Item = NodeRef<'w>> {
         self.node.get(key).into_iter().flat_map(NodeRef::items)
     }
+
+    /// Each `command` then `args` item, with the program and the word before it.
+    fn argv(&self, out: &mut Vec<(NodeRef<'w>, Site<'w>)>) {
+        let program = self.list("command").next().and_then(|n| n.as_str());
+        let mut previous = None;
+        for key in ["command", "args"] {
+            for item in self.list(key) {
+                let argv = Argv { program, previous };
+                out.push((
+                    item,
+                    if key == "command" {
+                        Site::Command(argv)
+                    } else {
+                        Site::Arg(argv)
+                    },
+                ));
+                previous = item.as_str();
+            }
+        }
+    }
 }
 
 impl<'w> PodTemplate<'w> {
@@ -114,9 +161,7 @@ impl<'w> PodTemplate<'w> {
                     out.push((value, Site::Env(name)));
                 }
             }
-            for (key, site) in [("args", Site::Arg), ("command", Site::Command)] {
-                out.extend(container.list(key).map(|item| (item, site.clone())));
-            }
+            container.argv(&mut out);
             for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
                 if let Some(host) = container.node.path(&[probe, "httpGet", "host"]) {
                     out.push((host, Site::Probe));
@@ -142,10 +187,10 @@ impl<'w> PodTemplate<'w> {
             .collect()
     }
 
-    /// The stores of `store`'s kind the pod reads: `(name, Some(key))` for one key, `(name,
-    /// None)` for every key. `envFrom` and a volume without `items:` read every key;
+    /// The stores of `store`'s kind the pod reads, each with the one key read (`None`: every
+    /// key) and how. `envFrom` and a volume without `items:` read every key;
     /// `configMapKeyRef`/`secretKeyRef` and a volume with `items:` only those.
-    pub fn consumed(&self, store: Store) -> Vec<(&'w str, Option<&'w str>)> {
+    pub fn consumed(&self, store: Store) -> Vec<Consumed<'w>> {
         let refs = store.refs();
         let text = |node: Option<NodeRef<'w>>| node.and_then(|n| n.as_str());
         let mut out = Vec::new();
@@ -153,7 +198,13 @@ impl<'w> PodTemplate<'w> {
             for container in self.list(key).map(|node| Container { node }) {
                 for from in container.list("envFrom") {
                     if let Some(name) = text(from.path(&[refs.env_from, "name"])) {
-                        out.push((name, None));
+                        let prefix = text(from.get("prefix")).unwrap_or("");
+                        let read = Read::EnvFrom { prefix };
+                        out.push(Consumed {
+                            name,
+                            key: None,
+                            read,
+                        });
                     }
                 }
                 for env in container.list("env") {
@@ -161,7 +212,14 @@ impl<'w> PodTemplate<'w> {
                     let name = text(key_ref.and_then(|r| r.get("name")));
                     let key = text(key_ref.and_then(|r| r.get("key")));
                     if let (Some(name), Some(key)) = (name, key) {
-                        out.push((name, Some(key)));
+                        let read = Read::KeyRef {
+                            env: text(env.get("name")).unwrap_or(key),
+                        };
+                        out.push(Consumed {
+                            name,
+                            key: Some(key),
+                            read,
+                        });
                     }
                 }
             }
@@ -176,9 +234,17 @@ impl<'w> PodTemplate<'w> {
                     items
                         .items()
                         .filter_map(|item| item.get("key")?.as_str())
-                        .map(|key| (name, Some(key))),
+                        .map(|key| Consumed {
+                            name,
+                            key: Some(key),
+                            read: Read::Volume,
+                        }),
                 ),
-                None => out.push((name, None)),
+                None => out.push(Consumed {
+                    name,
+                    key: None,
+                    read: Read::Volume,
+                }),
             }
         };
         for volume in self.list("volumes") {

@@ -9,7 +9,7 @@ use super::Kind;
 mod containers;
 mod scheduling;
 
-pub use containers::{Container, Site, Store};
+pub use containers::{Argv, Container, Read, Site, Store};
 pub use scheduling::{LabelSelector, NodeSelectorTerm, PodAffinityTerm, Requirement, Toleration};
 
 /// The kinds read whole as pods; every other object with a pod template (`spec.template`,
