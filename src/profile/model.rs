@@ -48,7 +48,8 @@ pub enum Provider {
     Openstack,
     /// cloudscale.ch.
     Cloudscale,
-    /// Any other cluster; also the profile used when none is given.
+    /// None of the named clouds: only provider-neutral rules run. (The profile used when
+    /// none is given is `generic` too, but tells itself apart: [`Profile::is_absent`].)
     Generic,
 }
 

@@ -28,6 +28,7 @@ mod load;
 mod model;
 mod origins;
 mod output;
+mod owners;
 mod paths;
 mod precommit;
 mod preview;

@@ -1,0 +1,44 @@
+//! One owner per load balancer (issue 29 item 2; testdata/owners/): the profile's provider
+//! decides which controller provisions a Service, whatever other clouds' annotations a
+//! portable manifest carries; with no profile the annotations do, at most as a warning;
+//! `provider: generic` runs no cloud's rules.
+
+use crate::{check_json, f, findings};
+
+const CONTOUR: &str = "testdata/owners/contour-envoy-aws-annotation.yaml";
+const RULES: &str = "ACK001,EKS001,K8S013";
+
+fn lint(profile: Option<&str>) -> Vec<(String, String, String, u64, u64)> {
+    let mut args = vec!["--select", RULES];
+    if let Some(profile) = profile {
+        args.extend(["--profile", profile]);
+    }
+    args.push(CONTOUR);
+    findings(&check_json(&args).1)
+}
+
+#[test]
+fn contours_envoy_service_on_ack_is_acks_despite_its_aws_annotation() {
+    // Before: the AWS annotation made it AWS's, so ACK001 never looked at it.
+    assert_eq!(
+        lint(Some("testdata/ack/profile-ack-iptables.yaml")),
+        [f("ACK001", "warning", CONTOUR, 14, 26)]
+    );
+}
+
+#[test]
+fn without_a_profile_the_annotation_decides_at_most_a_warning() {
+    assert_eq!(lint(None), [f("EKS001", "warning", CONTOUR, 16, 5)]);
+    // An error of a cloud's rule becomes a warning that says why (DOKS001 on its fixture).
+    let doks = "testdata/proxy/doks-ingress-nginx.yaml";
+    let (_, report) = check_json(&["--select", "DOKS001", doks]);
+    assert_eq!(findings(&report), [f("DOKS001", "warning", doks, 9, 5)]);
+    let help = report["diagnostics"][0]["help"].as_str().unwrap();
+    assert!(help.contains("no profile given"), "{help}");
+    assert!(help.contains("`spec.provider`"), "{help}");
+}
+
+#[test]
+fn provider_generic_runs_no_clouds_rules() {
+    assert_eq!(lint(Some("testdata/ack/profile-generic-iptables.yaml")), []);
+}
