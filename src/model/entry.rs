@@ -53,6 +53,10 @@ const ACK_PREFIXES: &[&str] = &[
 
 pub const TKE_INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
 pub const TKE_EXISTED_LB: &str = "service.kubernetes.io/tke-existed-lbid";
+/// Documented as read-only (the CLB a Service uses, <https://cloud.tencent.com/document/product/457/51258>),
+/// yet Tencent's own demos write it by hand to put a Service on an existing CLB
+/// (TencentCloud/container-demo springcloud-on-tke/backend.yaml): a reused CLB either way.
+pub const TKE_LOADBALANCE_ID: &str = "service.kubernetes.io/loadbalance-id";
 pub const TKE_INGRESS_SUBNET: &str = "kubernetes.io/ingress.subnetId";
 pub const TKE_INGRESS_EXISTED_LB: &str = "kubernetes.io/ingress.existLbId";
 pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
@@ -139,6 +143,14 @@ fn oci_internal(a: &Annotations<'_>) -> Option<bool> {
         "service.beta.kubernetes.io/oci-load-balancer-internal"
     };
     a.text(key).and_then(crate::views::parse_go_bool)
+}
+
+/// The annotation that puts a TKE Service on an existing CLB, whose network (public or
+/// private) the manifest cannot say: `tke-existed-lbid`, else `loadbalance-id`.
+pub fn tke_reused_clb<'a>(annotations: &Annotations<'a>) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
+    [TKE_EXISTED_LB, TKE_LOADBALANCE_ID]
+        .iter()
+        .find_map(|key| annotations.entry(key))
 }
 
 /// Read an ACK annotation under either prefix.
@@ -270,7 +282,7 @@ fn service_network(
         Some(Provider::Tke) => {
             if get(TKE_INTERNAL_SUBNET).is_some() {
                 Network::Private
-            } else if get(TKE_EXISTED_LB).is_some() {
+            } else if tke_reused_clb(annotations).is_some() {
                 // Whether a reused CLB is public or private is not in the manifest.
                 Network::Unknown
             } else {
@@ -284,10 +296,18 @@ fn service_network(
             None if get(VKE_EXISTED_LB).is_some() => Network::Unknown,
             None => Network::Public,
         },
+        // A reused SLB (`loadbalancer-id`, IsUserManaged) keeps its own address type: the CCM
+        // refuses a written `address-type` that differs ("can not change LoadBalancer
+        // AddressType once created", clbv1/loadbalancer.go `Update`), so only an unwritten
+        // one is unknown.
         Some(Provider::Ack) => {
             match text(ack_annotation(annotations, "loadbalancer-address-type").map(|(_, v)| v)) {
                 Some("intranet") => Network::Private,
-                Some("internet") | None => Network::Public,
+                Some("internet") => Network::Public,
+                None if ack_annotation(annotations, "loadbalancer-id").is_some() => {
+                    Network::Unknown
+                }
+                None => Network::Public,
                 Some(_) => Network::Unknown,
             }
         }

@@ -463,7 +463,8 @@ pub struct LoadBalancer {
     #[serde(default)]
     pub addresses: Option<Vec<String>>,
     /// Private (VPC) or public: for a reused load balancer (`tke-existed-lbid`,
-    /// `ingress.existLbId`, a Volcengine `loadbalancer-id`), whose manifest cannot say.
+    /// `loadbalance-id`, `ingress.existLbId`, a Volcengine or Alibaba `loadbalancer-id`),
+    /// whose manifest cannot say.
     #[serde(default)]
     pub network: Option<LbNetwork>,
     /// The Service (Service/namespace/name) a load balancer created outside Kubernetes

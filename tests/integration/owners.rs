@@ -42,3 +42,46 @@ fn without_a_profile_the_annotation_decides_at_most_a_warning() {
 fn provider_generic_runs_no_clouds_rules() {
     assert_eq!(lint(Some("testdata/ack/profile-generic-iptables.yaml")), []);
 }
+
+/// Reused load balancers (issue 29 item 6): a TKE Service on an existing CLB by
+/// `loadbalance-id` (Tencent's own demo) has an unknown network, not a public one.
+#[test]
+fn a_tke_service_on_an_existing_clb_by_loadbalance_id_is_judged_by_the_profile() {
+    let file = "testdata/owners/tke-loadbalance-id.yaml";
+    let lint = |profile: &str| {
+        let (_, report) = check_json(&["--select", "TKE001", "--profile", profile, file]);
+        report
+    };
+    let report = lint("testdata/tke/profile-ipvs-regular.yaml");
+    assert_eq!(findings(&report), [f("TKE001", "warning", file, 11, 5)]);
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("set `spec.loadBalancers[].network` for `Service/piggymetrics/gateway`"),
+        "{message}"
+    );
+    // The profile says the CLB is private: the private CLB's verdict.
+    let report = lint("testdata/owners/profile-tke-gateway-private.yaml");
+    assert_eq!(findings(&report), [f("TKE001", "error", file, 11, 5)]);
+}
+
+/// An Alibaba Service on an existing SLB (`loadbalancer-id`) keeps that SLB's address type:
+/// unknown unless `address-type` states it (the CCM refuses a mismatch).
+#[test]
+fn an_ack_service_on_an_existing_slb_has_an_unknown_network() {
+    let output = crate::lblint(&[
+        "model",
+        "--format",
+        "json",
+        "--profile",
+        "testdata/ack/profile-ack-iptables.yaml",
+        "testdata/owners/ack-loadbalancer-id.yaml",
+    ]);
+    let model: serde_json::Value = serde_json::from_str(&output.stdout).unwrap();
+    let networks: Vec<&str> = model["entryPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["network"].as_str().unwrap())
+        .collect();
+    assert_eq!(networks, ["unknown", "private"]);
+}
