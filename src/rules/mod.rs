@@ -13,6 +13,7 @@ pub mod k8s;
 pub mod lbl;
 pub mod meta;
 pub mod oke;
+pub mod profile_objects;
 mod run;
 pub use run::run_rules;
 pub mod select;
@@ -161,6 +162,7 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &cce::mixed_pass_through::MixedPassThrough,
         &family::internal_lb::InternalLbInCluster,
         &family::internal_lb::InternalLbNodeCaller,
+        &profile_objects::ProfileObjectMissing,
     ]
 }
 
@@ -307,7 +309,7 @@ mod tests {
         let on_vke: Vec<&str> = for_provider(&registry(), Provider::Vke)
             .iter()
             .map(|r| r.meta().id)
-            .filter(|id| !id.starts_with("K8S"))
+            .filter(|id| !id.starts_with("K8S") && !id.starts_with("LBL"))
             .collect();
         assert_eq!(on_vke, ["VKE001", "VKE002", "VKE003", "VKE004", "VKE005"]);
     }
@@ -331,13 +333,13 @@ mod tests {
         let on_doks: Vec<&str> = for_provider(&registry(), Provider::Doks)
             .iter()
             .map(|r| r.meta().id)
-            .filter(|id| !id.starts_with("K8S"))
+            .filter(|id| !id.starts_with("K8S") && !id.starts_with("LBL"))
             .collect();
         assert_eq!(on_doks, ["DOKS001", "DOKS002"]);
         let on_cce: Vec<&str> = for_provider(&registry(), Provider::Cce)
             .iter()
             .map(|r| r.meta().id)
-            .filter(|id| !id.starts_with("K8S"))
+            .filter(|id| !id.starts_with("K8S") && !id.starts_with("LBL"))
             .collect();
         assert_eq!(on_cce, ["CCE001", "CCE002", "CCE003"]);
         let on_generic = for_provider(&registry(), Provider::Generic);

@@ -85,3 +85,71 @@ fn an_ack_service_on_an_existing_slb_has_an_unknown_network() {
         .collect();
     assert_eq!(networks, ["unknown", "private"]);
 }
+
+/// Nothing silent (issue 29 item 5): a profile key naming no linted object is a warning at
+/// the key, with the object most likely meant.
+#[test]
+fn profile_keys_that_name_no_linted_object_are_warnings_at_the_key() {
+    let profile = "testdata/owners/profile-names-missing.yaml";
+    let (code, report) = check_json(&[
+        "--select",
+        "LBL007",
+        "--profile",
+        profile,
+        "testdata/owners/tke-loadbalance-id.yaml",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&report),
+        [
+            f("LBL007", "warning", profile, 10, 15),
+            f("LBL007", "warning", profile, 14, 16),
+            f("LBL007", "warning", profile, 17, 16),
+        ]
+    );
+    let d = &report["diagnostics"];
+    let message = d[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`Service/piggymetric/gateway` (spec.loadBalancers[1].object)"),
+        "{message}"
+    );
+    let help = d[0]["help"].as_str().unwrap();
+    assert!(
+        help.starts_with("did you mean `Service/piggymetrics/gateway`?"),
+        "{help}"
+    );
+    assert!(d[2]["message"]
+        .as_str()
+        .unwrap()
+        .contains("spec.ingressControllers[0].service"));
+    // `profile check` reads the profile alone and says where the keys are checked.
+    let run = crate::lblint(&["profile", "check", profile]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout
+            .contains("the 4 object key(s) it names are checked"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// An unused suppression says where its rule's diagnostic is (issue 29 item 5): the
+/// comment above the Service's name misses TKE001 at the reused-CLB annotation.
+#[test]
+fn an_unused_suppression_names_the_line_its_rule_reports() {
+    let path = "testdata/owners/tke-loadbalance-id.yaml";
+    let text = std::fs::read_to_string(path).unwrap().replacen(
+        "  name: gateway\n  namespace: piggymetrics\n  annotations:",
+        "  # lblint: ignore[TKE001] reused CLB, checked by hand\n  name: gateway\n  \
+         namespace: piggymetrics\n  annotations:",
+        1,
+    );
+    let profile = crate::profile_with("tke", "  kubeProxy:\n    mode: ipvs\n");
+    let (found, message) = crate::lint_text(path, &text, &profile, "LBL004");
+    assert_eq!(found, crate::one("LBL004", "note", 8, 3));
+    assert_eq!(
+        message,
+        "Unused suppression: no `TKE001` diagnostic on line 9 to ignore (`TKE001` reports \
+         line 12 of this document)."
+    );
+}
