@@ -153,3 +153,29 @@ fn an_unused_suppression_names_the_line_its_rule_reports() {
          line 12 of this document)."
     );
 }
+
+/// A suggested rewrite never breaks the call (issue 29 item 3): K8S001 offers the
+/// Service's name for a plain-HTTP call only; for a TLS one its help says why not.
+#[test]
+fn k8s001_offers_no_rename_of_a_tls_call() {
+    let file = "testdata/owners/tls-caller.yaml";
+    let (_, report) = check_json(&["--select", "K8S001", file]);
+    assert_eq!(
+        findings(&report),
+        [
+            f("K8S001", "note", file, 30, 47),
+            f("K8S001", "note", file, 31, 50)
+        ]
+    );
+    let d = &report["diagnostics"];
+    assert_eq!(d[0]["suggestions"].as_array().map_or(0, Vec::len), 0);
+    let help = d[0]["help"].as_str().unwrap();
+    assert!(
+        help.starts_with("this call is TLS") && help.contains("no rewrite is offered"),
+        "{help}"
+    );
+    assert_eq!(
+        d[1]["suggestions"][0]["description"],
+        "call `api` instead of 203.0.113.5"
+    );
+}
