@@ -254,8 +254,10 @@ fn lint_loaded(
         tke_configs: crate::model::tke_config::Index::new(&ws),
         views,
     };
-    let rules = rules::for_provider(rules, profile.provider());
+    let rules = rules::for_profile(rules, profile);
+    let ran_from = diagnostics.len();
     let internal_errors = crate::rules::run_rules(&rules, &cx, &mut diagnostics);
+    rules::cap_unstated_provider(profile, &mut diagnostics[ran_from..]);
     rules::edit::refuse_shared_node_edits(&ws, &mut diagnostics);
 
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();

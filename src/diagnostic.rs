@@ -271,6 +271,15 @@ impl Diagnostic {
         self
     }
 
+    /// Another paragraph of help after the rule's own (or the only one).
+    pub fn add_help(&mut self, more: &str) {
+        let help = match &self.help {
+            Some(help) => format!("{help}\n{more}"),
+            None => more.to_owned(),
+        };
+        self.help = Some(Text::shared(self.rule.id, Place::Help, help));
+    }
+
     /// The same finding at another severity (config levels).
     pub fn set_severity(&mut self, severity: Severity) {
         self.severity = severity;

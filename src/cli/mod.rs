@@ -315,8 +315,19 @@ fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) -
 fn run_profile_check(file: &std::path::Path) -> i32 {
     match profile::load_profile(file) {
         Ok(p) => {
+            // Whether the objects it names exist needs the manifests: `check` says (LBL007).
+            let named = p.load_balancers().filter(|lb| lb.object.is_some()).count()
+                + p.load_balancers().filter(|lb| lb.targets.is_some()).count()
+                + p.spec.ingress_controllers.as_ref().map_or(0, Vec::len);
+            let later = match named {
+                0 => String::new(),
+                n => format!(
+                    "; the {n} object key(s) it names are checked against the manifests by \
+                     `lblint check` (LBL007)"
+                ),
+            };
             println!(
-                "{}: valid ClusterProfile (provider {})",
+                "{}: valid ClusterProfile (provider {}){later}",
                 file.display(),
                 p.provider().as_str()
             );

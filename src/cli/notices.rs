@@ -68,7 +68,10 @@ pub(super) fn settings(
             crate::walk::display_path(Path::new(path), cwd.as_deref()),
             profile.provider().as_str()
         )),
-        None => say("profile: none (generic: every cluster fact unknown)"),
+        None => say(
+            "profile: none (every cluster fact unknown; each object's annotations say which \
+             cloud's rules judge it, at most as warnings)",
+        ),
     }
     if crate::yaml::Reader::of_process() == crate::yaml::Reader::Granit {
         say(&format!(

@@ -53,6 +53,10 @@ const ACK_PREFIXES: &[&str] = &[
 
 pub const TKE_INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
 pub const TKE_EXISTED_LB: &str = "service.kubernetes.io/tke-existed-lbid";
+/// Documented as read-only (the CLB a Service uses, <https://cloud.tencent.com/document/product/457/51258>),
+/// yet Tencent's own demos write it by hand to put a Service on an existing CLB
+/// (TencentCloud/container-demo springcloud-on-tke/backend.yaml): a reused CLB either way.
+pub const TKE_LOADBALANCE_ID: &str = "service.kubernetes.io/loadbalance-id";
 pub const TKE_INGRESS_SUBNET: &str = "kubernetes.io/ingress.subnetId";
 pub const TKE_INGRESS_EXISTED_LB: &str = "kubernetes.io/ingress.existLbId";
 pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
@@ -61,36 +65,40 @@ pub const VKE_ADDRESS_TYPE: &str =
 pub const VKE_EXISTED_LB: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-id";
 
 /// Upstream's internal load-balancer annotations (service.md, "Internal load balancer"),
-/// each read as its controller reads it: `Some(true)` internal, `Some(false)` public, `None`
-/// when the annotation does not decide (not written, or a value the controller falls back
-/// from). In order; the first that decides wins.
-const UPSTREAM_INTERNAL: &[fn(&Annotations<'_>) -> Option<bool>] = &[
-    gke_internal,
-    aws_internal,
+/// each with the cloud whose controller reads it (`None`: a cloud without a profile name,
+/// IBM) and read as that controller reads it: `Some(true)` internal, `Some(false)` public,
+/// `None` when the annotation does not decide (not written, or a value the controller
+/// falls back from). In order; the first that decides wins.
+type InternalReader = (Option<Provider>, fn(&Annotations<'_>) -> Option<bool>);
+const UPSTREAM_INTERNAL: &[InternalReader] = &[
+    (Some(Provider::Gke), gke_internal),
+    (Some(Provider::Eks), aws_internal),
     // kubernetes-sigs/cloud-provider-azure `requiresInternalLoadBalancer`: exactly "true".
-    |a| {
+    (Some(Provider::Aks), |a| {
         a.text("service.beta.kubernetes.io/azure-load-balancer-internal")
             .map(|v| v == "true")
-    },
+    }),
     // IBM VPC `ServiceOptions.isPublic`: "" or "public" is public, any other value private.
-    |a| {
+    (None, |a| {
         a.text("service.kubernetes.io/ibm-load-balancer-cloud-provider-ip-type")
             .map(|v| !v.is_empty() && v != "public")
-    },
+    }),
     // cloud-provider-openstack `getBoolFromServiceAnnotation`: exactly "true" or "false";
     // another value falls back to the config's `internal-lb`.
-    |a| match a.text("service.beta.kubernetes.io/openstack-internal-load-balancer") {
-        Some("true") => Some(true),
-        Some("false") => Some(false),
-        _ => None,
-    },
+    (Some(Provider::Openstack), |a| {
+        match a.text("service.beta.kubernetes.io/openstack-internal-load-balancer") {
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            _ => None,
+        }
+    }),
     // Huawei CCE's controller is closed source: the documented "true", in any case.
-    |a| {
+    (Some(Provider::Cce), |a| {
         a.text("service.beta.kubernetes.io/cce-load-balancer-internal-vpc")
             .filter(|v| v.eq_ignore_ascii_case("true"))
             .map(|_| true)
-    },
-    oci_internal,
+    }),
+    (Some(Provider::Oke), oci_internal),
 ];
 
 /// GCE `GetLoadBalancerAnnotationType` (kubernetes/cloud-provider-gcp,
@@ -139,6 +147,14 @@ fn oci_internal(a: &Annotations<'_>) -> Option<bool> {
         "service.beta.kubernetes.io/oci-load-balancer-internal"
     };
     a.text(key).and_then(crate::views::parse_go_bool)
+}
+
+/// The annotation that puts a TKE Service on an existing CLB, whose network (public or
+/// private) the manifest cannot say: `tke-existed-lbid`, else `loadbalance-id`.
+pub fn tke_reused_clb<'a>(annotations: &Annotations<'a>) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
+    [TKE_EXISTED_LB, TKE_LOADBALANCE_ID]
+        .iter()
+        .find_map(|key| annotations.entry(key))
 }
 
 /// Read an ACK annotation under either prefix.
@@ -201,8 +217,9 @@ pub const GKE_INTERNAL_CLASS: &str = "networking.gke.io/l4-regional-internal";
 /// (<https://cloud.google.com/kubernetes-engine/docs/how-to/internal-load-balancing>).
 pub const GKE_LEGACY_TYPE: &str = "cloud.google.com/load-balancer-type";
 
-/// Which cloud's controller an object is written for: its annotations, else the profile.
-fn provider_of(annotations: &Annotations<'_>, profile: &Profile) -> Option<Provider> {
+/// Which cloud's controller an object's annotations are written for (the first cloud of
+/// [`PROVIDER_PREFIXES`] one of its keys starts with).
+fn annotated_provider(annotations: &Annotations<'_>) -> Option<Provider> {
     let keys: Vec<String> = annotations
         .entries()
         .filter_map(|(k, _)| k.as_str().map(str::to_ascii_lowercase))
@@ -214,10 +231,26 @@ fn provider_of(annotations: &Annotations<'_>, profile: &Profile) -> Option<Provi
                 .any(|k| prefixes.iter().any(|p| k.starts_with(p)))
         })
         .map(|(provider, _)| *provider)
-        .or(match profile.provider() {
-            Provider::Generic => None,
-            p => Some(p),
-        })
+}
+
+/// Which cloud's controller provisions an object's load balancer: one owner. A profile that
+/// names a cloud decides, since that cloud's controller is the one running (another cloud's
+/// annotation on a portable manifest, like the AWS one on Contour's envoy Service, is
+/// ignored there); `provider: generic` is none of the named clouds; with no profile, the
+/// object's own annotations say which cloud it is written for (`hint`, a vendor's own class,
+/// when they do not).
+fn owner(
+    annotations: &Annotations<'_>,
+    profile: &Profile,
+    hint: Option<Provider>,
+) -> Option<Provider> {
+    match profile.provider() {
+        Provider::Generic if profile.is_absent() => {
+            hint.or_else(|| annotated_provider(annotations))
+        }
+        Provider::Generic => None,
+        stated => Some(stated),
+    }
 }
 
 fn text<'a>(node: Option<NodeRef<'a>>) -> Option<&'a str> {
@@ -228,9 +261,21 @@ fn text<'a>(node: Option<NodeRef<'a>>) -> Option<&'a str> {
 /// (https://kubernetes.io/docs/concepts/services-networking/service/#internal-load-balancer),
 /// TKE https://www.tencentcloud.com/document/product/457/39142, the Volcengine CCM's
 /// docs/usage.md, ACK https://www.alibabacloud.com/help/en/document_detail/86531.html.
-fn service_network(annotations: &Annotations<'_>, provider: Option<Provider>) -> Network {
+///
+/// Only the owner's controller reads its annotations: on a named cloud, its own; on a
+/// cluster that is none of them (`provider: generic`), those of unnamed clouds (IBM); with
+/// no profile and no owner, any cloud's (`unstated`).
+fn service_network(
+    annotations: &Annotations<'_>,
+    provider: Option<Provider>,
+    unstated: bool,
+) -> Network {
     let get = |key: &str| annotations.text(key);
-    if let Some(internal) = UPSTREAM_INTERNAL.iter().find_map(|read| read(annotations)) {
+    let internal = UPSTREAM_INTERNAL
+        .iter()
+        .filter(|(cloud, _)| *cloud == provider || (unstated && provider.is_none()))
+        .find_map(|(_, read)| read(annotations));
+    if let Some(internal) = internal {
         return if internal {
             Network::Private
         } else {
@@ -241,7 +286,7 @@ fn service_network(annotations: &Annotations<'_>, provider: Option<Provider>) ->
         Some(Provider::Tke) => {
             if get(TKE_INTERNAL_SUBNET).is_some() {
                 Network::Private
-            } else if get(TKE_EXISTED_LB).is_some() {
+            } else if tke_reused_clb(annotations).is_some() {
                 // Whether a reused CLB is public or private is not in the manifest.
                 Network::Unknown
             } else {
@@ -255,10 +300,18 @@ fn service_network(annotations: &Annotations<'_>, provider: Option<Provider>) ->
             None if get(VKE_EXISTED_LB).is_some() => Network::Unknown,
             None => Network::Public,
         },
+        // A reused SLB (`loadbalancer-id`, IsUserManaged) keeps its own address type: the CCM
+        // refuses a written `address-type` that differs ("can not change LoadBalancer
+        // AddressType once created", clbv1/loadbalancer.go `Update`), so only an unwritten
+        // one is unknown.
         Some(Provider::Ack) => {
             match text(ack_annotation(annotations, "loadbalancer-address-type").map(|(_, v)| v)) {
                 Some("intranet") => Network::Private,
-                Some("internet") | None => Network::Public,
+                Some("internet") => Network::Public,
+                None if ack_annotation(annotations, "loadbalancer-id").is_some() => {
+                    Network::Unknown
+                }
+                None => Network::Public,
                 Some(_) => Network::Unknown,
             }
         }
@@ -294,14 +347,12 @@ pub fn classify(
             return None;
         }
         let class = text(service.load_balancer_class());
-        let mut provider = provider_of(&annotations, profile);
-        let mut network = service_network(&annotations, provider);
         // GKE's own classes name their controller (kubernetes/ingress-gce).
-        if class.is_some_and(|c| c.starts_with("networking.gke.io/")) {
-            provider = Some(Provider::Gke);
-            if class == Some(GKE_INTERNAL_CLASS) {
-                network = Network::Private;
-            }
+        let gke_class = class.is_some_and(|c| c.starts_with("networking.gke.io/"));
+        let provider = owner(&annotations, profile, gke_class.then_some(Provider::Gke));
+        let mut network = service_network(&annotations, provider, profile.is_absent());
+        if provider == Some(Provider::Gke) && class == Some(GKE_INTERNAL_CLASS) {
+            network = Network::Private;
         }
         return Some(Classified {
             kind: EntryKind::Service,
@@ -313,10 +364,8 @@ pub fn classify(
     }
     if views.ingress(id).is_some() {
         let class = ingress_class(ws, object).map(str::to_string);
-        let mut provider = provider_of(&annotations, profile);
-        if class.as_deref() == Some("qcloud") {
-            provider = Some(Provider::Tke);
-        }
+        let qcloud = class.as_deref() == Some("qcloud");
+        let provider = owner(&annotations, profile, qcloud.then_some(Provider::Tke));
         // On TKE an Ingress without a class is a CLB Ingress (class `qcloud`).
         let tke_clb =
             provider == Some(Provider::Tke) && matches!(class.as_deref(), None | Some("qcloud"));
@@ -346,7 +395,7 @@ pub fn classify(
             kind: EntryKind::IstioGateway,
             layer: Layer::L4,
             provider: Some(Provider::Ack),
-            network: service_network(&service_annotations, Some(Provider::Ack)),
+            network: service_network(&service_annotations, Some(Provider::Ack), false),
             class: None,
         });
     }
@@ -359,7 +408,7 @@ pub fn classify(
     Some(Classified {
         kind: EntryKind::Gateway,
         layer: if http { Layer::L7 } else { Layer::L4 },
-        provider: provider_of(&annotations, profile),
+        provider: owner(&annotations, profile, None),
         network: Network::Unknown,
         class: text(gateway.class_name).map(str::to_string),
     })

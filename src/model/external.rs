@@ -45,7 +45,8 @@ pub(super) fn entry_points(
             object: service,
             kind: EntryKind::External,
             layer: Layer::L4,
-            provider: Some(profile.provider()),
+            // Only a profile describes these, so its provider owns them (`generic`: none).
+            provider: Some(profile.provider()).filter(|p| *p != crate::profile::Provider::Generic),
             network: match lb.network {
                 Some(crate::profile::LbNetwork::Private) => Network::Private,
                 Some(crate::profile::LbNetwork::Public) => Network::Public,

@@ -14,6 +14,14 @@ impl Profile {
         self.spec.provider
     }
 
+    /// Whether no profile was given ([`super::generic`], the only profile without a file):
+    /// then each object's own annotations say which cloud it is written for, and that
+    /// cloud's rules judge it at most as a warning. A profile that says `provider: generic`
+    /// states the opposite: the cluster is none of the named clouds.
+    pub fn is_absent(&self) -> bool {
+        self.path.is_none() && self.spec.provider == Provider::Generic
+    }
+
     pub fn proxy_mode(&self) -> Option<ProxyMode> {
         self.spec.kube_proxy.as_ref()?.mode
     }

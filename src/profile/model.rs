@@ -48,7 +48,8 @@ pub enum Provider {
     Openstack,
     /// cloudscale.ch.
     Cloudscale,
-    /// Any other cluster; also the profile used when none is given.
+    /// None of the named clouds: only provider-neutral rules run. (The profile used when
+    /// none is given is `generic` too, but tells itself apart: [`Profile::is_absent`].)
     Generic,
 }
 
@@ -462,7 +463,8 @@ pub struct LoadBalancer {
     #[serde(default)]
     pub addresses: Option<Vec<String>>,
     /// Private (VPC) or public: for a reused load balancer (`tke-existed-lbid`,
-    /// `ingress.existLbId`, a Volcengine `loadbalancer-id`), whose manifest cannot say.
+    /// `loadbalance-id`, `ingress.existLbId`, a Volcengine or Alibaba `loadbalancer-id`),
+    /// whose manifest cannot say.
     #[serde(default)]
     pub network: Option<LbNetwork>,
     /// The Service (Service/namespace/name) a load balancer created outside Kubernetes

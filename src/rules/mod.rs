@@ -13,6 +13,7 @@ pub mod k8s;
 pub mod lbl;
 pub mod meta;
 pub mod oke;
+pub mod profile_objects;
 mod run;
 pub use run::run_rules;
 pub mod select;
@@ -70,12 +71,16 @@ impl RuleMeta {
     }
 
     /// Whether the rule runs on a cluster of `provider`: a provider's rules run on its
-    /// clusters and on the generic profile (objects annotated for that cloud, no profile
-    /// given); `providers: [any]` alone runs everywhere.
+    /// clusters only (`generic` is none of the named clouds); `providers: [any]` runs
+    /// everywhere. With no profile at all every rule runs ([`for_profile`]).
     pub fn runs_on(&self, provider: Provider) -> bool {
-        provider == Provider::Generic
-            || self.providers == ["any"]
-            || self.providers.contains(&provider.as_str())
+        self.providers == ["any"] || self.providers.contains(&provider.as_str())
+    }
+
+    /// Whether the rule is one cloud's (not `providers: [any]`): with no profile its
+    /// findings rest on the object's annotations alone ([`cap_unstated_provider`]).
+    pub fn is_cloud_rule(&self) -> bool {
+        self.providers != ["any"]
     }
 
     /// Where the rule's documentation is published, as of this version (its release tag),
@@ -158,6 +163,7 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &cce::mixed_pass_through::MixedPassThrough,
         &family::internal_lb::InternalLbInCluster,
         &family::internal_lb::InternalLbNodeCaller,
+        &profile_objects::ProfileObjectMissing,
     ]
 }
 
@@ -168,6 +174,38 @@ pub fn for_provider<'r>(rules: &[&'r dyn Rule], provider: Provider) -> Vec<&'r d
         .copied()
         .filter(|rule| rule.meta().runs_on(provider))
         .collect()
+}
+
+/// The rules of `rules` that run with `profile`: its provider's ([`for_provider`]), or,
+/// with no profile, every rule (each cloud's on the objects annotated for that cloud).
+pub fn for_profile<'r>(rules: &[&'r dyn Rule], profile: &Profile) -> Vec<&'r dyn Rule> {
+    if profile.is_absent() {
+        return rules.to_vec();
+    }
+    for_provider(rules, profile.provider())
+}
+
+/// With no profile, a cloud's rule judged an object by its annotations alone: the cluster
+/// may be another cloud, so an error is at most a warning, and the help names the field
+/// that settles it (DEVELOPERS.md, Severity).
+pub fn cap_unstated_provider(profile: &Profile, diagnostics: &mut [Diagnostic]) {
+    if !profile.is_absent() {
+        return;
+    }
+    let cloud: std::collections::HashSet<&str> = all_meta()
+        .into_iter()
+        .filter(|m| m.is_cloud_rule())
+        .map(|m| m.id)
+        .collect();
+    for d in diagnostics.iter_mut() {
+        if d.severity() == Severity::Error && cloud.contains(d.rule()) {
+            d.set_severity(Severity::Warning);
+            d.add_help(
+                "no profile given: the object's annotations alone say which cloud runs it; a \
+                 profile with `spec.provider` makes this an error on that cloud",
+            );
+        }
+    }
 }
 
 /// The ids of the documented rules that name `provider` (`profile init` lists them).
@@ -258,34 +296,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn provider_rules_run_on_their_cloud_and_the_generic_profile_only() {
+    fn provider_rules_run_on_their_cloud_only() {
         let runs = |id: &str, provider| lookup(id).expect("a rule").runs_on(provider);
-        assert!(runs("TKE001", Provider::Tke) && runs("TKE001", Provider::Generic));
+        assert!(runs("TKE001", Provider::Tke));
         assert!(!runs("TKE001", Provider::Vke) && !runs("TKE001", Provider::Ack));
         assert!(runs("VKE004", Provider::Vke) && !runs("VKE004", Provider::Tke));
-        // ACK001 is also about generic clusters (`[ack, any]`), not about other clouds.
-        assert!(runs("ACK001", Provider::Ack) && runs("ACK001", Provider::Generic));
-        assert!(!runs("ACK001", Provider::Tke));
+        assert!(runs("ACK001", Provider::Ack) && !runs("ACK001", Provider::Tke));
+        // `provider: generic` is none of the named clouds: no cloud's rule runs there.
+        assert!(!runs("TKE001", Provider::Generic) && !runs("ACK001", Provider::Generic));
         for provider in Provider::ALL {
             assert!(runs("K8S001", provider) && runs("LBL001", provider));
         }
         let on_vke: Vec<&str> = for_provider(&registry(), Provider::Vke)
             .iter()
             .map(|r| r.meta().id)
-            .filter(|id| !id.starts_with("K8S"))
+            .filter(|id| !id.starts_with("K8S") && !id.starts_with("LBL"))
             .collect();
         assert_eq!(on_vke, ["VKE001", "VKE002", "VKE003", "VKE004", "VKE005"]);
     }
 
-    /// A provider's rules run on its clusters (and on generic) only; the provider-neutral
-    /// ones run everywhere.
+    /// A provider's rules run on its clusters only; the provider-neutral ones run
+    /// everywhere; with no profile, every rule runs.
     #[test]
     fn provider_rules_run_on_their_provider_only() {
         for provider in Provider::ALL {
             for m in all_meta() {
-                let expected = provider == Provider::Generic
-                    || m.providers == ["any"]
-                    || m.providers.contains(&provider.as_str());
+                let expected = m.providers == ["any"] || m.providers.contains(&provider.as_str());
                 assert_eq!(m.runs_on(provider), expected, "{} on {provider}", m.id);
             }
             assert!(
@@ -298,20 +334,20 @@ mod tests {
         let on_doks: Vec<&str> = for_provider(&registry(), Provider::Doks)
             .iter()
             .map(|r| r.meta().id)
-            .filter(|id| !id.starts_with("K8S"))
+            .filter(|id| !id.starts_with("K8S") && !id.starts_with("LBL"))
             .collect();
         assert_eq!(on_doks, ["DOKS001", "DOKS002"]);
         let on_cce: Vec<&str> = for_provider(&registry(), Provider::Cce)
             .iter()
             .map(|r| r.meta().id)
-            .filter(|id| !id.starts_with("K8S"))
+            .filter(|id| !id.starts_with("K8S") && !id.starts_with("LBL"))
             .collect();
         assert_eq!(on_cce, ["CCE001", "CCE002", "CCE003"]);
-        // Generic still runs every rule (on objects annotated for that cloud).
-        assert_eq!(
-            for_provider(&registry(), Provider::Generic).len(),
-            registry().len()
-        );
+        let on_generic = for_provider(&registry(), Provider::Generic);
+        assert!(on_generic.iter().all(|r| r.meta().providers == ["any"]));
+        // No profile: every rule, each cloud's on the objects annotated for it.
+        let none = for_profile(&registry(), &crate::profile::generic());
+        assert_eq!(none.len(), registry().len());
     }
 
     /// `providers:` in rules/<ID>.md front matter names profile providers (or `any`), so a

@@ -67,6 +67,11 @@ struct CommentSite<'w> {
     line: u32,
     /// Known rules, with "used" flags; unknown keys are reported at once.
     rules: Vec<(&'static RuleMeta, bool)>,
+    /// Per rule (in `rules` order), the line of that rule's diagnostic in this comment's
+    /// document nearest to `line`, for the note of a comment that missed it.
+    nearest: Vec<Option<u32>>,
+    /// The first and last line of the document the comment sits in.
+    document: (u32, u32),
     /// The comment lists LBL004 itself: never reported as unused.
     keep: bool,
 }
@@ -76,6 +81,8 @@ pub(super) struct Comments<'w> {
     sites: Vec<CommentSite<'w>>,
     /// (file, line) → indices into `sites`.
     by_line: HashMap<(Arc<str>, u32), Vec<usize>>,
+    /// (file, rule id) → indices into `sites` that name the rule.
+    by_rule: HashMap<(Arc<str>, &'static str), Vec<usize>>,
 }
 
 impl<'w> Comments<'w> {
@@ -83,19 +90,44 @@ impl<'w> Comments<'w> {
     pub(super) fn collect(ws: &'w Workspace, notes: &mut Vec<Diagnostic>) -> Self {
         let sites = collect_comments(ws, notes);
         let mut by_line: HashMap<(Arc<str>, u32), Vec<usize>> = HashMap::new();
+        let mut by_rule: HashMap<(Arc<str>, &'static str), Vec<usize>> = HashMap::new();
         for (i, site) in sites.iter().enumerate() {
             by_line
                 .entry((site.file.clone(), site.line))
                 .or_default()
                 .push(i);
+            for (rule, _) in &site.rules {
+                by_rule
+                    .entry((site.file.clone(), rule.id))
+                    .or_default()
+                    .push(i);
+            }
         }
-        Comments { sites, by_line }
+        Comments {
+            sites,
+            by_line,
+            by_rule,
+        }
     }
 
-    /// Whether a comment suppresses `d`; every comment that does is marked used.
+    /// Whether a comment suppresses `d`; every comment that does is marked used, and every
+    /// comment of its rule in its file notes its line if it is the nearest yet.
     pub(super) fn suppress(&mut self, d: &Diagnostic) -> bool {
         let mut hit = false;
         let line = d.location().span.start.line;
+        let key = (d.location().file.clone(), d.rule());
+        for &i in self.by_rule.get(&key).into_iter().flatten() {
+            let site = &mut self.sites[i];
+            let at = site.line;
+            if !(site.document.0..=site.document.1).contains(&line) {
+                continue;
+            }
+            for (slot, (rule, _)) in site.nearest.iter_mut().zip(&site.rules) {
+                if rule.id == d.rule() && slot.is_none_or(|n| line.abs_diff(at) < n.abs_diff(at)) {
+                    *slot = Some(line);
+                }
+            }
+        }
         for &i in self
             .by_line
             .get(&(d.location().file.clone(), line))
@@ -124,15 +156,18 @@ impl<'w> Comments<'w> {
             if site.keep || broken.contains(&&*site.file) {
                 continue;
             }
-            for (rule, used) in &site.rules {
+            for ((rule, used), nearest) in site.rules.iter().zip(&site.nearest) {
                 if !used && enabled(rule) {
+                    let elsewhere = nearest.map_or(String::new(), |n| {
+                        format!(" (`{}` reports line {n} of this document)", rule.id)
+                    });
                     notes.push(unused(
                         Location {
                             file: site.file.clone(),
                             span: site.comment.span,
                         },
                         format!(
-                            "Unused suppression: no `{}` diagnostic on line {} to ignore.",
+                            "Unused suppression: no `{}` diagnostic on line {} to ignore{elsewhere}.",
                             rule.id,
                             site.line
                         ),
@@ -185,16 +220,30 @@ fn collect_comments<'w>(ws: &'w Workspace, notes: &mut Vec<Diagnostic>) -> Vec<C
                     }
                 }
             }
+            let target = if own_line { line + 1 } else { line };
             sites.push(CommentSite {
                 file: file.source.path.clone(),
                 comment,
-                line: if own_line { line + 1 } else { line },
+                line: target,
+                nearest: vec![None; known.len()],
+                document: document_lines(&file.loaded.documents, target),
                 rules: known,
                 keep,
             });
         }
     }
     sites
+}
+
+/// The first and last line of the document of `documents` that holds `line` (a comment
+/// between documents, or in a file whose documents did not parse: none, `(0, 0)`).
+fn document_lines(documents: &[crate::yaml::Document], line: u32) -> (u32, u32) {
+    documents
+        .iter()
+        .filter_map(|d| d.root())
+        .map(|root| (root.span().start.line, root.span().end.line))
+        .find(|(first, last)| (*first..=*last).contains(&line))
+        .unwrap_or((0, 0))
 }
 
 #[cfg(test)]

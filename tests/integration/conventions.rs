@@ -129,7 +129,8 @@ fn verbose_names_the_config_the_profile_and_the_files() {
     assert_eq!(
         run.stderr,
         "lblint: config: none (--no-config)\n\
-         lblint: profile: none (generic: every cluster fact unknown)\n\
+         lblint: profile: none (every cluster fact unknown; each object's annotations say \
+         which cloud's rules judge it, at most as warnings)\n\
          lblint: linted 2 files:\nlblint:   k8s/skip/svc.yaml\nlblint:   k8s/svc.yaml\n"
     );
     // --diff says the same before its diff.

@@ -39,13 +39,18 @@ fn instance_targets_keep_the_client_ip_and_a_caller_times_out() {
     // Preservation off, or IP targets over TCP: the NLB can take the call back.
     assert_eq!(lint("nlb-instance-no-preservation", "").0, vec![]);
     assert_eq!(lint("nlb-ip", "").0, vec![]);
-    // Without the profile, the annotation alone marks the Service as AWS's.
+    // Without a profile, the annotation alone marks the Service as AWS's: at most a
+    // warning, since the cluster may be another cloud (issue 29 item 2).
     let (found, _) = lint_file(
         "testdata/eks/nlb-instance.yaml",
         &lblint::profile::generic(),
         "EKS",
     );
-    assert_eq!(found, one("EKS001", "error", 15, 7));
+    assert_eq!(found, one("EKS001", "warning", 15, 7));
+    // A profile that states another cloud: that cloud's controller ignores the AWS
+    // annotations, and no AWS rule runs.
+    let (found, _) = lint_file("testdata/eks/nlb-instance.yaml", &profile("gke", ""), "EKS");
+    assert_eq!(found, vec![]);
 }
 
 #[test]
@@ -212,14 +217,17 @@ fn ip_targets_that_keep_the_client_ip_are_a_warning_that_says_it_is_inferred() {
 fn a_class_marked_nlb_with_local_policy_gets_one_finding() {
     let path = "testdata/eks/nlb-class-local.yaml";
     // nftables before v1.33.6 strands pod callers (K8S013's gap), had K8S013 judged it.
-    let generic = profile(
-        "generic",
-        "  kubeProxy:\n    mode: nftables\n    version: \"v1.32.4\"\n",
-    );
+    let kube_proxy = "  kubeProxy:\n    mode: nftables\n    version: \"v1.32.4\"\n";
+    let eks = profile("eks", kube_proxy);
     assert_eq!(
-        lint_file(path, &generic, "EKS001").0,
+        lint_file(path, &eks, "EKS001").0,
         one("EKS001", "error", 17, 7)
     );
+    assert_eq!(lint_file(path, &eks, "K8S013").0, vec![]);
+    // `provider: generic` is none of the named clouds: no AWS rule, and the class still
+    // keeps K8S013 off a Service only the AWS controller would serve.
+    let generic = profile("generic", kube_proxy);
+    assert_eq!(lint_file(path, &generic, "EKS001").0, vec![]);
     assert_eq!(lint_file(path, &generic, "K8S013").0, vec![]);
 }
 

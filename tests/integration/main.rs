@@ -30,6 +30,7 @@ mod model;
 mod oke_proxy;
 mod origins;
 mod output;
+mod owners;
 mod paths;
 mod precommit;
 mod preview;

@@ -171,7 +171,8 @@ fn unused_and_unknown_suppressions_are_lbl004_notes() {
     );
     assert_eq!(
         text(5, "message"),
-        "Unused suppression: no `TKE001` diagnostic on line 23 to ignore."
+        "Unused suppression: no `TKE001` diagnostic on line 23 to ignore (`TKE001` reports \
+         line 24 of this document)."
     );
     assert_eq!(summary(&report), (0, 1, 6, 0));
 }

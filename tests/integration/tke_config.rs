@@ -7,7 +7,13 @@ const MINE: &str = "TKE007,TKE008,TKE009,TKE010,TKE011,TKE012,TKE013,TKE014";
 
 fn lint(fixture: &str, extra: &[&str]) -> (i32, serde_json::Value) {
     let path = format!("testdata/tke/{fixture}.yaml");
-    let mut args = vec!["--select", MINE];
+    // TKE's rules at full severity need a TKE profile (with none, at most warnings).
+    let mut args = vec![
+        "--select",
+        MINE,
+        "--profile",
+        "testdata/tke/profile-tke.yaml",
+    ];
     args.extend_from_slice(extra);
     args.push(&path);
     check_json(&args)
@@ -263,11 +269,17 @@ fn prevent_loopback_notes_the_clb_settings_it_bypasses() {
 
 #[test]
 fn rules_stay_quiet_for_another_provider() {
-    let (code, report) = lint(
-        "config-missing",
-        &["--profile", "testdata/profile/vke.yaml"],
-    );
-    assert_eq!((code, findings(&report)), (0, vec![]));
+    let path = file("config-missing");
+    for profile in ["testdata/profile/vke.yaml", "testdata/profile/minimal.yaml"] {
+        // Another cloud, and `provider: generic` (none of the named clouds).
+        let (code, report) = check_json(&["--select", MINE, "--profile", profile, &path]);
+        assert_eq!((code, findings(&report)), (0, vec![]), "{profile}");
+    }
+    // No profile: the TKE annotations say it is TKE's, at most a warning.
+    let (_, report) = check_json(&["--select", MINE, &path]);
+    let severities: Vec<String> = findings(&report).into_iter().map(|f| f.1).collect();
+    assert_eq!(severities, ["note", "warning", "note"]);
+    assert!(report.to_string().contains("no profile given"));
 }
 
 #[test]

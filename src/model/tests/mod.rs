@@ -8,6 +8,7 @@ use crate::profile::{parse_profile, Profile};
 use crate::source::SourceFile;
 use crate::yaml::{load, Limits};
 
+mod owners;
 mod placement;
 
 fn workspace(text: &str) -> Workspace {

@@ -72,8 +72,8 @@ pub fn init_template(
     if provider.is_none() {
         o.comment(
             2,
-            "Provider not given: generic runs the provider-neutral rules, and each provider's\n\
-             rules on the objects that carry its annotations.",
+            "Provider not given: generic means none of the named clouds, so only the\n\
+             provider-neutral rules run; name your cloud to run its rules too.",
         );
     }
     if let Some(cloud) = &cloud {

@@ -107,9 +107,19 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         },
         None => caller.location.clone(),
     };
+    let tls = tls_call(ws, caller);
+    let mut help = help(entry, target, caller, host.as_deref());
+    if let (true, Some(host)) = (tls, &host) {
+        help = format!(
+            "this call is TLS, and the client checks the certificate against the name it dials: \
+             calling `{host}` fails verification unless the certificate also names `{host}` (or the \
+             client keeps {} as its TLS server name), so no rewrite is offered; {help}",
+            caller.address
+        );
+    }
     let mut d = META
         .diagnostic(Severity::Note, location.clone(), message(cx, caller))
-        .with_help(help(entry, target, caller, host.as_deref()));
+        .with_help(help);
     d = d.on(workload);
     // Point at where the manifest states the address (else at the object's name).
     let stated = entry
@@ -124,6 +134,8 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
             format!("{} gets this load-balancer address", target.id),
         );
     }
+    // A rewrite never breaks the call: a TLS call renamed fails verification, so none there.
+    let host = host.filter(|_| !tls);
     if let (Some(host), Some(span), EntryKind::Service) = (host, caller.address_span, entry.kind) {
         // A suggestion, never applied by --fix: the provider rules fix the same loopback at
         // the Service (their vendor's documented fix), and applying both changes the app
@@ -138,6 +150,44 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         });
     }
     d
+}
+
+/// Whether the call at the caller's address is TLS: a TLS scheme right before the host, or
+/// port 443 right after it. Renaming such a host breaks certificate verification.
+fn tls_call(ws: &crate::objects::Workspace, caller: &Caller) -> bool {
+    const TLS_SCHEMES: [&str; 7] = [
+        "https://",
+        "wss://",
+        "grpcs://",
+        "rediss://",
+        "amqps://",
+        "ldaps://",
+        "tls://",
+    ];
+    let Some(span) = caller.address_span else {
+        return false;
+    };
+    let Some(file) = ws
+        .files
+        .iter()
+        .find(|f| f.source.path == caller.location.file)
+    else {
+        return false;
+    };
+    let text = &file.source.text;
+    let (Some(before), Some(after)) = (text.get(..span.start.offset), text.get(span.end.offset..))
+    else {
+        return false;
+    };
+    // The last 8 bytes (the longest scheme), from a character boundary.
+    let from = (before.len().saturating_sub(8)..before.len())
+        .find(|&i| before.is_char_boundary(i))
+        .unwrap_or(before.len());
+    let tail = before[from..].to_ascii_lowercase();
+    TLS_SCHEMES.iter().any(|s| tail.ends_with(s))
+        || after
+            .strip_prefix(":443")
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// What the caller does with the address, by the evidence for the call.

@@ -14,7 +14,7 @@ use crate::views::pod_template;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-use super::{listeners, Section, EXISTED_LB, INSTANCE_TYPE_LABEL, INTERNAL_SUBNET};
+use super::{listeners, reused_clb, Section, INSTANCE_TYPE_LABEL, INTERNAL_SUBNET};
 use super::{PREVENT_LOOPBACK, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
 
 pub use crate::rules::meta::TKE001 as META;
@@ -83,7 +83,7 @@ fn verdict<'m>(
     // A reused CLB whose network the profile does not state: judged only when a pod calls
     // it, and then at most a warning that names the field (rules/TKE001.md).
     let reused_unknown = entry.network == Network::Unknown
-        && Annotations::of(ws, service).entry(EXISTED_LB).is_some()
+        && reused_clb(&Annotations::of(ws, service)).is_some()
         && cx.model.callers_of(entry_index).next().is_some();
     if entry.kind != EntryKind::Service
         || !(entry.network == Network::Private || reused_unknown)
@@ -94,7 +94,7 @@ fn verdict<'m>(
     // The private subnet annotation, or a reused CLB the profile states is private.
     let (subnet_key, _) = Annotations::of(ws, service)
         .entry(INTERNAL_SUBNET)
-        .or_else(|| Annotations::of(ws, service).entry(EXISTED_LB))?;
+        .or_else(|| reused_clb(&Annotations::of(ws, service)))?;
     if prevent_loopback_enabled(ws, service)
         || l4_snat_on_every_port(
             ws,
@@ -344,9 +344,7 @@ fn prevent_loopback_fix(ws: &Workspace, service: &Object) -> Option<Fix> {
             }],
         });
     }
-    let subnet = view
-        .entry(INTERNAL_SUBNET)
-        .or_else(|| view.entry(EXISTED_LB))?;
+    let subnet = view.entry(INTERNAL_SUBNET).or_else(|| reused_clb(&view))?;
     let edit = crate::rules::edit::insert_entry_after(
         ws,
         service,

@@ -10,7 +10,7 @@ pub mod tradeoffs;
 /// Creates a private-network CLB in the given subnet (Service).
 pub const INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
 /// Reuses an existing CLB (Service); public or private cannot be told from the manifest.
-pub const EXISTED_LB: &str = "service.kubernetes.io/tke-existed-lbid";
+pub use crate::model::entry::tke_reused_clb as reused_clb;
 pub const PREVENT_LOOPBACK: &str = "service.cloud.tencent.com/prevent-loopback";
 /// Super (virtual) nodes carry this label value; pods target them with a nodeSelector.
 pub const INSTANCE_TYPE_LABEL: &str = "node.kubernetes.io/instance-type";

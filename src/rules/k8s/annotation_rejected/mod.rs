@@ -9,7 +9,6 @@ mod table;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EntryKind;
-use crate::profile::Provider;
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::Annotations;
 
@@ -43,11 +42,8 @@ impl Rule for AnnotationValueRejected {
                 annotations: Annotations::of(ws, object),
                 class: entry.class.as_deref().filter(|c| !c.is_empty()),
             };
-            let cluster = cx.profile.provider();
-            // Another cloud's annotation on this cluster is ignored, not refused.
-            if cluster != Provider::Generic && cluster != provider {
-                continue;
-            }
+            // `entry.provider` is the cloud that runs it: another cloud's annotation on this
+            // cluster is ignored, not refused (src/model/entry.rs, `owner`).
             for check in CHECKS.iter().filter(|c| c.provider == provider) {
                 let Some((_, value)) = service.annotations.entry(check.key) else {
                     continue;
@@ -59,6 +55,11 @@ impl Rule for AnnotationValueRejected {
                 };
                 let (severity, unless) = match (check.reads)(cx, &service) {
                     Reads::No => continue,
+                    // With no profile, only the annotations say it is that cloud's.
+                    Reads::Yes if cx.profile.is_absent() => (
+                        Severity::Warning,
+                        " if this cluster runs it (no profile: set `spec.provider`)".to_owned(),
+                    ),
                     Reads::Yes => (Severity::Error, String::new()),
                     Reads::Unknown(what) => (
                         Severity::Warning,
