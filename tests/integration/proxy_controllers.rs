@@ -113,10 +113,17 @@ fn doks_tls_follows_build_forwarding_rules() {
         "{DO_CERT}\n    service.beta.kubernetes.io/do-loadbalancer-tls-passthrough: \"True\""
     );
     let (found, message) = doks(&[(DO_CERT, &passthrough)], &old);
-    assert_eq!(found, one("DOKS001", "error", 8, 58));
+    assert_eq!(found, one("DOKS001", "error", 10, 65));
     assert!(
         message
             .contains("either certificate id should be set or tls pass through enabled, not both"),
+        "{message}"
+    );
+    // The refusal names the annotation whose value it shows.
+    assert!(
+        message.contains(
+            "sets `service.beta.kubernetes.io/do-loadbalancer-tls-passthrough` to `True`"
+        ),
         "{message}"
     );
     // Passthrough alone: no termination.
@@ -442,6 +449,14 @@ fn cloudscale_ip_mode_and_force_hostname_need_controller_1_1_0() {
         one("CLOUDSCALE001", "error", 8, 5)
     );
     assert_eq!(cs(&[(pool, &forced)], &ccm("1.1.0")).0, vec![]);
+    // Unstated: whether the controller reads force-hostname hangs on its version.
+    let (found, message) = cs(&[(pool, &forced)], MODERN);
+    assert_eq!(found, one("CLOUDSCALE001", "warning", 8, 5));
+    assert!(
+        message.contains("whether the controller reads the Service's hostname annotation")
+            && message.contains("`spec.addons.cloudControllerManager`"),
+        "{message}"
+    );
     assert_eq!(cs(&[], &ccm("1.1.0")).0, vec![]);
     let (found, message) = cs(&[], MODERN);
     assert_eq!(found, one("CLOUDSCALE001", "warning", 8, 5));

@@ -31,7 +31,15 @@ pub static CLOUDSCALE: ProxyProvider = ProxyProvider {
     meta: &meta::CLOUDSCALE001,
     trigger,
     hostname: Some(Hostname::Name(FORCE_HOSTNAME)),
-    hostname_honoured: |cx| !old_controller(cx),
+    // force-hostname came with 1.1.0 (commit 0c0afd8).
+    hostname_honoured: |cx| {
+        controller_at_least(
+            cx,
+            CCM,
+            IP_MODE_SINCE,
+            "reads `k8s.cloudscale.ch/loadbalancer-force-hostname`",
+        )
+    },
     hostname_option: None,
     ip_mode,
     ip_mode_fix,

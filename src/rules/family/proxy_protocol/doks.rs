@@ -165,8 +165,10 @@ fn tls_termination<'w>(
     };
     Some(match (certificate, passthrough) {
         (Some((at, _)), false) => Ok(at),
+        // The finding points at the passthrough that conflicts with the certificate.
         (Some(_), true) => Err(tls_refusal(
-            secure_port,
+            view.entry(TLS_PASSTHROUGH)
+                .map_or(secure_port, |(_, v)| (TLS_PASSTHROUGH, v)),
             "either certificate id should be set or tls pass through enabled, not both",
         )),
         (None, true) => return None,
@@ -191,6 +193,9 @@ fn tls_refusal<'w>((annotation, at): (&'static str, NodeRef<'w>), why: &str) -> 
 }
 
 const PROTOCOL: &str = "service.beta.kubernetes.io/do-loadbalancer-protocol";
+const CERTIFICATE_ID: &str = "service.beta.kubernetes.io/do-loadbalancer-certificate-id";
+const CERTIFICATE_NAME: &str = "service.beta.kubernetes.io/do-loadbalancer-certificate-name";
+const TLS_PASSTHROUGH: &str = "service.beta.kubernetes.io/do-loadbalancer-tls-passthrough";
 const HTTP_PORTS: &str = "service.beta.kubernetes.io/do-loadbalancer-http-ports";
 const TLS_PORTS: &str = "service.beta.kubernetes.io/do-loadbalancer-tls-ports";
 const HTTP2_PORTS: &str = "service.beta.kubernetes.io/do-loadbalancer-http2-ports";
@@ -236,12 +241,10 @@ fn secure_port<'w>(
     let http2 = ports(HTTP2_PORTS)?;
     let protocol = view.entry(PROTOCOL);
     if secure && https.is_none() && !http2.as_ref().is_some_and(|(_, l)| l.contains(&443)) {
-        let at = view
-            .entry(&key("certificate-id"))
-            .or_else(|| view.entry(&key("certificate-name")))
-            .or_else(|| view.entry(&key("tls-passthrough")))
-            .map(|(_, v)| v);
-        https = at.map(|v| ("", v, vec![443]));
+        // The annotation that made port 443 HTTPS, named as itself in a refusal.
+        https = [CERTIFICATE_ID, CERTIFICATE_NAME, TLS_PASSTHROUGH]
+            .iter()
+            .find_map(|&k| Some((k, view.entry(k)?.1, vec![443])));
     }
     let service_view = cx.views.service(entry.object);
     for port in service_view.iter().flat_map(|s| s.ports.iter()) {
@@ -258,11 +261,6 @@ fn secure_port<'w>(
         }
         if let Some((annotation, at, list)) = &https {
             if list.contains(&number) {
-                let annotation = if annotation.is_empty() {
-                    PROTOCOL
-                } else {
-                    annotation
-                };
                 return Ok(Some((annotation, *at)));
             }
         }

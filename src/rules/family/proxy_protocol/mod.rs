@@ -44,8 +44,8 @@ pub struct ProxyProvider {
     /// short-circuit (`None`: the controller has none).
     pub hostname: Option<Hostname>,
     /// Whether the controller reads the hostname annotation at all (a release before the
-    /// one that added it does not).
-    pub hostname_honoured: fn(&Context<'_>) -> bool,
+    /// one that added it does not; unknown when that hangs on an unstated version).
+    pub hostname_honoured: fn(&Context<'_>) -> Gate,
     /// A controller option that gives every Service a hostname status, if the provider has
     /// one.
     pub hostname_option: Option<HostnameOption>,
@@ -155,8 +155,8 @@ pub struct HostnameOption {
 }
 
 /// The controller reads its hostname annotation in every release.
-pub fn always(_: &Context<'_>) -> bool {
-    true
+pub fn always(_: &Context<'_>) -> Gate {
+    Gate::Yes
 }
 
 /// No `ipMode` edit: the controller has no annotation for it.
@@ -197,14 +197,19 @@ impl Rule for ProxyProvider {
                 }
                 None => continue,
             };
-            let hostname = self.hostname.filter(|_| (self.hostname_honoured)(cx));
+            let honoured = (self.hostname_honoured)(cx);
+            let hostname = self.hostname.filter(|_| !matches!(honoured, Gate::No(_)));
             // The Service's own hostname annotation is the manifest's intent: it wins over a
-            // status exported before it was added.
-            if hostname.is_some_and(|h| hostname_way_out(cx, entry, h)) {
+            // status exported before it was added, where the controller reads it.
+            let by_hostname = hostname.is_some_and(|h| hostname_way_out(cx, entry, h));
+            if by_hostname && honoured == Gate::Yes {
                 continue;
             }
-            let mut way_out = match &reported {
-                Some(Reported::Vip(why)) => Gate::No(why.clone()),
+            let mut way_out = match (&reported, honoured) {
+                (Some(Reported::Vip(why)), _) => Gate::No(why.clone()),
+                (_, Gate::Unknown(why)) if by_hostname => Gate::Unknown(format!(
+                    "whether the controller reads the Service's hostname annotation: {why}"
+                )),
                 _ => (self.ip_mode)(cx, entry, service).and(ip_mode_proxy_honoured(cx)),
             };
             if let (None, Some((fact, o))) = (&reported, option) {
