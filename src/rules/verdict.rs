@@ -5,15 +5,14 @@
 
 use crate::diagnostic::{Diagnostic, Fix, Severity};
 use crate::model::{Caller, EntryPoint, Evidence, Fit};
-use crate::objects::{Object, Workspace};
-use crate::rules::Context;
+use crate::objects::Object;
+use crate::rules::{rename, Context};
 
 /// The alternative to a provider's fix that works everywhere: callers use the Service's
 /// name. A suggestion only, so `--fix` applies one way out of the loopback, not two.
 pub(crate) fn call_by_name(service: &Object) -> Fix {
     Fix::manual(format!(
-        "have in-cluster clients call {} instead of the load-balancer address, by hand (K8S001 \
-         shows the edit at each call)",
+        "have in-cluster clients call {} instead of the load-balancer address, by hand",
         service.service_hosts_hint()
     ))
 }
@@ -44,24 +43,41 @@ pub(crate) fn weigh(severity: Severity, caller: &Caller, message: String) -> (Se
 }
 
 /// `d` with each caller's value as a related location: "<workload> calls the <noun>
-/// <address> from inside the cluster" (`noun`: "CLB address", "load-balancer address" …).
+/// <address> from inside the cluster" (`noun`: "CLB address", "load-balancer address" …),
+/// and the rewrite to the Service's name at each call where one keeps the call working
+/// (a TLS call says why not). Naming the caller makes `d` the call's verdict: K8S001 then
+/// stays silent on it (`lb_address_in_cluster::yield_to_verdicts`).
 pub(crate) fn with_callers<'m>(
     mut d: Diagnostic,
-    ws: &Workspace,
+    cx: &Context<'_>,
     callers: impl IntoIterator<Item = &'m Caller>,
     noun: &str,
 ) -> Diagnostic {
+    let ws = cx.ws;
+    let file = d.location().file.clone();
     for caller in callers {
+        let mut aside = match rename::link(cx, caller) {
+            Some(link) => format!("; the host reaches it through {link}"),
+            None => String::new(),
+        };
+        if let Some(host) = rename::in_cluster_host(cx, caller) {
+            if aside.is_empty() && rename::tls_call(ws, caller) {
+                aside = rename::tls_aside(&host);
+            }
+        }
         d = d.with_related(
             caller.location.clone(),
             format!(
-                "{} calls the {noun} {} from inside the cluster ({}: {})",
+                "{} calls the {noun} {} from inside the cluster ({}: {}){aside}",
                 ws.objects[caller.workload].id,
                 caller.address,
                 caller.evidence.as_str(),
                 caller.reason
             ),
         );
+        if let Some(fix) = rename::rename(cx, caller, &file) {
+            d = d.with_suggestion(fix);
+        }
     }
     d
 }

@@ -44,6 +44,7 @@ mod tke;
 mod tke_config;
 mod tls_termination;
 mod trust;
+mod verdicts;
 mod versions;
 mod vke;
 mod yaml_suite;

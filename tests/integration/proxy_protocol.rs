@@ -460,14 +460,15 @@ fn cert_manager_self_checks_and_auth_url_subrequests_are_calls() {
         ),
         "{message}"
     );
-    // K8S001 notes the implied call without proposing an edit of the Ingress or Certificate.
+    // Alone, K8S001 notes the implied call without proposing an edit of the Ingress or
+    // Certificate; with DOKS001, which judges it, it stays silent (one verdict per call).
     let path = "testdata/proxy/doks-cert-manager.yaml";
-    let outcome = check_sources(&[(path.into(), std::fs::read(path).unwrap())], &doks);
-    let note = outcome
-        .diagnostics
-        .iter()
-        .find(|d| d.rule() == "K8S001")
-        .unwrap();
+    let files = [(path.into(), std::fs::read(path).unwrap())];
+    let outcome = check_sources(&files, &doks);
+    assert!(outcome.diagnostics.iter().all(|d| d.rule() != "K8S001"));
+    let alone = lblint::rules::k8s::lb_address_in_cluster::LbAddressInCluster;
+    let outcome = lblint::check::check_sources_with(&files, &doks, &[&alone]);
+    let note = &outcome.diagnostics[0];
     assert_eq!(note.location().span.start.line, 67);
     assert!(note.suggestions().len() == 0 && note.fix().is_none());
 }

@@ -54,12 +54,19 @@ fn proxy_with_a_caller_that_can_share_a_node_is_an_error() {
     assert_eq!(d["fix"]["edits"][0]["column"], 66);
     // Calling by name is the other way out: shown, never applied with the VIP fix.
     let suggestions = d["suggestions"].as_array().unwrap();
-    assert_eq!(suggestions.len(), 1);
+    assert_eq!(suggestions.len(), 2);
     assert!(suggestions[0]["description"]
         .as_str()
         .unwrap()
         .starts_with("have in-cluster clients call `web` (`web.shop` from other namespaces)"));
     assert_eq!(suggestions[0]["edits"], serde_json::json!([]));
+    // Then its edit at the call: the error is the call's one verdict (no K8S001 beside it).
+    assert_eq!(
+        suggestions[1]["description"],
+        "call `web` instead of 14.103.20.30"
+    );
+    assert_eq!(suggestions[1]["edits"][0]["line"], 54);
+    assert_eq!(suggestions[1]["edits"][0]["column"], 29);
 }
 
 #[test]

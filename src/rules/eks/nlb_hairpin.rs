@@ -113,7 +113,7 @@ fn report(
             ways_out(hairpin)
         ))
         .on(service);
-    out.push(with_callers(d, ws, callers.iter().copied(), "address"));
+    out.push(with_callers(d, cx, callers.iter().copied(), "address"));
 }
 
 /// The severity and message. With a caller: an error when the NLB is internal and nothing

@@ -76,9 +76,10 @@ pub fn advise(
     let mut d = meta
         .diagnostic(severity, ws.location(service, advisory.at.span()), message)
         .with_help(advisory.help);
+    // The way out by name first, then its edit at each call.
     d = with_callers(
-        d,
-        ws,
+        d.with_suggestion(call_by_name(service)),
+        cx,
         callers.iter().copied(),
         "internal load-balancer address",
     );
@@ -88,7 +89,7 @@ pub fn advise(
             "the cluster profile's kube-proxy mode decides whether kube-proxy serves the call",
         );
     }
-    out.push(d.with_suggestion(call_by_name(service)).on(service));
+    out.push(d.on(service));
 }
 
 /// A warning naming the caller off kube-proxy's path, if there is one; else a note naming

@@ -274,9 +274,13 @@ impl<'v> Verdict<'v> {
             .meta()
             .diagnostic(severity, ws.location(object, policy.span()), message)
             .with_help(help(self.judge, self.entry, object));
+        // The way out by name first, then its edit at each call.
+        if !self.callers.is_empty() && self.entry.kind == EntryKind::Service {
+            d = d.with_suggestion(call_by_name(object));
+        }
         d = with_callers(
             d,
-            ws,
+            cx,
             self.callers.iter().map(|(c, _)| *c),
             &format!("{lb} address"),
         );
@@ -296,9 +300,6 @@ impl<'v> Verdict<'v> {
         };
         if let Some((at, why)) = decides {
             d = d.with_related(at, why);
-        }
-        if !self.callers.is_empty() && self.entry.kind == EntryKind::Service {
-            d = d.with_suggestion(call_by_name(object));
         }
         d.on(object).with_fix(to_cluster_fix(ws, object, policy))
     }

@@ -262,7 +262,7 @@ fn diagnostic(cx: &Context<'_>, entry: &EntryPoint, verdict: Verdict<'_>) -> Dia
     if !verdict.callers.is_empty() {
         diagnostic = diagnostic.with_suggestion(call_by_name(service));
     }
-    with_callers(diagnostic, ws, verdict.callers, "CLB address")
+    with_callers(diagnostic, cx, verdict.callers, "CLB address")
         .with_fix(prevent_loopback_fix(ws, service))
 }
 

@@ -82,10 +82,11 @@ impl Rule for ProxySameNode {
                      (`requiredDuringSchedulingIgnoredDuringExecution`, `topologyKey: kubernetes.io/hostname`) \
                      between them. See {SEED_DOC}"
                 ));
-            d = with_callers(d, ws, callers.iter().copied(), "CLB address");
+            // The way out by name first, then its edit at each call.
             if !callers.is_empty() {
                 d = d.with_suggestion(call_by_name(object));
             }
+            d = with_callers(d, cx, callers.iter().copied(), "CLB address");
             out.push(d.on(object).with_fix(to_vip_fix(ws, object, value)));
         }
     }

@@ -128,7 +128,7 @@ pub(super) fn report(
              controller nor the load balancer is then in the path",
         ));
     }
-    out.push(with_callers(d, ws, callers.iter().copied(), "address"));
+    out.push(with_callers(d, cx, callers.iter().copied(), "address"));
 }
 
 /// A status that already reports `ipMode: Proxy` (a kubectl dump) shows what the
