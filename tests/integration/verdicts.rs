@@ -83,3 +83,50 @@ fn the_verdict_does_not_depend_on_rule_order() {
     assert_eq!(ids(&forward), vec![("TKE001", 11, 2)]);
     assert_eq!(ids(&backward), ids(&forward));
 }
+
+/// Two objects pasted without `---` (an excerpt of stackrox/kube-linter's
+/// tests/checks/cel.yml): one LBL005 at the seam naming every repeated top-level key, not
+/// one per key.
+#[test]
+fn a_glued_seam_is_one_duplicate_key_finding() {
+    let file = "testdata/verdicts/glued-seam.yaml";
+    let (_, report) = check_json(&["--no-config", file]);
+    assert_eq!(findings(&report), vec![f("LBL005", "warning", file, 10, 1)]);
+    let d = &report["diagnostics"][0];
+    assert_eq!(
+        d["message"],
+        "Two objects pasted without `---` between them: `apiVersion`, `kind` and `metadata` are \
+         written again from here, so Kubernetes reads one object with the later values and the \
+         earlier object is lost."
+    );
+    assert_eq!(
+        (&d["related"][0]["line"], &d["related"][0]["column"]),
+        (&4.into(), &1.into())
+    );
+    assert_eq!(
+        d["help"],
+        "add a `---` line before line 10 so each object is its own document"
+    );
+}
+
+/// Duplicates that are no seam keep one finding each: nested keys, and top-level keys of a
+/// document that repeats neither `apiVersion` nor `kind`; a seam does not swallow a nested
+/// duplicate beside it.
+#[test]
+fn other_duplicate_keys_are_reported_one_by_one() {
+    let lines = |text: &str| -> Vec<(u32, u32)> {
+        let (found, _) = crate::lint_text("dup.yaml", text, &lblint::profile::generic(), "LBL");
+        assert!(
+            found.iter().all(|h| h.0 == "LBL005" && h.1 == "warning"),
+            "{found:?}"
+        );
+        found.iter().map(|h| (h.2, h.3)).collect()
+    };
+    let nested_and_spec =
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  name: b\nspec: {}\nspec: {}\n";
+    assert_eq!(lines(nested_and_spec), [(5, 3), (7, 1)]);
+    let glued =
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\napiVersion: v1\nkind: Service\n\
+                 metadata:\n  name: b\n  name: c\n";
+    assert_eq!(lines(glued), [(5, 1), (9, 3)]);
+}
