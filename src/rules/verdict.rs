@@ -4,7 +4,7 @@
 //! callers as related locations, calling the Service by name as the way out).
 
 use crate::diagnostic::{Diagnostic, Fix, Severity};
-use crate::model::{Caller, EntryPoint, Evidence, Fit};
+use crate::model::{Caller, EntryPoint, Evidence, Fit, Network};
 use crate::objects::Object;
 use crate::rules::{rename, Context};
 
@@ -15,6 +15,29 @@ pub(crate) fn call_by_name(service: &Object) -> Fix {
         "have in-cluster clients call {} instead of the load-balancer address, by hand",
         service.service_hosts_hint()
     ))
+}
+
+/// The severity of a verdict with no visible caller, the same in every rule (DEVELOPERS.md,
+/// Severity): a warning when the load balancer is private, since the in-cluster callers the
+/// vendor documents as failing exist even if they are not in these files; a note when it is
+/// public or its network is unknown (nothing visible calls it). Only for a configuration the
+/// vendor documents as breaking in-cluster calls: a rule whose failure is inferred or
+/// undocumented says a note itself.
+pub(crate) fn unseen(network: Network) -> Severity {
+    match network {
+        Network::Private => Severity::Warning,
+        Network::Public | Network::Unknown => Severity::Note,
+    }
+}
+
+/// What a no-caller message adds for [`unseen`]'s warning: why it is one.
+pub(crate) fn unseen_why(network: Network) -> &'static str {
+    match network {
+        Network::Private => {
+            " The load balancer is private, so its callers are in this cluster even if not in these files."
+        }
+        Network::Public | Network::Unknown => "",
+    }
 }
 
 /// The callers of an entry point with real calls first (stable otherwise), so the caller a

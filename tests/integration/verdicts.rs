@@ -130,3 +130,111 @@ fn other_duplicate_keys_are_reported_one_by_one() {
                  metadata:\n  name: b\n  name: c\n";
     assert_eq!(lines(glued), [(5, 1), (9, 3)]);
 }
+
+/// A LoadBalancer Service of `provider`'s, with `annotations` (each a `key: value` line) and
+/// `spec` lines, that nothing in the manifests calls.
+fn uncalled(annotations: &[&str], spec: &[&str]) -> String {
+    let mut text = String::from(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n",
+    );
+    for a in annotations {
+        text.push_str(&format!("    {a}\n"));
+    }
+    text.push_str(
+        "spec:\n  type: LoadBalancer\n  selector: {app: web}\n  ports:\n    - port: 80\n",
+    );
+    for s in spec {
+        text.push_str(&format!("  {s}\n"));
+    }
+    text
+}
+
+/// The no-caller case weighs the same in every provider's rule (DEVELOPERS.md, Severity):
+/// a private load balancer in a configuration its vendor documents as breaking in-cluster
+/// calls is a warning (its callers are in the cluster even if not in these files); a public
+/// one is a note. Each row: provider, profile lines, rule, what makes the load balancer
+/// private, what makes it public (the AWS Load Balancer Controller's default scheme is
+/// internal), the annotations the configuration needs, spec lines.
+#[test]
+fn the_no_caller_case_weighs_the_same_in_every_rule() {
+    let ipvs = "  kubeProxy:\n    mode: ipvs\n";
+    type Row<'a> = (
+        &'a str,
+        &'a str,
+        &'a str,
+        &'a str,
+        Option<&'a str>,
+        &'a [&'a str],
+        &'a [&'a str],
+    );
+    let rows: [Row<'_>; 5] = [
+        (
+            "ack",
+            ipvs,
+            "ACK001",
+            "service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type: intranet",
+            None,
+            &[],
+            &["externalTrafficPolicy: Local"],
+        ),
+        (
+            "cce",
+            "  cceFlavour: standard\n  kubeProxy:\n    mode: ipvs\n",
+            "CCE001",
+            "service.beta.kubernetes.io/cce-load-balancer-internal-vpc: \"true\"",
+            None,
+            &["kubernetes.io/elb.class: performance"],
+            &["externalTrafficPolicy: Local"],
+        ),
+        (
+            "vke",
+            "  kubernetesVersion: \"1.30.2\"\n",
+            "VKE004",
+            "service.beta.kubernetes.io/volcengine-loadbalancer-address-type: PRIVATE",
+            None,
+            &["service.beta.kubernetes.io/volcengine-loadbalancer-ip-mode: \"Proxy\""],
+            &[],
+        ),
+        (
+            "eks",
+            "",
+            "EKS001",
+            "service.beta.kubernetes.io/aws-load-balancer-scheme: internal",
+            Some("service.beta.kubernetes.io/aws-load-balancer-scheme: internet-facing"),
+            &[
+                "service.beta.kubernetes.io/aws-load-balancer-type: external",
+                "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: instance",
+            ],
+            &[],
+        ),
+        (
+            "oke",
+            "  kubernetesVersion: \"1.31.1\"\n",
+            "OKE",
+            "service.beta.kubernetes.io/oci-load-balancer-internal: \"true\"",
+            None,
+            &["service.beta.kubernetes.io/oci-load-balancer-connection-proxy-protocol-version: \"2\""],
+            &[],
+        ),
+    ];
+    for (provider, spec, rule, private, public, annotations, lines) in rows {
+        let profile = crate::profile_with(provider, spec);
+        let with = |extra: Option<&str>| {
+            let all: Vec<&str> = annotations.iter().copied().chain(extra).collect();
+            uncalled(&all, lines)
+        };
+        let (private, public) = (with(Some(private)), with(public));
+        let severity = |text: &str| {
+            let (found, message) = crate::lint_text("svc.yaml", text, &profile, rule);
+            assert_eq!(found.len(), 1, "{provider} {found:?} {message}\n{text}");
+            found[0].1.clone()
+        };
+        assert_eq!(severity(&private), "warning", "{provider} private");
+        assert_eq!(severity(&public), "note", "{provider} public");
+    }
+    // TKE001 judges private CLBs only: a warning with no caller; a public CLB is not its case.
+    let tke = crate::profile_with("tke", ipvs);
+    let subnet = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid: subnet-8a1b2c3d";
+    let (found, _) = crate::lint_text("svc.yaml", &uncalled(&[subnet], &[]), &tke, "TKE001");
+    assert_eq!(found, crate::one("TKE001", "warning", 7, 5));
+}

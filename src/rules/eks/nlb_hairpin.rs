@@ -156,10 +156,12 @@ fn words(
     }
     text.push('.');
     let Some(caller) = first else {
-        let severity = if scheme.internet_facing || inferred {
-            Severity::Note
-        } else {
-            Severity::Warning
+        // An inferred failure is a note; else as in every rule (verdict::unseen): the
+        // controller's scheme says whether the NLB is private.
+        let severity = match (inferred, scheme.internet_facing) {
+            (true, _) => Severity::Note,
+            (false, true) => crate::rules::verdict::unseen(crate::model::Network::Public),
+            (false, false) => crate::rules::verdict::unseen(crate::model::Network::Private),
         };
         return (
             severity,

@@ -190,14 +190,17 @@ impl<'v> Verdict<'v> {
             if self.called || self.judge == Judge::Upstream {
                 return None;
             }
+            // Nothing visible calls it: a warning when the load balancer is private, as in
+            // every rule (verdict::unseen).
             return Some((
-                Severity::Note,
+                crate::rules::verdict::unseen(self.entry.network),
                 format!(
                     "{subject} has `externalTrafficPolicy: Local`, so {} on nodes without a backend pod \
                      cannot reach its {lb} address from inside the cluster; no in-cluster caller of the \
-                     address is visible in these manifests ({}).",
+                     address is visible in these manifests ({}).{}",
                     if self.gap.pods.is_some() { "pods" } else { "hostNetwork pods" },
-                    self.fallback.why
+                    self.fallback.why,
+                    crate::rules::verdict::unseen_why(self.entry.network)
                 ),
             ));
         };

@@ -60,12 +60,15 @@ impl Rule for ProxySameNode {
                         ),
                     )
                 }
+                // Nothing visible calls it: a warning when the CLB is private, as in every
+                // rule (verdict::unseen).
                 None => (
-                    Severity::Warning,
+                    crate::rules::verdict::unseen(entry.network),
                     format!(
                         "Service `{name}` uses the `Proxy` IP mode, where a client pod on the same node as a \
                          backend pod cannot reach the CLB address: {limit}. No in-cluster caller of its address \
-                         is visible in these manifests."
+                         is visible in these manifests.{}",
+                        crate::rules::verdict::unseen_why(entry.network)
                     ),
                 ),
             };

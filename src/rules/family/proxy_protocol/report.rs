@@ -2,7 +2,7 @@
 //! surely skip the load balancer, and who calls), then its words.
 
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::model::{AddressSource, Caller, EntryId, EntryPoint, Network};
+use crate::model::{AddressSource, Caller, EntryId, EntryPoint};
 use crate::objects::{Object, Workspace};
 use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
@@ -178,13 +178,8 @@ fn words(
              balancer's decrypted traffic",
         ),
     };
-    // Nothing visible calls it: a note, unless the load balancer is private, where the
-    // callers the vendor warns about are in the cluster even if not in these files.
-    let unseen = if entry.network == Network::Private {
-        Severity::Warning
-    } else {
-        Severity::Note
-    };
+    // Nothing visible calls it: the same severity as every rule's (verdict::unseen).
+    let unseen = crate::rules::verdict::unseen(entry.network);
     match (bypass, first) {
         (Bypass::Unknown(why), first) => (
             if first.is_some() { Severity::Warning } else { unseen },
