@@ -129,3 +129,50 @@ pub(crate) fn sharing_unknown_why(cx: &Context<'_>, entry: &EntryPoint) -> Strin
         "the profile's node pools do not settle it".to_string()
     }
 }
+
+/// The profile fields (`` `spec.…` ``) a text names as unstated, each once, in order.
+pub(crate) fn profile_fields(text: &str) -> Vec<&str> {
+    let mut found: Vec<&str> = Vec::new();
+    for (at, _) in text.match_indices("`spec.") {
+        if let Some(len) = text[at + 1..].find('`') {
+            let field = &text[at..at + len + 2];
+            // "`spec.x` at profile.yaml:7" cites a stated field: nothing to set.
+            let stated = text[at + len + 2..].starts_with(" at ");
+            if !stated && !found.contains(&field) {
+                found.push(field);
+            }
+        }
+    }
+    found
+}
+
+/// "set `spec.a`, `spec.b` and `spec.c` in the cluster profile to settle it", for the profile
+/// fields `why` names (DEVELOPERS.md: a warning names the field); `None` when it names none.
+pub(crate) fn settle(why: &str) -> Option<String> {
+    field_list(why).map(|list| format!("set {list} in the cluster profile to settle it"))
+}
+
+/// "`spec.a`, `spec.b` and `spec.c`": the unstated profile fields `text` names.
+pub(crate) fn field_list(text: &str) -> Option<String> {
+    let fields = profile_fields(text);
+    let (last, rest) = fields.split_last()?;
+    Some(if rest.is_empty() {
+        (*last).to_string()
+    } else {
+        format!("{} and {last}", rest.join(", "))
+    })
+}
+
+/// The default a verdict assumed, as `why` says it ("(assuming the controller's default: …;
+/// set `…` to state it)"), made a sentence for the lead: DEVELOPERS.md wants it in the
+/// message when the rest of `why` moves to the help.
+pub(crate) fn assumed(why: &str) -> String {
+    let Some(start) = why.find("(assuming ") else {
+        return String::new();
+    };
+    let Some(len) = why[start..].find("to state it)") else {
+        return String::new();
+    };
+    let inner = &why[start + 1..start + len + "to state it".len()];
+    format!(" A{}.", &inner[1..])
+}

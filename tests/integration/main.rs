@@ -250,6 +250,25 @@ pub fn lint_text(
     (found, message)
 }
 
+/// The help of the first finding [`lint_text`] gives: the reasoning a lead message leaves
+/// out (issue 29 item 3: the lead fits two lines).
+pub fn help_text(
+    path: &str,
+    text: &str,
+    profile: &lblint::profile::Profile,
+    prefix: &str,
+) -> String {
+    let outcome =
+        lblint::check::check_sources(&[(path.to_string(), text.as_bytes().to_vec())], profile);
+    outcome
+        .diagnostics
+        .iter()
+        .find(|d| d.rule().starts_with(prefix))
+        .and_then(|d| d.help())
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}
+
 /// [`lint_text`] on the file at `path`.
 pub fn lint_file(
     path: &str,

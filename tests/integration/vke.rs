@@ -39,8 +39,9 @@ fn proxy_with_a_caller_that_can_share_a_node_is_an_error() {
     let message = d["message"].as_str().unwrap();
     assert!(message.contains("Deployment/shop/client calls its CLB address 14.103.20.30"));
     assert!(message.contains("same node as a backend pod"));
-    assert!(message.contains("`spec.nodePools` at testdata/vke/profile-ready.yaml:16"));
     let help = d["help"].as_str().unwrap();
+    // Why they share a node is the help's: the lead fits two lines.
+    assert!(help.contains("`spec.nodePools` at testdata/vke/profile-ready.yaml:16"));
     assert!(help.contains("to `VIP`"));
     assert!(help.contains("call `web` (`web.shop` from other namespaces)"));
     assert!(help.contains("topologyKey: kubernetes.io/hostname"));
@@ -158,14 +159,18 @@ fn each_missing_prerequisite_is_an_error_naming_the_field() {
             message.contains(&format!("`{field}` is `{value}`")),
             "{profile}: {message}"
         );
-        assert!(message.contains(&format!("testdata/vke/{profile}.yaml:")));
-        // The profile line that states the failing fact is a related location.
+        // The profile line that states the failing fact: in the help, and a related location.
         let d = report["diagnostics"]
             .as_array()
             .unwrap()
             .iter()
             .find(|d| d["rule"] == "VKE003")
             .unwrap();
+        let help = d["help"].as_str().unwrap();
+        assert!(
+            help.contains(&format!("testdata/vke/{profile}.yaml:")),
+            "{help}"
+        );
         assert!(d["related"]
             .as_array()
             .unwrap()
@@ -173,8 +178,14 @@ fn each_missing_prerequisite_is_an_error_naming_the_field() {
             .any(|r| r["file"] == format!("testdata/vke/{profile}.yaml")));
     }
     let (_, report) = lint("profile-k8s-1.29", "service-demo");
-    assert!(message(&report, "VKE003")
-        .contains("`spec.kubernetesVersion` is `1.29.6` (testdata/vke/profile-k8s-1.29.yaml:8)"));
+    assert!(message(&report, "VKE003").contains("`spec.kubernetesVersion` is `1.29.6`."));
+    let help = report["diagnostics"][0]["help"].as_str().unwrap();
+    assert!(
+        help.starts_with(
+            "`spec.kubernetesVersion` is `1.29.6` (testdata/vke/profile-k8s-1.29.yaml:8)"
+        ),
+        "{help}"
+    );
     // Flannel also misses the IPvlan pod interface.
     let (_, report) = lint("profile-flannel", "service-demo");
     assert!(message(&report, "VKE003").contains("`spec.network.podInterface` is `veth`"));

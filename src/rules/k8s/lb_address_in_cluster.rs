@@ -73,8 +73,8 @@ use crate::model::Evidence;
 /// What happens to such a call, without claiming more than the provider rules know: upstream
 /// kube-proxy (iptables, IPVS) answers a load-balancer IP on the node unless the Service
 /// reports `ipMode: Proxy`; hostnames, Proxy mode and TKE's IPVS mode send it out.
-const PATH: &str = "depending on the provider and kube-proxy mode, kube-proxy answers it on the node or it \
-                    goes out through the load balancer and back, and the provider rules say which can break.";
+const PATH: &str = "Depending on the provider and kube-proxy mode, kube-proxy answers it on the node or it \
+                    goes out through the load balancer and back, and the provider rules say which can break";
 
 /// The caller reaches a Service's load balancer through a host of an Ingress that the
 /// in-cluster controller behind it serves.
@@ -94,7 +94,8 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
     let workload = &ws.objects[caller.workload];
     let host = rename::in_cluster_host(cx, caller);
     let location = rename::call_location(caller);
-    let mut help = help(entry, target, caller, host.as_deref());
+    // The lead names the call (issue 29 item 3); what becomes of it closes the help.
+    let mut help = format!("{}. {PATH}.", help(entry, target, caller, host.as_deref()));
     if let (true, Some(host)) = (rename::tls_call(ws, caller), &host) {
         help = format!("{}; {help}", rename::tls_caveat(host, &caller.address));
     }
@@ -187,17 +188,17 @@ fn message(cx: &Context<'_>, caller: &Caller) -> String {
                 format!("an ExternalName Service ({}) that aliases", alias.id)
             };
             format!(
-                "{} calls {}, {how} the load-balancer address of {} in this cluster ({}): {PATH}",
+                "{} calls {}, {how} the load-balancer address of {} in this cluster ({}).",
                 workload.id, caller.address, target.id, caller.via
             )
         }
         Evidence::Call if served_by_controller(cx, caller) => format!(
-            "{} calls {}, a host that the ingress controller or gateway pods behind {} serve, so the call \
-             goes to that Service's load balancer in this cluster ({}).",
+            "{} calls {}, a host that the ingress controller or gateway pods behind {} serve: the call \
+             goes to its load balancer ({}).",
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Call => format!(
-            "{} calls {}, the load-balancer address of {} in this cluster ({}): {PATH}",
+            "{} calls {}, the load-balancer address of {} in this cluster ({}).",
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Mention => format!(
@@ -206,8 +207,8 @@ fn message(cx: &Context<'_>, caller: &Caller) -> String {
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Identity => format!(
-            "{} names {}, the load-balancer address of {} in this cluster, as its own public address ({}): \
-             browsers use it, the pod does not call it; only a call from the pod would loop back.",
+            "{} names {}, the load-balancer address of {}, as its own public address ({}): browsers use \
+             it, the pod does not call it.",
             workload.id, caller.address, target.id, caller.via
         ),
     }
