@@ -184,6 +184,16 @@ pub fn findings(report: &serde_json::Value) -> Vec<Finding> {
         .collect()
 }
 
+/// (line, column) of each related location of a JSON diagnostic.
+pub fn related_at(d: &serde_json::Value) -> Vec<(u64, u64)> {
+    d["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap()))
+        .collect()
+}
+
 pub fn f(
     rule: &str,
     severity: &str,

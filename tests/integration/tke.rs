@@ -38,12 +38,7 @@ fn private_clb_ipvs_regular_nodes_with_caller_is_an_error() {
         .unwrap()
         .contains("CronJob/shop/nightly-report calls its address 10.20.30.40"));
     // Related: the `type: LoadBalancer` value and the caller's argument.
-    let related: Vec<(u64, u64)> = d["related"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap()))
-        .collect();
+    let related = crate::related_at(d);
     assert_eq!(related, vec![(11, 9), (9, 11), (53, 38)]);
     assert_eq!(
         d["related"][1]["file"],

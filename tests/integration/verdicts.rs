@@ -300,3 +300,47 @@ fn leads_fit_about_two_lines() {
     }
     assert!(seen.len() >= 10, "{seen:?}");
 }
+
+/// A host that two installs of ingress-nginx both serve (class nginx, each behind its own
+/// private CLB): one K8S001 warning at the call naming both Services and
+/// `spec.ingressControllers`, no TKE001 error charged to either; once the profile names
+/// one, the call is that CLB's alone (TKE001 error) and K8S001 is silent.
+#[test]
+fn a_host_of_two_equal_load_balancers_is_reported_once_and_charged_to_none() {
+    let file = "testdata/verdicts/two-ingress-nginx.yaml";
+    let unstated = "testdata/model/controllers/profile-tke-ipvs.yaml";
+    // Both CLBs are private: a TKE001 each, with the call (an error) only once stated.
+    let clbs = |second: &str| {
+        [
+            f("TKE001", "warning", file, 13, 5),
+            f("TKE001", second, file, 52, 5),
+        ]
+    };
+    let (_, report) = check_json(&["--no-config", "--profile", unstated, file]);
+    let once = f("K8S001", "warning", file, 142, 47);
+    assert_eq!(findings(&report), [&clbs("warning")[..], &[once]].concat());
+    let d = &report["diagnostics"][2];
+    assert_eq!(
+        d["message"],
+        "Deployment/shop/billing calls api.corp.example.com, a host that \
+         Service/ingress-nginx/ingress-nginx-controller and \
+         Service/ingress-nginx-v2/ingress-nginx-controller both serve: the profile's \
+         `spec.ingressControllers` says which load balancer it reaches."
+    );
+    let related = crate::related_at(d);
+    assert_eq!(related, [(10, 9), (49, 9)]);
+    // The evidence view still shows the call under each candidate.
+    let model = crate::lblint(&["model", "--format", "json", "--profile", unstated, file]);
+    let model: serde_json::Value = serde_json::from_str(&model.stdout).unwrap();
+    let shown: Vec<usize> = model["entryPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["object"]["name"] == "ingress-nginx-controller")
+        .map(|e| e["callers"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(shown, [1, 1]);
+    let named = "testdata/verdicts/profile-names-controller.yaml";
+    let (_, report) = check_json(&["--no-config", "--profile", named, file]);
+    assert_eq!(findings(&report), clbs("error"));
+}

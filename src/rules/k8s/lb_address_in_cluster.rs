@@ -27,6 +27,7 @@ impl Rule for LbAddressInCluster {
             .callers
             .iter()
             .filter(|c| served_by_controller(cx, c))
+            .chain(cx.model.ambiguous.iter().map(|a| &a.caller))
             .map(|c| (c.workload, c.location.clone(), c.address.clone()))
             .collect();
         for caller in &cx.model.callers {
@@ -63,6 +64,10 @@ impl Rule for LbAddressInCluster {
                     out.push(diagnostic(cx, caller));
                 }
             }
+        }
+        // A host several controllers' load balancers serve: once, charged to none.
+        for ambiguous in &cx.model.ambiguous {
+            out.push(super::ambiguous_host::diagnostic(cx, ambiguous));
         }
     }
 }

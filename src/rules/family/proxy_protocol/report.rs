@@ -205,7 +205,7 @@ fn words(
                 Severity::Error,
                 caller,
                 format!(
-                    "{subject}, but {} calls {} ({}) from inside the cluster, and kube-proxy answers \
+                    "{subject}, but {} calls {} ({}), and kube-proxy answers \
                      that call on the node, skipping it.{}",
                     ws.objects[caller.workload].id,
                     caller.address,
