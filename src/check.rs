@@ -258,6 +258,11 @@ fn lint_loaded(
     let ran_from = diagnostics.len();
     let internal_errors = crate::rules::run_rules(&rules, &cx, &mut diagnostics);
     rules::cap_unstated_provider(profile, &mut diagnostics[ran_from..]);
+    // One verdict per call: K8S001 yields to the rule that judges the call, among the rules
+    // this run reports (an ignored rule judges nothing).
+    rules::k8s::lb_address_in_cluster::yield_to_verdicts(&cx, &mut diagnostics, |id| {
+        filter.enabled(id)
+    });
     rules::edit::refuse_shared_node_edits(&ws, &mut diagnostics);
 
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();

@@ -3,6 +3,7 @@
 
 pub mod address;
 mod aliases;
+pub mod ambiguous;
 mod backends;
 pub mod callers;
 pub mod calls;
@@ -94,6 +95,9 @@ pub struct Model {
     pub entry_points: Vec<EntryPoint>,
     /// Calls to a load balancer's own address from inside the cluster.
     pub callers: Vec<Caller>,
+    /// Calls whose host several controller-served load balancers serve equally: in no
+    /// entry point's callers until the profile's `spec.ingressControllers` says which.
+    pub ambiguous: Vec<ambiguous::Ambiguous>,
     /// Calls by Service name or ClusterIP (never through a load balancer).
     pub safe_calls: Vec<SafeCall>,
     /// Indices into `callers`, by target entry point: entry point `e`'s are
@@ -179,11 +183,14 @@ impl Model {
         let external = external::entry_points(ws, profile, &mut backends, &mut entry_points);
         let workloads = backends.workloads;
         let (callers, safe_calls) = callers::find(ws, views, &entry_points, &workloads, threads);
+        // A host several controllers' load balancers serve is charged to none until stated.
+        let (callers, ambiguous) = ambiguous::split(ws, &entry_points, profile, callers);
         let (caller_starts, caller_ids) = index_callers(&callers, entry_points.len());
         Model {
             entry_points,
             external,
             callers,
+            ambiguous,
             safe_calls,
             caller_starts,
             caller_ids,

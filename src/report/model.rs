@@ -65,9 +65,19 @@ fn placement_text(model: &Model, workload: ObjectId) -> String {
 }
 
 /// The callers of an entry point as the model found them, identities too (the rules'
-/// `callers_of` leaves those out): the evidence view shows every verdict and its reason.
+/// `callers_of` leaves those out), and the calls it shares equally with other load
+/// balancers (`model::ambiguous`): the evidence view shows every verdict and its reason.
 fn every_caller(model: &Model, entry: EntryId) -> impl Iterator<Item = &Caller> {
-    model.callers.iter().filter(move |c| c.target == entry)
+    let shared = model
+        .ambiguous
+        .iter()
+        .filter(move |a| a.candidates.contains(&entry))
+        .map(|a| &a.caller);
+    model
+        .callers
+        .iter()
+        .filter(move |c| c.target == entry)
+        .chain(shared)
 }
 
 pub fn to_json(ws: &Workspace, model: &Model) -> Value {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::RuleMeta;
 use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::yaml::{LoadedFile, Pos, Span};
+use crate::yaml::{DuplicateKey, LoadedFile, Pos, Span};
 
 pub use crate::rules::meta::LBL001 as YAML_SYNTAX;
 
@@ -105,11 +105,16 @@ pub fn loader_diagnostics(
                 .with_help(help),
         );
     }
-    for dup in loaded
+    let object_dups: Vec<&DuplicateKey> = loaded
         .duplicate_keys
         .iter()
         .filter(|d| is_object(d.document))
-    {
+        .collect();
+    let seams = seams(&object_dups);
+    for dup in &object_dups {
+        if seams.contains(&dup.document) && dup.root {
+            continue;
+        }
         diagnostics.push(
             DUPLICATE_KEY
                 .diagnostic(
@@ -124,5 +129,57 @@ pub fn loader_diagnostics(
                 .with_help("delete one of the two entries (or merge them) so the manifest says what is applied"),
         );
     }
+    for &document in &seams {
+        diagnostics.push(seam(&at, &object_dups, document));
+    }
     diagnostics
+}
+
+/// The documents whose root mapping repeats `apiVersion` or `kind`: two objects pasted
+/// without `---` between them, one cause however many keys they share.
+fn seams(dups: &[&DuplicateKey]) -> Vec<usize> {
+    let mut found: Vec<usize> = dups
+        .iter()
+        .filter(|d| d.root && matches!(d.key.as_str(), "apiVersion" | "kind"))
+        .map(|d| d.document)
+        .collect();
+    found.dedup();
+    found
+}
+
+/// `LBL005` once for a glued seam: at the first key written again (where the second object
+/// starts), naming every repeated top-level key.
+fn seam(at: &impl Fn(Span) -> Location, dups: &[&DuplicateKey], document: usize) -> Diagnostic {
+    let mut repeated: Vec<&DuplicateKey> = dups
+        .iter()
+        .copied()
+        .filter(|d| d.document == document && d.root)
+        .collect();
+    repeated.sort_by_key(|d| d.second.start.offset);
+    let start = repeated[0];
+    let keys: Vec<String> = repeated.iter().map(|d| format!("`{}`", d.key)).collect();
+    DUPLICATE_KEY
+        .diagnostic(
+            Severity::Warning,
+            at(start.second),
+            format!(
+                "Two objects pasted without `---` between them: {} are written again from here, \
+                 so Kubernetes reads one object with the later values and the earlier object is lost.",
+                list_and(&keys)
+            ),
+        )
+        .with_related(at(start.first), format!("the earlier object's `{}`", start.key))
+        .with_help(format!(
+            "add a `---` line before line {} so each object is its own document",
+            start.second.start.line
+        ))
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn list_and(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }

@@ -16,6 +16,7 @@ pub mod oke;
 pub mod profile_objects;
 mod run;
 pub use run::run_rules;
+pub(crate) mod rename;
 pub mod select;
 pub mod tke;
 pub(crate) mod verdict;

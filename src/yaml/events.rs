@@ -12,7 +12,7 @@ use super::types::DuplicateKey;
 
 /// Record the scalar keys of mapping `id` that repeat an earlier key (`<<` merge keys
 /// excepted). Keys compare by value, so `name`, `"name"` and `'name'` are one key.
-pub(super) fn find_duplicates(doc: &Document, id: NodeId, out: &mut Vec<DuplicateKey>) {
+pub(super) fn find_duplicates(doc: &Document, id: NodeId, root: bool, out: &mut Vec<DuplicateKey>) {
     let entries = doc.mapping_entries(id);
     if entries.len() < 2 {
         return;
@@ -28,6 +28,7 @@ pub(super) fn find_duplicates(doc: &Document, id: NodeId, out: &mut Vec<Duplicat
             key: text.to_string(),
             first: doc.span_of(first),
             second: doc.span_of(second),
+            root,
         });
     };
     if entries.len() <= 16 {

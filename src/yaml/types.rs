@@ -47,6 +47,9 @@ pub struct DuplicateKey {
     pub first: Span,
     /// The later occurrence, whose value wins.
     pub second: Span,
+    /// In the document's root mapping (where two documents pasted without `---` repeat
+    /// `apiVersion`, `kind` …).
+    pub root: bool,
 }
 
 /// Everything read from one file.

@@ -43,7 +43,8 @@ fn local_gateway_with_an_in_cluster_caller_fails_in_iptables_and_ipvs_mode() {
         assert_eq!(d["object"]["kind"], "IstioGateway");
         let message = d["message"].as_str().unwrap();
         assert!(message.contains("Deployment/shop/shop-frontend calls its CLB address 47.100.1.2"));
-        assert!(message.contains(&format!(
+        let why = d["help"].as_str().unwrap();
+        assert!(why.contains(&format!(
             "`spec.kubeProxy.mode` at testdata/ack/{profile}.yaml:9"
         )));
         // Related: the caller, then the profile's kube-proxy mode.
@@ -99,7 +100,7 @@ fn the_legacy_alicloud_prefix_marks_an_ack_service_without_a_profile() {
     assert!(report["diagnostics"][0]["message"]
         .as_str()
         .unwrap()
-        .contains("does not state `spec.kubeProxy.mode`"));
+        .contains("Not certain: set `spec.kubeProxy.mode` in the cluster profile"));
     let (_, report) = lint("profile-ack-ipvs", "service-local-legacy-prefix");
     assert_eq!(verdicts(&report), one("ACK001", "error"));
 }
@@ -236,7 +237,8 @@ fn generic_ipvs_reports_only_host_network_callers() {
     );
     let message = report["diagnostics"][0]["message"].as_str().unwrap();
     assert!(message.contains("(hostNetwork)"));
-    assert!(message.contains("upstream kube-proxy in IPVS mode"));
+    let why = report["diagnostics"][0]["help"].as_str().unwrap();
+    assert!(why.contains("upstream kube-proxy in IPVS mode"), "{why}");
     // Other pods: served from v1.24.0 (kubernetes/kubernetes#97081); this profile states no
     // version, so a warning naming the field (tests/integration/kube_proxy_gates.rs has both
     // sides of the version).
@@ -270,7 +272,7 @@ fn generic_iptables_short_circuits_and_is_not_reported() {
 fn generic_nftables_without_a_version_is_a_warning_about_the_fix() {
     let (_, report) = lint("profile-generic-nftables", "service-local-pod-caller");
     assert_eq!(verdicts(&report), one("K8S013", "warning"));
-    assert!(report["diagnostics"][0]["message"]
+    assert!(report["diagnostics"][0]["help"]
         .as_str()
         .unwrap()
         .contains("kubernetes/kubernetes#132456"));

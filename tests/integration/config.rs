@@ -15,7 +15,6 @@ fn discovered_in_the_working_directory() {
         vec![
             // `profile: cluster.yaml` (IPVS, regular nodes) makes it an error.
             f("TKE001", "error", "apps/web.yaml", 8, 5),
-            f("K8S001", "note", "apps/web.yaml", 35, 46),
             // `ignore:` suppressed the gateway Service only, not its neighbour.
             f("TKE001", "warning", "charts/gateway/rendered.yaml", 18, 5),
             // The entry whose glob matches linted files but no diagnostic.
@@ -36,7 +35,6 @@ fn discovered_from_a_subdirectory_with_paths_relative_to_the_config() {
         findings(&report),
         vec![
             f("TKE001", "error", "web.yaml", 8, 5),
-            f("K8S001", "note", "web.yaml", 35, 46),
             f("LBL004", "note", "../lblint.yaml", 14, 5),
         ]
     );
@@ -47,7 +45,6 @@ fn discovered_from_a_subdirectory_with_paths_relative_to_the_config() {
         findings(&report),
         vec![
             f("TKE001", "error", "../apps/web.yaml", 8, 5),
-            f("K8S001", "note", "../apps/web.yaml", 35, 46),
             f(
                 "TKE001",
                 "warning",
@@ -80,7 +77,6 @@ fn no_config_ignores_discovery() {
         findings(&report),
         vec![
             f("TKE001", "warning", "apps/web.yaml", 8, 5),
-            f("K8S001", "note", "apps/web.yaml", 35, 46),
             f("TKE001", "warning", "charts/gateway/rendered.yaml", 8, 5),
             f("TKE001", "warning", "charts/gateway/rendered.yaml", 18, 5),
             f("TKE001", "warning", "vendor/chart.yaml", 8, 5),
@@ -153,7 +149,6 @@ fn flags_win_over_the_config() {
         findings(&report),
         vec![
             f("TKE001", "error", "apps/web.yaml", 8, 5),
-            f("K8S001", "note", "apps/web.yaml", 35, 46),
             f("LBL004", "note", "lblint.yaml", 14, 5),
         ]
     );
@@ -220,22 +215,13 @@ fn an_lbl004_entry_hides_unused_suppression_notes() {
     assert_eq!(code, 1);
     assert_eq!(
         findings(&report),
-        vec![
-            f(
-                "TKE001",
-                "warning",
-                "testdata/config/project/apps/web.yaml",
-                8,
-                5
-            ),
-            f(
-                "K8S001",
-                "note",
-                "testdata/config/project/apps/web.yaml",
-                35,
-                46
-            ),
-        ]
+        vec![f(
+            "TKE001",
+            "warning",
+            "testdata/config/project/apps/web.yaml",
+            8,
+            5
+        ),]
     );
     assert_eq!(report["summary"]["suppressed"], 1);
 }
@@ -331,10 +317,7 @@ fn the_example_config_suppresses_the_reports_warning() {
     assert_eq!(code, 1);
     assert_eq!(
         findings(&report),
-        vec![
-            f("TKE001", "error", "manifests/shop-api.yaml", 9, 5),
-            f("K8S001", "note", "manifests/shop-api.yaml", 63, 50),
-        ]
+        vec![f("TKE001", "error", "manifests/shop-api.yaml", 9, 5),]
     );
     assert_eq!(report["summary"]["suppressed"], 1);
 }

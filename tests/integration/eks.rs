@@ -35,7 +35,9 @@ fn instance_targets_keep_the_client_ip_and_a_caller_times_out() {
         "{message}"
     );
     assert!(message.contains("Pod/shop/checkout calls"), "{message}");
-    assert!(message.contains("do not support hairpinning"), "{message}");
+    // The vendor's words are the help's (the lead fits two lines).
+    let help = help_of("nlb-instance", "");
+    assert!(help.contains("do not support hairpinning"), "{help}");
     // Preservation off, or IP targets over TCP: the NLB can take the call back.
     assert_eq!(lint("nlb-instance-no-preservation", "").0, vec![]);
     assert_eq!(lint("nlb-ip", "").0, vec![]);
@@ -83,9 +85,11 @@ fn the_scheme_only_lowers_the_severity() {
     // `aws-load-balancer-internal` says otherwise.
     let (found, message) = lint("nlb-in-tree", "");
     assert_eq!(found, one("EKS001", "warning", 14, 7));
+    assert!(message.contains("The NLB is internet-facing"), "{message}");
+    let help = help_of("nlb-in-tree", "");
     assert!(
-        message.contains("The in-tree controller makes it internet-facing"),
-        "{message}"
+        help.contains("The in-tree controller makes it internet-facing"),
+        "{help}"
     );
     assert_eq!(
         lint("nlb-in-tree-internal", "").0,
@@ -151,14 +155,20 @@ fn the_webhook_takes_an_nlb_typed_service_from_the_in_tree_controller() {
     let (found, message) = lint("nlb-in-tree", WEBHOOK);
     assert_eq!(found, one("EKS001", "error", 14, 7));
     assert!(
-        message.contains("so that controller makes it, not the in-tree one"),
+        message.contains("gets an NLB with instance targets"),
         "{message}"
     );
-    // Webhook unknown: judged as in-tree, and the message names the fact.
-    let (_, message) = lint("nlb-in-tree-internal", "");
+    let help = help_of("nlb-in-tree", WEBHOOK);
     assert!(
-        message.contains("depends on `spec.addons.awsLoadBalancerController`"),
-        "{message}"
+        help.contains("so that controller makes it, not the in-tree one"),
+        "{help}"
+    );
+    // Webhook unknown: judged as in-tree (either way the NLB keeps the client IP, so the
+    // verdict does not hang on it), and the help names the fact.
+    let help = help_of("nlb-in-tree-internal", "");
+    assert!(
+        help.contains("depends on `spec.addons.awsLoadBalancerController`"),
+        "{help}"
     );
 }
 
@@ -192,7 +202,9 @@ fn the_in_tree_controller_turns_preservation_off_from_the_releases_that_read_it(
     let (found, message) = lint("nlb-in-tree-no-preservation", unstated);
     assert_eq!(found, one("EKS001", "warning", 17, 7));
     assert!(
-        message.contains("depends on `spec.addons.cloudControllerManager`"),
+        message.contains(
+            "(set `spec.addons.cloudControllerManager` in the cluster profile to settle it)"
+        ),
         "{message}"
     );
     // The help gives the in-tree way out with its releases.

@@ -151,14 +151,22 @@ fn the_service_rule_shows_calling_by_name_as_a_by_hand_suggestion() {
     assert_eq!(loopback[0]["fix"]["edits"][0]["line"], 7);
     assert_eq!(
         loopback[0]["suggestions"],
-        json!([{
-            "description": "have in-cluster clients call `orders` (`orders.<namespace>` from other \
-                            namespaces) instead of the load-balancer address, by hand (K8S001 shows \
-                            the edit at each call)",
-            "applicability": "display-only",
-            "edits": [],
-        }])
+        json!([
+            {
+                "description": "have in-cluster clients call `orders` (`orders.<namespace>` from \
+                                other namespaces) instead of the load-balancer address, by hand",
+                "applicability": "display-only",
+                "edits": [],
+            },
+            // The call's rename: the error is its one verdict, so no K8S001 note shows it.
+            {
+                "description": "call `orders` instead of 10.20.30.40",
+                "applicability": "display-only",
+                "edits": [edit(47, 42, 53, "orders")],
+            }
+        ])
     );
+    assert!(of_rule(&report, "K8S001").is_empty(), "{report}");
     let help = loopback[0]["help"].as_str().unwrap();
     assert!(help.contains("call `orders` (`orders.<namespace>` from other namespaces)"));
     assert!(!help.contains("default"), "{help}");
@@ -178,9 +186,18 @@ fn unsafe_fixes_set_cluster_policy_only_and_name_the_other_namespace() {
             "  externalTrafficPolicy: Cluster\n"
         )
     );
-    // Caller in `ops`, Service in `ingress`: both written and different.
-    let notes = of_rule(&before, "K8S001");
-    assert_rename_suggested(notes[0], "nginx-ingress.ingress", "10.0.5.10", (53, 40, 49));
+    // Caller in `ops`, Service in `ingress`: both written and different. ACK001's error is
+    // the call's verdict and carries the rename; K8S001 stays silent on it.
+    assert!(of_rule(&before, "K8S001").is_empty(), "{before}");
+    let verdict = of_rule(&before, "ACK001");
+    assert_eq!(
+        verdict[0]["suggestions"][1],
+        json!({
+            "description": "call `nginx-ingress.ingress` instead of 10.0.5.10",
+            "applicability": "display-only",
+            "edits": [edit(53, 40, 49, "nginx-ingress.ingress")],
+        })
+    );
 }
 
 /// A generic LoadBalancer Service and a caller of its address, each with an optional

@@ -30,6 +30,15 @@ fn lint(name: &str, profile: &Profile, prefix: &str) -> (Vec<Hit>, String) {
     lint_edited(name, None, profile, prefix)
 }
 
+/// What the first finding says, lead and help: the lead fits two lines and the reasoning
+/// (the vendor's words, the cause) opens the help (issue 29 item 3).
+fn said(name: &str, profile: &Profile, prefix: &str) -> String {
+    let (_, message) = lint(name, profile, prefix);
+    let path = format!("{name}.yaml");
+    let help = super::help_text(&path, &fixture(name), profile, prefix);
+    format!("{message}\n{help}")
+}
+
 /// Each case `(fixture, edit, profile, severity)` yields exactly one finding of `rule`, at
 /// `line:column` with that severity, or none.
 fn verdicts(rule: &str, (line, column): (u32, u32), cases: &[(&str, Edit, Profile, Option<&str>)]) {
@@ -126,7 +135,7 @@ fn cce_local_policy_by_flavour_pass_through_and_dataplane() {
             ("cce-local", None, cce(&with(STANDARD, &mode("ebpf"))), None),
         ],
     );
-    let (_, message) = lint("cce-local", &cce(STANDARD), "CCE001");
+    let message = said("cce-local", &cce(STANDARD), "CCE001");
     assert_mentions(
         &message,
         &[
@@ -134,7 +143,7 @@ fn cce_local_policy_by_flavour_pass_through_and_dataplane() {
             "Deployment/shop/checkout calls its ELB address 192.168.10.20",
         ],
     );
-    let (_, message) = lint("cce-local-host", &cce(TURBO), "CCE001");
+    let message = said("cce-local-host", &cce(TURBO), "CCE001");
     assert_mentions(
         &message,
         &["DaemonSet/ops/node-agent (hostNetwork)", "CCE Turbo"],
@@ -322,7 +331,7 @@ fn aks_internal_lb_is_a_note_unless_kube_proxy_does_not_serve_the_call() {
             ("aks-internal", public, aks(&mode("ipvs")), None),
         ],
     );
-    let (_, message) = lint("aks-internal", &aks(&mode("iptables")), "AKS001");
+    let message = said("aks-internal", &aks(&mode("iptables")), "AKS001");
     assert_mentions(
         &message,
         &[
@@ -330,7 +339,7 @@ fn aks_internal_lb_is_a_note_unless_kube_proxy_does_not_serve_the_call() {
             "inferred",
         ],
     );
-    let (_, message) = lint("aks-internal", &aks(&mode("ipvs")), "AKS001");
+    let message = said("aks-internal", &aks(&mode("ipvs")), "AKS001");
     assert_mentions(
         &message,
         &[
@@ -383,7 +392,7 @@ fn gke_internal_lb_node_caller_is_a_note_unless_kube_proxy_does_not_serve_it() {
             ("gke-internal", external, gke(&mode("ipvs")), None),
         ],
     );
-    let (_, message) = lint("gke-internal", &gke(&mode("iptables")), "GKE001");
+    let message = said("gke-internal", &gke(&mode("iptables")), "GKE001");
     assert_mentions(
         &message,
         &[

@@ -44,6 +44,7 @@ mod tke;
 mod tke_config;
 mod tls_termination;
 mod trust;
+mod verdicts;
 mod versions;
 mod vke;
 mod yaml_suite;
@@ -183,6 +184,16 @@ pub fn findings(report: &serde_json::Value) -> Vec<Finding> {
         .collect()
 }
 
+/// (line, column) of each related location of a JSON diagnostic.
+pub fn related_at(d: &serde_json::Value) -> Vec<(u64, u64)> {
+    d["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap()))
+        .collect()
+}
+
 pub fn f(
     rule: &str,
     severity: &str,
@@ -247,6 +258,25 @@ pub fn lint_text(
         })
         .collect();
     (found, message)
+}
+
+/// The help of the first finding [`lint_text`] gives: the reasoning a lead message leaves
+/// out (issue 29 item 3: the lead fits two lines).
+pub fn help_text(
+    path: &str,
+    text: &str,
+    profile: &lblint::profile::Profile,
+    prefix: &str,
+) -> String {
+    let outcome =
+        lblint::check::check_sources(&[(path.to_string(), text.as_bytes().to_vec())], profile);
+    outcome
+        .diagnostics
+        .iter()
+        .find(|d| d.rule().starts_with(prefix))
+        .and_then(|d| d.help())
+        .map(ToString::to_string)
+        .unwrap_or_default()
 }
 
 /// [`lint_text`] on the file at `path`.

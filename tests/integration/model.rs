@@ -164,8 +164,7 @@ fn evidence_strength_decides_the_severity() {
             f("TKE001", "error", file, 14, 5),
             f("TKE001", "warning", file, 29, 5),
             f("TKE001", "warning", file, 44, 5),
-            f("K8S001", "note", file, 68, 49),
-            f("K8S001", "note", file, 69, 55),
+            // The call (68) and the mention (69) are TKE001's to judge: no K8S001 beside them.
             f("K8S001", "note", file, 113, 60),
         ]
     );
@@ -185,11 +184,10 @@ fn evidence_strength_decides_the_severity() {
         "{}",
         message(2)
     );
-    assert!(message(4).contains("mentions 10.0.5.12"), "{}", message(4));
     assert!(
-        message(5).contains("as its own public address (env CORS_ALLOWED_ORIGINS)"),
+        message(3).contains("as its own public address (env CORS_ALLOWED_ORIGINS)"),
         "{}",
-        message(5)
+        message(3)
     );
     // Grafana's own GF_SERVER_ROOT_URL names the host of the Service in front of it: nothing.
     assert!(!report.to_string().contains("GF_SERVER_ROOT_URL"));
@@ -224,21 +222,32 @@ fn hosts_served_by_an_in_cluster_ingress_controller_reach_its_load_balancer() {
     let file = "testdata/model/controllers/ingress-nginx.yaml";
     let (code, report) = check_json(&["--profile", profile, file]);
     assert_eq!(code, 1);
-    assert_eq!(
-        findings(&report),
-        vec![
-            f("TKE001", "error", file, 11, 5),
-            f("K8S001", "note", file, 101, 47)
-        ]
-    );
-    let note = report["diagnostics"][1]["message"].as_str().unwrap();
+    assert_eq!(findings(&report), vec![f("TKE001", "error", file, 11, 5)]);
+    // The error is the call's one verdict: it says how the host reaches the controller's
+    // load balancer, and offers no rename (the controller routes by the host).
+    let verdict = &report["diagnostics"][0];
+    let call = verdict["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["line"] == 101)
+        .expect("the caller");
+    let said = call["message"].as_str().unwrap();
     assert!(
-        note.contains(
-            "a host that the ingress controller or gateway pods behind \
-             Service/ingress-nginx/ingress-nginx-controller serve"
+        said.contains(
+            "the host reaches it through Ingress/shop/api, class nginx (IngressClass controller \
+             k8s.io/ingress-nginx), served by controller pods"
         ),
-        "{note}"
+        "{said}"
     );
+    assert!(!verdict["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["description"]
+            .as_str()
+            .unwrap()
+            .contains("instead of api.corp")));
     let model = lblint(&["model", "--format", "json", "--profile", profile, file]);
     let model: serde_json::Value = serde_json::from_str(&model.stdout).unwrap();
     let service = model["entryPoints"]
@@ -431,11 +440,8 @@ fn hosts_of_istio_gateways_and_gateway_api_routes_reach_their_load_balancers() {
     assert_eq!(code, 1);
     assert_eq!(
         findings(&report),
-        vec![
-            f("TKE001", "error", istio, 11, 5),
-            f("K8S001", "note", istio, 67, 47),
-            f("K8S001", "note", istio, 68, 46),
-        ]
+        // Both calls (67, 68) are the error's: no K8S001 beside it.
+        vec![f("TKE001", "error", istio, 11, 5)]
     );
     let routes = "testdata/model/controllers/gateway-api.yaml";
     let (_, report) = check_json(&[routes]);
@@ -485,13 +491,7 @@ fn the_profile_links_an_ingress_class_to_its_controller_service() {
     let file = "testdata/model/controllers/controller-elsewhere.yaml";
     let linked = "testdata/model/controllers/profile-controller-link.yaml";
     let (_, report) = check_json(&["--profile", linked, file]);
-    assert_eq!(
-        findings(&report),
-        vec![
-            f("TKE001", "warning", file, 11, 5),
-            f("K8S001", "note", file, 72, 47)
-        ]
-    );
+    assert_eq!(findings(&report), vec![f("TKE001", "warning", file, 11, 5)]);
     let message = report["diagnostics"][0]["message"].as_str().unwrap();
     assert!(message.contains("calls its address api.corp.example.com; whether it shares a node with a backend pod is unknown"), "{message}");
     let (_, report) = check_json(&[
@@ -583,12 +583,19 @@ fn image_pulls_from_the_clusters_own_registry_call_from_the_node() {
             crate::one("DOKS001", "error", 12, 5)
         );
     }
-    let outcome = lblint::check::check_sources(&[(path.into(), text.into_bytes())], &doks);
-    let notes: Vec<_> = outcome
-        .diagnostics
-        .iter()
-        .filter(|d| d.rule() == "K8S001")
-        .collect();
+    let files = [(path.to_string(), text.into_bytes())];
+    // DOKS001 judges the pull: it is the call's one verdict, with no rename to offer.
+    let outcome = lblint::check::check_sources(&files, &doks);
+    assert!(outcome.diagnostics.iter().all(|d| d.rule() != "K8S001"));
+    let verdict = outcome.diagnostics.iter().find(|d| d.rule() == "DOKS001");
+    assert!(verdict
+        .unwrap()
+        .suggestions()
+        .all(|s| !s.description().contains("instead of harbor")));
+    // Alone, K8S001 notes it, and says why no in-cluster name is a way out.
+    let alone = lblint::rules::k8s::lb_address_in_cluster::LbAddressInCluster;
+    let outcome = lblint::check::check_sources_with(&files, &doks, &[&alone]);
+    let notes: Vec<_> = outcome.diagnostics.iter().collect();
     assert_eq!(notes.len(), 1);
     assert_eq!(
         (

@@ -24,7 +24,9 @@ fn oke_load_balancer_proxy_protocol_and_the_ip_mode_way_out_from_1_30() {
     let (found, message) = lint("oke", &oke("1.31.1"), &[OKE_PROXY], HTTPS_443, "OKE");
     assert_eq!(found, one("OKE003", "error", 7, 5));
     assert!(message.contains("speaks PROXY protocol"), "{message}");
-    assert!(message.contains("leaves `ipMode` unset (VIP)"), "{message}");
+    let on_1_31 = super::profile_with("oke", &oke("1.31.1"));
+    let why = super::tls_termination::help(&on_1_31, &[OKE_PROXY], HTTPS_443, "OKE");
+    assert!(why.contains("leaves `ipMode` unset (VIP)"), "{why}");
     // `proxy` in any case is the way out on 1.30 or later.
     for mode in [OKE_IP_MODE, "oci.oraclecloud.com/ingress-ip-mode: Proxy"] {
         assert_eq!(
@@ -33,7 +35,7 @@ fn oke_load_balancer_proxy_protocol_and_the_ip_mode_way_out_from_1_30() {
         );
     }
     // On 1.29 it does not take effect: OKE002 at the annotation, OKE003 at the trigger.
-    let (found, message) = lint(
+    let (found, _) = lint(
         "oke",
         &oke("1.29.1"),
         &[OKE_PROXY, OKE_IP_MODE],
@@ -41,7 +43,10 @@ fn oke_load_balancer_proxy_protocol_and_the_ip_mode_way_out_from_1_30() {
         "OKE003",
     );
     assert_eq!(found, one("OKE003", "error", 7, 5));
-    assert!(message.contains("before 1.30"), "{message}");
+    let on_1_29 = super::profile_with("oke", &oke("1.29.1"));
+    let why =
+        super::tls_termination::help(&on_1_29, &[OKE_PROXY, OKE_IP_MODE], HTTPS_443, "OKE003");
+    assert!(why.contains("before 1.30"), "{why}");
     assert_eq!(
         lint(
             "oke",

@@ -266,7 +266,7 @@ fn show_fixes_compact_lists_each_fix_with_its_safety_and_lines() {
             "    fix (unsafe, applied only with --unsafe-fixes): add annotation `service.cloud.tencent.com/prevent-loopback: \"true\"`",
             "         10 |+    service.cloud.tencent.com/prevent-loopback: \"true\"",
             "      10 11 | spec:",
-            "    suggestion (display-only, never applied): have in-cluster clients call `shop-api` (`shop-api.shop` from other namespaces) instead of the load-balancer address, by hand (K8S001 shows the edit at each call)",
+            "    suggestion (display-only, never applied): have in-cluster clients call `shop-api` (`shop-api.shop` from other namespaces) instead of the load-balancer address, by hand",
             "    suggestion (display-only, never applied): call `shop-api` instead of 10.0.1.25",
             "      63    |-              value: \"-Xmx512m -Dshop.api=http://10.0.1.25:80\"",
             "         63 |+              value: \"-Xmx512m -Dshop.api=http://shop-api:80\"",

@@ -147,9 +147,12 @@ fn doks_tls_needs_a_regional_load_balancer() {
     assert_eq!(doks(&[], &ccm("v0.1.68")).0, vec![]);
     let (found, message) = doks(&[], MODERN);
     assert_eq!(found, one("DOKS001", "warning", 9, 5));
+    let path = "testdata/proxy/doks-tls.yaml";
+    let text = std::fs::read_to_string(path).unwrap();
+    let why = crate::help_text(path, &text, &profile("doks", MODERN), "DOKS");
     assert!(
-        message.contains("`service.beta.kubernetes.io/do-loadbalancer-type`"),
-        "{message}"
+        why.contains("`service.beta.kubernetes.io/do-loadbalancer-type`"),
+        "{why}"
     );
     assert!(
         message.contains("`spec.addons.cloudControllerManager`"),

@@ -41,11 +41,12 @@ fn a_reported_status_outweighs_the_profile() {
         "      - ip: 203.0.113.10\n",
         "      - ip: 203.0.113.10\n        ipMode: VIP\n",
     );
-    let (found, message) = super::lint_text(path, &vip, &new, "HETZNER");
+    let (found, _) = super::lint_text(path, &vip, &new, "HETZNER");
     assert_eq!(found, one("HETZNER001", "error", 8, 5));
+    let why = super::help_text(path, &vip, &new, "HETZNER");
     assert!(
-        message.contains("its status (line 23) reports the IP 203.0.113.10 with `ipMode: VIP`"),
-        "{message}"
+        why.contains("its status (line 23) reports the IP 203.0.113.10 with `ipMode: VIP`"),
+        "{why}"
     );
     // A hostname-only status: nothing to short-circuit, whatever the controller version.
     let old = profile(
@@ -197,12 +198,16 @@ fn scaleway_sets_ip_mode_only_when_every_port_speaks_proxy() {
         "scaleway",
         &format!("{MODERN}  addons:\n    cloudControllerManager: \"v0.33.0\"\n"),
     );
-    let (found, message) = lint("scaleway-some-ports", &scw, "SCALEWAY");
+    let (found, _) = lint("scaleway-some-ports", &scw, "SCALEWAY");
     assert_eq!(found, one("SCALEWAY001", "error", 8, 5));
-    assert!(
-        message.contains("only some of the Service's ports"),
-        "{message}"
+    let path = "testdata/proxy/scaleway-some-ports.yaml";
+    let why = super::help_text(
+        path,
+        &std::fs::read_to_string(path).unwrap(),
+        &scw,
+        "SCALEWAY",
     );
+    assert!(why.contains("only some of the Service's ports"), "{why}");
     assert_eq!(lint("scaleway-all-ports", &scw, "SCALEWAY").0, vec![]);
     assert_eq!(
         lint("scaleway-some-ports-proxy", &scw, "SCALEWAY").0,
@@ -313,10 +318,10 @@ fn openstack_ways_out_are_a_hostname_the_option_or_occm_v1_30() {
     let (found, message) = super::lint_text(path, &text, &addressed, "OPENSTACK");
     assert_eq!(found, one("OPENSTACK001", "error", 8, 5));
     assert!(
-        message.contains(
-            "(assuming the controller's default: OCCM's `[LoadBalancer] enable-ingress-hostname` is \
+        message.ends_with(
+            " Assuming the controller's default: OCCM's `[LoadBalancer] enable-ingress-hostname` is \
              false unless set; set `spec.addons.cloudControllerManagerOptions.enableIngressHostname` to \
-             state it)"
+             state it."
         ),
         "{message}"
     );
@@ -460,14 +465,15 @@ fn cert_manager_self_checks_and_auth_url_subrequests_are_calls() {
         ),
         "{message}"
     );
-    // K8S001 notes the implied call without proposing an edit of the Ingress or Certificate.
+    // Alone, K8S001 notes the implied call without proposing an edit of the Ingress or
+    // Certificate; with DOKS001, which judges it, it stays silent (one verdict per call).
     let path = "testdata/proxy/doks-cert-manager.yaml";
-    let outcome = check_sources(&[(path.into(), std::fs::read(path).unwrap())], &doks);
-    let note = outcome
-        .diagnostics
-        .iter()
-        .find(|d| d.rule() == "K8S001")
-        .unwrap();
+    let files = [(path.into(), std::fs::read(path).unwrap())];
+    let outcome = check_sources(&files, &doks);
+    assert!(outcome.diagnostics.iter().all(|d| d.rule() != "K8S001"));
+    let alone = lblint::rules::k8s::lb_address_in_cluster::LbAddressInCluster;
+    let outcome = lblint::check::check_sources_with(&files, &doks, &[&alone]);
+    let note = &outcome.diagnostics[0];
     assert_eq!(note.location().span.start.line, 67);
     assert!(note.suggestions().len() == 0 && note.fix().is_none());
 }

@@ -38,12 +38,7 @@ fn private_clb_ipvs_regular_nodes_with_caller_is_an_error() {
         .unwrap()
         .contains("CronJob/shop/nightly-report calls its address 10.20.30.40"));
     // Related: the `type: LoadBalancer` value and the caller's argument.
-    let related: Vec<(u64, u64)> = d["related"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap()))
-        .collect();
+    let related = crate::related_at(d);
     assert_eq!(related, vec![(11, 9), (9, 11), (53, 38)]);
     assert_eq!(
         d["related"][1]["file"],
@@ -194,10 +189,8 @@ fn private_clb_ingress_with_caller_is_an_l7_error_in_any_proxy_mode() {
         assert_eq!(code, 1);
         assert_eq!(
             found,
-            vec![
-                f("TKE002", "error", ING, 10, 5),
-                f("K8S001", "note", ING, 69, 30)
-            ],
+            // The call is the error's: no K8S001 note beside it.
+            vec![f("TKE002", "error", ING, 10, 5)],
             "{profile}"
         );
     }
@@ -438,21 +431,9 @@ fn a_reused_clb_is_judged_when_the_profile_states_its_network() {
         file,
     ]);
     assert_eq!(code, 1);
-    assert_eq!(
-        findings(&report),
-        vec![
-            f("TKE001", "error", file, 11, 5),
-            f("K8S001", "note", file, 45, 51)
-        ]
-    );
+    assert_eq!(findings(&report), vec![f("TKE001", "error", file, 11, 5)]);
     let (_, report) = check_json(&["--profile", "testdata/tke/profile-ipvs-regular.yaml", file]);
-    assert_eq!(
-        findings(&report),
-        vec![
-            f("TKE001", "warning", file, 11, 5),
-            f("K8S001", "note", file, 45, 51)
-        ]
-    );
+    assert_eq!(findings(&report), vec![f("TKE001", "warning", file, 11, 5)]);
     let message = report["diagnostics"][0]["message"].as_str().unwrap();
     assert!(
         message.starts_with("Reused CLB Service `orders` may loop back")
@@ -469,21 +450,9 @@ fn a_reused_clb_ingress_is_judged_when_the_profile_states_its_network() {
     let file = "testdata/tke/reused-clb-ingress.yaml";
     let profile = "testdata/tke/profile-reused-ingress-private.yaml";
     let (_, report) = check_json(&["--profile", profile, file]);
-    assert_eq!(
-        findings(&report),
-        vec![
-            f("TKE002", "error", file, 10, 5),
-            f("K8S001", "note", file, 33, 50)
-        ]
-    );
+    assert_eq!(findings(&report), vec![f("TKE002", "error", file, 10, 5)]);
     let (_, report) = check_json(&["--profile", "testdata/tke/profile-ipvs-regular.yaml", file]);
-    assert_eq!(
-        findings(&report),
-        vec![
-            f("TKE002", "warning", file, 10, 5),
-            f("K8S001", "note", file, 33, 50)
-        ]
-    );
+    assert_eq!(findings(&report), vec![f("TKE002", "warning", file, 10, 5)]);
     let message = report["diagnostics"][0]["message"].as_str().unwrap();
     assert!(
         message.contains("set `spec.loadBalancers[].network` for `Ingress/shop/shop`"),

@@ -48,6 +48,22 @@ pub(super) fn lint(
     lint_text("tls.yaml", &text, &profile(provider, spec), prefix)
 }
 
+/// The help of the first finding of `prefix` on [`manifest`] with `profile`.
+pub(super) fn help(
+    profile: &lblint::profile::Profile,
+    annotations: &[&str],
+    ports: &[(u16, &str)],
+    prefix: &str,
+) -> String {
+    crate::help_text("tls.yaml", &manifest(annotations, ports), profile, prefix)
+}
+
+/// The help of `provider`'s finding on a Service with `annotation` says it keeps `ipMode: VIP`.
+fn assert_keeps_vip(provider: &str, spec: &str, annotation: &str, prefix: &str) {
+    let why = help(&profile(provider, spec), &[annotation], HTTPS_443, prefix);
+    assert!(why.contains("keeps `ipMode: VIP`"), "{why}");
+}
+
 /// The column of the value of the annotation line `a` (`key: value`), from column 5.
 pub(super) fn value_column(a: &str) -> u32 {
     let key = a.split_once(": ").unwrap().0;
@@ -74,9 +90,11 @@ fn hetzner_https_protocol_terminates_tls_and_keeps_vip() {
     );
     assert_eq!(found, one("HETZNER001", "error", 7, 5));
     assert!(message.contains("terminates TLS"), "{message}");
+    let hetzner = profile("hetzner", &ccm("v1.22.0"));
+    let why = help(&hetzner, &[HZ_HTTPS, HZ_CERT], HTTPS_443, "HETZNER");
     assert!(
-        message.contains("only on PROXY-protocol load balancers"),
-        "{message}"
+        why.contains("only on PROXY-protocol load balancers"),
+        "{why}"
     );
     // Any case: the controller lower-cases it.
     let upper = "load-balancer.hetzner.cloud/protocol: HTTPS";
@@ -263,7 +281,7 @@ fn scaleway_frontend_certificate_terminates_tls_and_keeps_vip() {
     let (found, message) = lint("scaleway", &spec, &[SCW_CERT], HTTPS_443, "SCALEWAY");
     assert_eq!(found, one("SCALEWAY001", "error", 7, 5));
     assert!(message.contains("terminates TLS"), "{message}");
-    assert!(message.contains("keeps `ipMode: VIP`"), "{message}");
+    assert_keeps_vip("scaleway", &spec, SCW_CERT, "SCALEWAY");
     // Per-port certificates: only the listed ports terminate TLS.
     let on_443 = "service.beta.kubernetes.io/scw-loadbalancer-certificate-ids: 443:cert-a,cert-b";
     let on_8443 = "service.beta.kubernetes.io/scw-loadbalancer-certificate-ids: 8443:cert-a";
@@ -395,7 +413,7 @@ fn openstack_tls_container_ref_terminates_tls_whatever_the_proxy_ways_out() {
         let (found, message) = lint("openstack", &spec, &[OS_TLS], HTTPS_443, "OPENSTACK");
         assert_eq!(found, one("OPENSTACK001", "error", 7, 5), "{spec}");
         assert!(message.contains("terminates TLS"), "{message}");
-        assert!(message.contains("keeps `ipMode: VIP`"), "{message}");
+        assert_keeps_vip("openstack", &spec, OS_TLS, "OPENSTACK");
     }
     // An empty value is no TLS (it overrides the cloud config's default).
     let empty = "loadbalancer.openstack.org/default-tls-container-ref: \"\"";

@@ -106,11 +106,17 @@ impl Rule for PassThroughSameNode {
                      address (Huawei documents the failure for dedicated ELBs). See {BEST_PRACTICE}",
                     service.service_hosts_hint()
                 ));
-            d = with_callers(d, ws, callers.iter().copied(), "ELB address");
+            // The way out by name first, then its edit at each call.
+            d = with_callers(
+                d.with_suggestion(call_by_name(service)),
+                cx,
+                callers.iter().copied(),
+                "ELB address",
+            );
             if let Some(at) = flavour.location() {
                 d = d.with_related(at, "the cluster profile's CCE flavour decides the verdict");
             }
-            out.push(d.with_suggestion(call_by_name(service)).on(service));
+            out.push(d.on(service));
         }
     }
 }

@@ -101,7 +101,7 @@ fn report(
 ) {
     let ws = cx.ws;
     let callers = calls_first(cx.model.callers_of(index));
-    let (severity, message) = words(cx, service, hairpin, callers.first().copied());
+    let (severity, message, detail) = words(cx, service, hairpin, callers.first().copied());
     let d = META
         .diagnostic(
             severity,
@@ -109,25 +109,26 @@ fn report(
             message,
         )
         .with_help(format!(
-            "{}. See {TROUBLESHOOTING} and {LBC_DOC}",
+            "{detail} Way out: {}. See {TROUBLESHOOTING} and {LBC_DOC}",
             ways_out(hairpin)
         ))
         .on(service);
-    out.push(with_callers(d, ws, callers.iter().copied(), "address"));
+    out.push(with_callers(d, cx, callers.iter().copied(), "address"));
 }
 
-/// The severity and message. With a caller: an error when the NLB is internal and nothing
-/// about it is unsure; a warning when it is internet-facing (AWS's older guide exempted
-/// that), when IP targets keep the client IP (AWS documents the timeout for an instance
-/// calling its own load balancer; for a pod registered by IP it is inferred), or when the
-/// verdict hangs on a profile fact. Without one: a warning for an internal NLB, a note for
-/// an internet-facing one or an inferred case.
+/// The severity, the lead message and the detail the help opens with. With a caller: an
+/// error when the NLB is internal and nothing about it is unsure; a warning when it is
+/// internet-facing (AWS's older guide exempted that), when IP targets keep the client IP
+/// (AWS documents the timeout for an instance calling its own load balancer; for a pod
+/// registered by IP it is inferred), or when the verdict hangs on a profile fact (the lead
+/// names the fields). Without one: a warning for an internal NLB, a note for an
+/// internet-facing one or an inferred case.
 fn words(
     cx: &Context<'_>,
     service: &Object,
     hairpin: &Hairpin<'_>,
     first: Option<&Caller>,
-) -> (Severity, String) {
+) -> (Severity, String, String) {
     let ws = cx.ws;
     let scheme = scheme(ws, service, &hairpin.nlb);
     let inferred = matches!(
@@ -144,31 +145,50 @@ fn words(
         (None, Kept::Unknown(why)) => Some(format!(": whether it does depends on {why}")),
         _ => None,
     };
-    let mut text = what(service, hairpin);
+    let mut detail = what(service, hairpin);
     if inferred {
-        text.push_str(
+        detail.push_str(
             ". AWS documents this for an instance that calls its own load balancer; that a pod \
              registered by IP meets the same timeout is inferred, not documented",
         );
     }
     if let Some(why) = &unsure {
-        text.push_str(why);
+        detail.push_str(why);
     }
-    text.push('.');
+    detail.push_str(
+        ". When the NLB picks the caller's own node, the source and destination are the \
+                     same and the connection times out (intermittently, by node), for any pod that calls \
+                     its hostname or a host that an ingress controller behind it serves.",
+    );
+    // What lowers the verdict, or a default it assumes (DEVELOPERS.md: said in the message),
+    // in a few words; the help says why.
+    let lowered = if inferred {
+        " That IP targets meet the timeout is inferred, not documented.".to_string()
+    } else if scheme.internet_facing {
+        " The NLB is internet-facing, which AWS's older guide exempted.".to_string()
+    } else {
+        scheme_words(&scheme, &hairpin.nlb)
+    };
+    if inferred || scheme.internet_facing {
+        detail.push_str(&scheme_words(&scheme, &hairpin.nlb));
+    }
+    let ignored_by = match &hairpin.kept {
+        Kept::Ignored(_) => cx.profile.cloud_controller_manager().value,
+        _ => None,
+    };
+    let lead = lead(service, hairpin, unsure.as_deref(), ignored_by);
     let Some(caller) = first else {
-        let severity = if scheme.internet_facing || inferred {
-            Severity::Note
-        } else {
-            Severity::Warning
+        // An inferred failure is a note; else as in every rule (verdict::unseen): the
+        // controller's scheme says whether the NLB is private.
+        let severity = match (inferred, scheme.internet_facing) {
+            (true, _) => Severity::Note,
+            (false, true) => crate::rules::verdict::unseen(crate::model::Network::Public),
+            (false, false) => crate::rules::verdict::unseen(crate::model::Network::Private),
         };
         return (
             severity,
-            format!(
-                "{text} No in-cluster caller is visible in these manifests; one that calls its hostname, or a \
-                 host that an ingress controller behind it serves, times out whenever the NLB picks the \
-                 caller's own node.{}",
-                scheme_words(&scheme, &hairpin.nlb)
-            ),
+            format!("{lead}; no in-cluster caller is visible in these manifests.{lowered}"),
+            detail,
         );
     };
     let severity = if unsure.is_some() || inferred || scheme.internet_facing {
@@ -176,17 +196,57 @@ fn words(
     } else {
         Severity::Error
     };
-    weigh(
+    let (severity, message) = weigh(
         severity,
         caller,
         format!(
-            "{text} {} calls {} ({}) from inside the cluster: when the NLB picks the caller's own node, the \
-             source and destination are the same and the connection times out (intermittently, by node).{}",
-            ws.objects[caller.workload].id,
-            caller.address,
-            caller.via,
-            scheme_words(&scheme, &hairpin.nlb)
+            "{lead}: {} calls {} ({}) from inside the cluster.{lowered}",
+            ws.objects[caller.workload].id, caller.address, caller.via,
         ),
+    );
+    (severity, message, detail)
+}
+
+/// "Service `web` gets an NLB with instance targets, which keeps the client IP on port 80
+/// and so cannot take a target's own call back", naming the profile fields an unsure
+/// verdict hangs on; the full reasoning is the help's ([`what`]).
+fn lead(
+    service: &Object,
+    hairpin: &Hairpin<'_>,
+    unsure: Option<&str>,
+    ignored_by: Option<&str>,
+) -> String {
+    let kind = match &hairpin.nlb {
+        Nlb::InTree { .. } => "the in-tree controller's NLB",
+        Nlb::Controller {
+            ip_targets: false, ..
+        } => "an NLB with instance targets",
+        Nlb::Controller {
+            ip_targets: true, ..
+        } => "an NLB with IP targets",
+    };
+    let port = hairpin
+        .port
+        .1
+        .map_or_else(|| "a port".to_string(), |p| format!("port {p}"));
+    let settle = unsure
+        .and_then(crate::rules::verdict::settle)
+        .map(|s| format!(" ({s})"))
+        .unwrap_or_default();
+    let keeps = if unsure.is_some() {
+        "may keep"
+    } else {
+        "keeps"
+    };
+    let despite = ignored_by
+        .map(|v| {
+            format!(" although the Service turns it off (cloud-provider-aws {v} ignores that)")
+        })
+        .unwrap_or_default();
+    format!(
+        "Service `{}` gets {kind}, which {keeps} the client IP on {port}{despite} and so cannot take a \
+         target's own call back{settle}",
+        service.name()
     )
 }
 

@@ -72,13 +72,15 @@ pub fn advise(
         .iter()
         .find(|(_, reach, fit)| reach.known && *fit == Fit::Yes)
         .or_else(|| unserved.first());
-    let (severity, message) = words(cx, &advisory, first, off_path);
+    // The lead fits two lines; the vendor's words and why open the help.
+    let (severity, message, why) = words(cx, &advisory, first, off_path);
     let mut d = meta
         .diagnostic(severity, ws.location(service, advisory.at.span()), message)
-        .with_help(advisory.help);
+        .with_help(format!("{why} Way out: {}", advisory.help));
+    // The way out by name first, then its edit at each call.
     d = with_callers(
-        d,
-        ws,
+        d.with_suggestion(call_by_name(service)),
+        cx,
         callers.iter().copied(),
         "internal load-balancer address",
     );
@@ -88,7 +90,7 @@ pub fn advise(
             "the cluster profile's kube-proxy mode decides whether kube-proxy serves the call",
         );
     }
-    out.push(d.with_suggestion(call_by_name(service)).on(service));
+    out.push(d.on(service));
 }
 
 /// A warning naming the caller off kube-proxy's path, if there is one; else a note naming
@@ -98,28 +100,38 @@ fn words(
     advisory: &Advisory<'_>,
     first: &Caller,
     off_path: Option<&(&Caller, Reach, Fit)>,
-) -> (Severity, String) {
+) -> (Severity, String, String) {
+    // The call's setting is the related location's (with_callers), not the lead's.
     let who = |c: &Caller| {
         format!(
-            "{}{} calls its address {} ({})",
+            "{}{} calls its address {}",
             cx.ws.objects[c.workload].id,
             if c.from_node { " (hostNetwork)" } else { "" },
             c.address,
-            c.via
         )
     };
     match off_path {
         Some((caller, reach, fit)) => (
             Severity::Warning,
             format!(
-                "{}, and {}, on a path kube-proxy does not serve on the node{}: {}{}. {} {}",
+                "{}, and {}: kube-proxy does not serve it {}.{}",
                 advisory.subject,
                 who(caller),
                 match fit {
-                    Fit::Yes => " when the caller runs on a node without a backend pod",
-                    _ => " if the caller runs on a node without a backend pod (unknown from these manifests)",
+                    Fit::Yes => "from a node without a backend pod",
+                    _ => "if the caller runs on a node without a backend pod (unknown from these manifests)",
                 },
-                if reach.known { "" } else { "not certain: " },
+                if reach.known {
+                    String::new()
+                } else {
+                    crate::rules::verdict::settle(&reach.why)
+                        .map(|s| format!(" Not certain: {s}."))
+                        .unwrap_or_else(|| " Not certain (see help).".to_string())
+                },
+            ),
+            format!(
+                "{}{}. {} {}",
+                if reach.known { "" } else { "Not certain: " },
                 reach.why,
                 advisory.unserved,
                 advisory.vendor
@@ -127,13 +139,8 @@ fn words(
         ),
         None => (
             Severity::Note,
-            format!(
-                "{}, and {} from inside the cluster. {} {}",
-                advisory.subject,
-                who(first),
-                advisory.vendor,
-                advisory.short_circuited
-            ),
+            format!("{}, and {} from inside the cluster.", advisory.subject, who(first)),
+            format!("{} {}", advisory.vendor, advisory.short_circuited),
         ),
     }
 }

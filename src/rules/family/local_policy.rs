@@ -183,22 +183,24 @@ impl<'v> Verdict<'v> {
     /// The severity and message; `None` when there is nothing to report: a caller the gap
     /// does not reach (a pod on CCE Turbo) is still a caller, and K8S013 speaks only of
     /// callers.
-    fn words(&self, cx: &Context<'_>, object: &Object) -> Option<(Severity, String)> {
+    fn words(&self, cx: &Context<'_>, object: &Object) -> Option<(Severity, String, String)> {
         let subject = what(self.entry, object);
         let lb = self.judge.lb();
         let Some((caller, reach, fit)) = self.stranded else {
             if self.called || self.judge == Judge::Upstream {
                 return None;
             }
+            // Nothing visible calls it: a warning when the load balancer is private, as in
+            // every rule (verdict::unseen).
             return Some((
-                Severity::Note,
+                crate::rules::verdict::unseen(self.entry.network),
                 format!(
                     "{subject} has `externalTrafficPolicy: Local`, so {} on nodes without a backend pod \
-                     cannot reach its {lb} address from inside the cluster; no in-cluster caller of the \
-                     address is visible in these manifests ({}).",
+                     cannot reach its {lb} address; no in-cluster caller of it is visible in these manifests.{}",
                     if self.gap.pods.is_some() { "pods" } else { "hostNetwork pods" },
-                    self.fallback.why
+                    crate::rules::verdict::unseen_why(self.entry.network)
                 ),
+                format!("Cause: {}.", self.fallback.why),
             ));
         };
         let who = format!(
@@ -223,20 +225,30 @@ impl<'v> Verdict<'v> {
         } else {
             Severity::Warning
         };
+        // A second sentence: where the caller runs, the fact the verdict rests on.
         let placement = match fit {
             Fit::Yes if self.entry.backends.is_empty() => {
-                "while the gateway's own pods are a Deployment (created by the ASM controller), not a \
-                 DaemonSet on every node the caller can use"
+                "The gateway's own pods are a Deployment (created by the ASM controller), not a \
+                 DaemonSet on every node the caller can use."
             }
-            Fit::Yes => "from a pod that can run on a node without a backend pod",
+            Fit::Yes => "It can run on a node without a backend pod.",
             _ if self.entry.backends.is_empty() => {
-                "and its backend pods are not in these manifests, so whether every node the caller \
-                 can use runs one is unknown"
+                "Its backend pods are not in these manifests, so whether every node the caller can \
+                 use runs one is unknown."
             }
-            _ => "and whether a backend DaemonSet runs on every node the caller can use is unknown \
-                  (set `spec.nodePools`)",
+            _ => {
+                "Whether a backend DaemonSet runs on every node the caller can use is unknown \
+                  (set `spec.nodePools`)."
+            }
         };
-        let verb = if reach.known { "fail" } else { "can fail" };
+        let verb = if reach.known { "fails" } else { "can fail" };
+        let unsure = if reach.known {
+            String::new()
+        } else {
+            crate::rules::verdict::settle(&reach.why)
+                .map(|s| format!(" Not certain: {s}."))
+                .unwrap_or_else(|| " Not certain (see help).".to_string())
+        };
         let auto = if auto_set {
             format!(
                 " Huawei also says that with node-level (Local) affinity CCE sets `{CCE_PASS_THROUGH}: onlyLocal` \
@@ -246,16 +258,24 @@ impl<'v> Verdict<'v> {
         } else {
             String::new()
         };
-        Some(weigh(
+        let (severity, message) = weigh(
             severity,
             caller,
             format!(
-                "{subject} has `externalTrafficPolicy: Local` and {who} {placement}: such calls {verb} \
-                 on nodes without a backend pod. {}{}.{auto}",
-                if reach.known { "Cause: " } else { "Not certain: " },
-                reach.why
+                "{subject} has `externalTrafficPolicy: Local`, and {who}: the call {verb} from a node \
+                 without a backend pod. {placement}{unsure}"
             ),
-        ))
+        );
+        let cause = format!(
+            "{}{}.{auto}",
+            if reach.known {
+                "Cause: "
+            } else {
+                "Not certain: "
+            },
+            reach.why
+        );
+        Some((severity, message, cause))
     }
 
     /// The finding: at the policy, with the judge's ways out, the callers, the profile fact
@@ -265,7 +285,7 @@ impl<'v> Verdict<'v> {
         cx: &Context<'_>,
         object: &Object,
         policy: NodeRef<'_>,
-        (severity, message): (Severity, String),
+        (severity, message, cause): (Severity, String, String),
     ) -> Diagnostic {
         let ws = cx.ws;
         let lb = self.judge.lb();
@@ -273,10 +293,17 @@ impl<'v> Verdict<'v> {
             .judge
             .meta()
             .diagnostic(severity, ws.location(object, policy.span()), message)
-            .with_help(help(self.judge, self.entry, object));
+            .with_help(format!(
+                "{cause} Way out: {}",
+                help(self.judge, self.entry, object)
+            ));
+        // The way out by name first, then its edit at each call.
+        if !self.callers.is_empty() && self.entry.kind == EntryKind::Service {
+            d = d.with_suggestion(call_by_name(object));
+        }
         d = with_callers(
             d,
-            ws,
+            cx,
             self.callers.iter().map(|(c, _)| *c),
             &format!("{lb} address"),
         );
@@ -296,9 +323,6 @@ impl<'v> Verdict<'v> {
         };
         if let Some((at, why)) = decides {
             d = d.with_related(at, why);
-        }
-        if !self.callers.is_empty() && self.entry.kind == EntryKind::Service {
-            d = d.with_suggestion(call_by_name(object));
         }
         d.on(object).with_fix(to_cluster_fix(ws, object, policy))
     }

@@ -1,9 +1,10 @@
 //! K8S001 lb-address-in-cluster: a pod calls its own cluster's load-balancer address.
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::diagnostic::{Diagnostic, Location, ObjectRef, Severity};
 use crate::model::{Caller, EntryKind, EntryPoint, Via};
 use crate::objects::Object;
 use crate::rules::family::proxy_protocol::members;
+use crate::rules::rename;
 use crate::rules::{Context, Rule, RuleMeta};
 
 pub use crate::rules::meta::K8S001 as META;
@@ -26,6 +27,7 @@ impl Rule for LbAddressInCluster {
             .callers
             .iter()
             .filter(|c| served_by_controller(cx, c))
+            .chain(cx.model.ambiguous.iter().map(|a| &a.caller))
             .map(|c| (c.workload, c.location.clone(), c.address.clone()))
             .collect();
         for caller in &cx.model.callers {
@@ -63,6 +65,10 @@ impl Rule for LbAddressInCluster {
                 }
             }
         }
+        // A host several controllers' load balancers serve: once, charged to none.
+        for ambiguous in &cx.model.ambiguous {
+            out.push(super::ambiguous_host::diagnostic(cx, ambiguous));
+        }
     }
 }
 
@@ -72,8 +78,8 @@ use crate::model::Evidence;
 /// What happens to such a call, without claiming more than the provider rules know: upstream
 /// kube-proxy (iptables, IPVS) answers a load-balancer IP on the node unless the Service
 /// reports `ipMode: Proxy`; hostnames, Proxy mode and TKE's IPVS mode send it out.
-const PATH: &str = "depending on the provider and kube-proxy mode, kube-proxy answers it on the node or it \
-                    goes out through the load balancer and back, and the provider rules say which can break.";
+const PATH: &str = "Depending on the provider and kube-proxy mode, kube-proxy answers it on the node or it \
+                    goes out through the load balancer and back, and the provider rules say which can break";
 
 /// The caller reaches a Service's load balancer through a host of an Ingress that the
 /// in-cluster controller behind it serves.
@@ -91,31 +97,12 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
     let entry = &cx.model.entry_points[caller.target];
     let target = &ws.objects[entry.object];
     let workload = &ws.objects[caller.workload];
-    // The in-cluster name that reaches the same pods, as this caller writes it.
-    let host = match entry.kind {
-        EntryKind::Service => Some(target.service_host_for(workload)),
-        EntryKind::Ingress => match entry.services.as_slice() {
-            [only] => Some(ws.objects[*only].service_host_for(workload)),
-            _ => None,
-        },
-        EntryKind::IstioGateway | EntryKind::Gateway | EntryKind::External => None,
-    };
-    let location = match caller.address_span {
-        Some(span) => crate::diagnostic::Location {
-            file: caller.location.file.clone(),
-            span,
-        },
-        None => caller.location.clone(),
-    };
-    let tls = tls_call(ws, caller);
-    let mut help = help(entry, target, caller, host.as_deref());
-    if let (true, Some(host)) = (tls, &host) {
-        help = format!(
-            "this call is TLS, and the client checks the certificate against the name it dials: \
-             calling `{host}` fails verification unless the certificate also names `{host}` (or the \
-             client keeps {} as its TLS server name), so no rewrite is offered; {help}",
-            caller.address
-        );
+    let host = rename::in_cluster_host(cx, caller);
+    let location = rename::call_location(caller);
+    // The lead names the call (issue 29 item 3); what becomes of it closes the help.
+    let mut help = format!("{}. {PATH}.", help(entry, target, caller, host.as_deref()));
+    if let (true, Some(host)) = (rename::tls_call(ws, caller), &host) {
+        help = format!("{}; {help}", rename::tls_caveat(host, &caller.address));
     }
     let mut d = META
         .diagnostic(Severity::Note, location.clone(), message(cx, caller))
@@ -134,60 +121,60 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
             format!("{} gets this load-balancer address", target.id),
         );
     }
-    // A rewrite never breaks the call: a TLS call renamed fails verification, so none there.
-    let host = host.filter(|_| !tls);
-    if let (Some(host), Some(span), EntryKind::Service) = (host, caller.address_span, entry.kind) {
-        // A suggestion, never applied by --fix: the provider rules fix the same loopback at
-        // the Service (their vendor's documented fix), and applying both changes the app
-        // twice. The rename also changes what the app calls (TLS names, source-IP rules).
-        d = d.with_suggestion(Fix {
-            description: format!("call `{host}` instead of {}", caller.address),
-            applicability: Applicability::DisplayOnly,
-            edits: vec![Edit {
-                span,
-                content: host,
-            }],
-        });
+    // A suggestion, never applied by --fix: the provider rules fix the same loopback at
+    // the Service (their vendor's documented fix), and applying both changes the app
+    // twice. The rename also changes what the app calls (TLS names, source-IP rules).
+    if let Some(fix) = rename::rename(cx, caller, &location.file) {
+        d = d.with_suggestion(fix);
     }
     d
 }
 
-/// Whether the call at the caller's address is TLS: a TLS scheme right before the host, or
-/// port 443 right after it. Renaming such a host breaks certificate verification.
-fn tls_call(ws: &crate::objects::Workspace, caller: &Caller) -> bool {
-    const TLS_SCHEMES: [&str; 7] = [
-        "https://",
-        "wss://",
-        "grpcs://",
-        "rediss://",
-        "amqps://",
-        "ldaps://",
-        "tls://",
-    ];
-    let Some(span) = caller.address_span else {
-        return false;
+/// Drop each K8S001 note on a call that another rule's finding (among `diagnostics`, of a
+/// rule `enabled` in this run) names as a caller of the same object: that finding is the
+/// call's verdict and carries the rewrite (`verdict::with_callers`), and one cause gets one
+/// finding. A pass after all rules, so no rule depends on which ran first; a finding names a
+/// call by listing the caller's value as a related location while being about the target.
+pub fn yield_to_verdicts(
+    cx: &Context<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+    enabled: impl Fn(&str) -> bool,
+) {
+    use std::collections::HashSet;
+    let judged: HashSet<(Location, ObjectRef)> = {
+        let named: HashSet<(&Location, &ObjectRef)> = diagnostics
+            .iter()
+            .filter(|d| d.rule() != META.id && enabled(d.rule()))
+            .filter_map(|d| Some((d.object()?, d.related())))
+            .flat_map(|(object, related)| related.iter().map(move |r| (&r.location, object)))
+            .collect();
+        if named.is_empty() {
+            return;
+        }
+        cx.model
+            .callers
+            .iter()
+            .filter(|c| {
+                let target = &cx.ws.objects[cx.model.entry_points[c.target].object];
+                named.contains(&(&c.location, &*target.id))
+            })
+            .map(|c| {
+                (
+                    rename::call_location(c),
+                    (*cx.ws.objects[c.workload].id).clone(),
+                )
+            })
+            .collect()
     };
-    let Some(file) = ws
-        .files
-        .iter()
-        .find(|f| f.source.path == caller.location.file)
-    else {
-        return false;
-    };
-    let text = &file.source.text;
-    let (Some(before), Some(after)) = (text.get(..span.start.offset), text.get(span.end.offset..))
-    else {
-        return false;
-    };
-    // The last 8 bytes (the longest scheme), from a character boundary.
-    let from = (before.len().saturating_sub(8)..before.len())
-        .find(|&i| before.is_char_boundary(i))
-        .unwrap_or(before.len());
-    let tail = before[from..].to_ascii_lowercase();
-    TLS_SCHEMES.iter().any(|s| tail.ends_with(s))
-        || after
-            .strip_prefix(":443")
-            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_digit()))
+    if judged.is_empty() {
+        return;
+    }
+    diagnostics.retain(|d| {
+        d.rule() != META.id
+            || !d
+                .object()
+                .is_some_and(|o| judged.contains(&(d.location().clone(), o.clone())))
+    });
 }
 
 /// What the caller does with the address, by the evidence for the call.
@@ -206,17 +193,17 @@ fn message(cx: &Context<'_>, caller: &Caller) -> String {
                 format!("an ExternalName Service ({}) that aliases", alias.id)
             };
             format!(
-                "{} calls {}, {how} the load-balancer address of {} in this cluster ({}): {PATH}",
+                "{} calls {}, {how} the load-balancer address of {} in this cluster ({}).",
                 workload.id, caller.address, target.id, caller.via
             )
         }
         Evidence::Call if served_by_controller(cx, caller) => format!(
-            "{} calls {}, a host that the ingress controller or gateway pods behind {} serve, so the call \
-             goes to that Service's load balancer in this cluster ({}).",
+            "{} calls {}, a host that the ingress controller or gateway pods behind {} serve: the call \
+             goes to its load balancer ({}).",
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Call => format!(
-            "{} calls {}, the load-balancer address of {} in this cluster ({}): {PATH}",
+            "{} calls {}, the load-balancer address of {} in this cluster ({}).",
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Mention => format!(
@@ -225,8 +212,8 @@ fn message(cx: &Context<'_>, caller: &Caller) -> String {
             workload.id, caller.address, target.id, caller.via
         ),
         Evidence::Identity => format!(
-            "{} names {}, the load-balancer address of {} in this cluster, as its own public address ({}): \
-             browsers use it, the pod does not call it; only a call from the pod would loop back.",
+            "{} names {}, the load-balancer address of {}, as its own public address ({}): browsers use \
+             it, the pod does not call it.",
             workload.id, caller.address, target.id, caller.via
         ),
     }

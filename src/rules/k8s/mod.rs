@@ -1,5 +1,6 @@
 //! Rules for any provider.
 
+mod ambiguous_host;
 pub mod annotation_rejected;
 pub mod annotation_value_not_string;
 pub mod class_ignores_annotations;

@@ -89,7 +89,7 @@ impl Rule for NoShortCircuit {
                      load balancer supports hairpin traffic from its own backends",
                     object.service_hosts_hint()
                 ));
-            d = with_callers(d, ws, callers.iter().copied(), "load-balancer address");
+            d = with_callers(d, cx, callers.iter().copied(), "load-balancer address");
             d = d.on(object);
             out.push(d);
         }

@@ -200,26 +200,23 @@ fn words(cx: &Context<'_>, service: &Object, verdict: &Verdict<'_>) -> (Severity
             verdict.unknowns.join(" and ")
         )
     } else {
+        // The mechanism is the help's first words (why_it_hangs): the lead names the caller.
         let tail = match (verdict.callers.first(), sharing) {
             (_, (Some(caller), Fit::Yes)) => format!(
-                " {} calls its address {} and can run on a node with a backend pod.",
+                ": {} calls its address {} and can run on a node with a backend pod.",
                 ws.objects[caller.workload].id, caller.address
             ),
             (Some(caller), (_, Fit::No)) => format!(
-                " {} calls its address {} but never shares a node with a backend pod; other pods would.",
+                ": {} calls its address {} but never shares a node with a backend pod; other pods would.",
                 ws.objects[caller.workload].id, caller.address
             ),
             (Some(caller), _) => format!(
-                " {} calls its address {}; whether it shares a node with a backend pod is unknown.",
+                ": {} calls its address {}; whether it shares a node with a backend pod is unknown.",
                 ws.objects[caller.workload].id, caller.address
             ),
-            (None, _) => " No in-cluster caller of its address is visible in these manifests.".to_string(),
+            (None, _) => ". No in-cluster caller of its address is visible in these manifests.".to_string(),
         };
-        format!(
-            "Private-network CLB Service `{name}` will loop back in-cluster calls to its own address: \
-             in IPVS mode{} the CLB may send a pod's request to a backend on the pod's own node, and the connection hangs.{tail}",
-            cx.profile.kube_proxy_mode().at()
-        )
+        format!("Private-network CLB Service `{name}` will loop back in-cluster calls to its own address{tail}")
     };
     match sharing.0 {
         Some(caller) => weigh(severity, caller, message),
@@ -236,11 +233,13 @@ fn diagnostic(cx: &Context<'_>, entry: &EntryPoint, verdict: Verdict<'_>) -> Dia
     let mut diagnostic = META
         .diagnostic(severity, ws.location(service, verdict.subnet_key.span()), message)
         .with_help(format!(
-            "add the annotation `{PREVENT_LOOPBACK}: \"true\"` (intra-cluster forwarding; needs a kube-proxy that binds \
+            "in IPVS mode{} the CLB may send a pod's request to a backend on the pod's own node, and the \
+             connection hangs: add the annotation `{PREVENT_LOOPBACK}: \"true\"` (intra-cluster forwarding; needs a kube-proxy that binds \
              LB addresses to the IPVS NIC, such as v1.20.6-tke.12 or later), or enable SNAT on every layer-4 listener \
              with a TkeServiceConfig `spec.loadBalancer.l4Listeners[].snatEnable: true` (needs the CLB Layer 4 SNAT \
              allowlist ticket), or have in-cluster clients call {}. See {SEED_DOC}",
-             service.service_hosts_hint()
+            cx.profile.kube_proxy_mode().at(),
+            service.service_hosts_hint()
         ))
         .on(service);
     if let Some(type_node) = cx
@@ -262,7 +261,7 @@ fn diagnostic(cx: &Context<'_>, entry: &EntryPoint, verdict: Verdict<'_>) -> Dia
     if !verdict.callers.is_empty() {
         diagnostic = diagnostic.with_suggestion(call_by_name(service));
     }
-    with_callers(diagnostic, ws, verdict.callers, "CLB address")
+    with_callers(diagnostic, cx, verdict.callers, "CLB address")
         .with_fix(prevent_loopback_fix(ws, service))
 }
 

@@ -108,7 +108,7 @@ pub(crate) fn diagnostic(
         .diagnostic(severity, ws.location(ingress, subnet_key.span()), message)
         .with_help(help(cx, entry))
         .on(ingress);
-    Some(with_callers(d, ws, callers, "CLB host"))
+    Some(with_callers(d, cx, callers, "CLB host"))
 }
 
 /// The annotation that makes the CLB private (or reused), and whether the cluster has

@@ -88,7 +88,7 @@ fn prerequisites(profile: &Profile) -> Vec<Verdict> {
 
 /// The severity and message for Service `name`: an error when a prerequisite is missing
 /// (naming the unstated ones too), a warning naming the fields when only unstated.
-fn words(cx: &Context<'_>, name: &str, verdicts: &[Verdict]) -> (Severity, String) {
+fn words(cx: &Context<'_>, name: &str, verdicts: &[Verdict]) -> (Severity, String, String) {
     let missing: Vec<&str> = verdicts
         .iter()
         .filter_map(|v| match v {
@@ -107,27 +107,43 @@ fn words(cx: &Context<'_>, name: &str, verdicts: &[Verdict]) -> (Severity, Strin
         || "the cluster profile".to_string(),
         |p| format!("the cluster profile {p}"),
     );
+    // The lead names the fields; what each must be is the help's first sentence.
+    let fields = |texts: &[&str]| {
+        crate::rules::verdict::field_list(&texts.join("; ")).unwrap_or_else(|| texts.join(", "))
+    };
     if missing.is_empty() {
         return (
             Severity::Warning,
             format!(
-                "Service `{name}` uses the `Proxy` IP mode, which works only on clusters that meet its \
-                 prerequisites, and {profile} does not say whether this one does; set {}.",
-                unknown.join(", ")
+                "Service `{name}` uses the `Proxy` IP mode, whose prerequisites the cluster profile does \
+                 not state: set {}.",
+                fields(&unknown)
+            ),
+            format!(
+                "`Proxy` works only on clusters that meet its prerequisites, and {profile} does not say \
+                 whether this one does: {}.",
+                unknown.join("; ")
             ),
         );
     }
+    // "`spec.network.cni` is `flannel`": each missing fact up to where it is stated.
+    let facts: Vec<&str> = missing
+        .iter()
+        .map(|m| m.split_once(" (").map_or(*m, |(fact, _)| fact))
+        .collect();
     let mut message = format!(
         "Service `{name}` uses the `Proxy` IP mode, which this cluster does not support: {}.",
-        missing.join("; ")
+        facts.join("; ")
     );
+    let mut detail = format!("{}.", missing.join("; "));
     if !unknown.is_empty() {
-        message.push_str(&format!(
+        message.push_str(&format!(" Also not stated: {}.", fields(&unknown)));
+        detail.push_str(&format!(
             " Also not stated in {profile}: {}.",
             unknown.join(", ")
         ));
     }
-    (Severity::Error, message)
+    (Severity::Error, message, detail)
 }
 
 impl Rule for ProxyPrerequisites {
@@ -141,11 +157,11 @@ impl Rule for ProxyPrerequisites {
             return;
         }
         for (_, _, object, value) in proxy_services(cx) {
-            let (severity, message) = words(cx, object.name(), &verdicts);
+            let (severity, message, detail) = words(cx, object.name(), &verdicts);
             let mut d = META
                 .diagnostic(severity, cx.ws.location(object, value.span()), message)
                 .with_help(format!(
-                    "`Proxy` needs Kubernetes v1.30 or later, the VPC-CNI network model with IPvlan pod interfaces \
+                    "{detail} `Proxy` needs Kubernetes v1.30 or later, the VPC-CNI network model with IPvlan pod interfaces \
                      and eBPF Service forwarding, and the cloud-controller-manager add-on v1.43.0 or later: upgrade \
                      the cluster and add-on, or set `{IP_MODE}` to `VIP` (the default) before the Service is \
                      created. See {SEED_DOC}"

@@ -42,11 +42,9 @@ impl Rule for ProxySameNode {
                     Severity::Error,
                     format!(
                         "Service `{name}` uses the `Proxy` IP mode and {} calls its CLB address {} from a pod that \
-                         can run on the same node as a backend pod (both fit a pool in `spec.nodePools`{} and no \
-                         required pod anti-affinity on `kubernetes.io/hostname` keeps them apart): {limit}.",
+                         can run on the same node as a backend pod.",
                         ws.objects[caller.workload].id,
                         caller.address,
-                        cx.profile.node_pool_list().at_line()
                     ),
                 ),
                 Some((caller, _)) => {
@@ -55,17 +53,20 @@ impl Rule for ProxySameNode {
                         Severity::Warning,
                         format!(
                             "Service `{name}` uses the `Proxy` IP mode and {} calls its CLB address {}; whether \
-                             that pod can run on the same node as a backend pod is unknown ({why}): {limit}.",
+                             that pod can run on the same node as a backend pod is unknown ({why}).",
                             ws.objects[caller.workload].id, caller.address
                         ),
                     )
                 }
+                // Nothing visible calls it: a warning when the CLB is private, as in every
+                // rule (verdict::unseen).
                 None => (
-                    Severity::Warning,
+                    crate::rules::verdict::unseen(entry.network),
                     format!(
                         "Service `{name}` uses the `Proxy` IP mode, where a client pod on the same node as a \
-                         backend pod cannot reach the CLB address: {limit}. No in-cluster caller of its address \
-                         is visible in these manifests."
+                         backend pod cannot reach the CLB address. No in-cluster caller of its address \
+                         is visible in these manifests.{}",
+                        crate::rules::verdict::unseen_why(entry.network)
                     ),
                 ),
             };
@@ -76,16 +77,25 @@ impl Rule for ProxySameNode {
             let mut d = META
                 .diagnostic(severity, ws.location(object, value.span()), message)
                 .with_help(format!(
-                    "set `{IP_MODE}` to `VIP` (the default; the mode cannot be changed after creation, so recreate \
+                    "{limit}{}. Way out: set `{IP_MODE}` to `VIP` (the default; the mode cannot be changed after creation, so recreate \
                      the Service), or have in-cluster clients call {hosts}, or keep \
                      clients and backend pods on different nodes with required pod anti-affinity \
                      (`requiredDuringSchedulingIgnoredDuringExecution`, `topologyKey: kubernetes.io/hostname`) \
-                     between them. See {SEED_DOC}"
+                     between them. See {SEED_DOC}",
+                    match sharing {
+                        Some((_, Fit::Yes)) => format!(
+                            "; they can share a node: both fit a pool in `spec.nodePools`{} and no required pod \
+                             anti-affinity on `kubernetes.io/hostname` keeps them apart",
+                            cx.profile.node_pool_list().at_line()
+                        ),
+                        _ => String::new(),
+                    }
                 ));
-            d = with_callers(d, ws, callers.iter().copied(), "CLB address");
+            // The way out by name first, then its edit at each call.
             if !callers.is_empty() {
                 d = d.with_suggestion(call_by_name(object));
             }
+            d = with_callers(d, cx, callers.iter().copied(), "CLB address");
             out.push(d.on(object).with_fix(to_vip_fix(ws, object, value)));
         }
     }

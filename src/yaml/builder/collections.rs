@@ -85,7 +85,8 @@ impl Builder<'_, '_, '_> {
         node.kind = kind;
         node.extent = self.lines.extent(node.extent.start(), end);
         if matches!(frame.kind, FrameKind::Map { .. }) {
-            find_duplicates(doc, frame.id, &mut state.duplicates);
+            let root = state.stack.is_empty();
+            find_duplicates(&state.doc, frame.id, root, &mut state.duplicates);
         }
         self.finish_node(end);
     }

@@ -2,7 +2,7 @@
 //! surely skip the load balancer, and who calls), then its words.
 
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::model::{AddressSource, Caller, EntryId, EntryPoint, Network};
+use crate::model::{AddressSource, Caller, EntryId, EntryPoint};
 use crate::objects::{Object, Workspace};
 use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
@@ -109,11 +109,12 @@ pub(super) fn report(
         return;
     };
     let callers = calls_first(cx.model.callers_of(index));
-    let (severity, message) = words(cx, entry, trap.feature, &bypass, callers.first().copied());
+    let (severity, message, why) =
+        words(cx, entry, trap.feature, &bypass, callers.first().copied());
     let service = &ws.objects[entry.object];
     let mut d = meta
         .diagnostic(severity, ws.location(service, trap.at.span()), message)
-        .with_help(trap.fix)
+        .with_help(format!("{why} Way out: {}", trap.fix))
         .on(service);
     d = with_edits(d, trap.edits);
     // A host served behind the load balancer: calling the Ingress's backend Service by
@@ -128,7 +129,7 @@ pub(super) fn report(
              controller nor the load balancer is then in the path",
         ));
     }
-    out.push(with_callers(d, ws, callers.iter().copied(), "address"));
+    out.push(with_callers(d, cx, callers.iter().copied(), "address"));
 }
 
 /// A status that already reports `ipMode: Proxy` (a kubectl dump) shows what the
@@ -162,7 +163,7 @@ fn words(
     feature: Feature,
     bypass: &Bypass,
     first: Option<&Caller>,
-) -> (Severity, String) {
+) -> (Severity, String, String) {
     let ws = cx.ws;
     let label = entry.provider.map_or("cloud", Provider::label);
     let name = ws.objects[entry.object].name();
@@ -178,19 +179,17 @@ fn words(
              balancer's decrypted traffic",
         ),
     };
-    // Nothing visible calls it: a note, unless the load balancer is private, where the
-    // callers the vendor warns about are in the cluster even if not in these files.
-    let unseen = if entry.network == Network::Private {
-        Severity::Warning
-    } else {
-        Severity::Note
-    };
+    // Nothing visible calls it: the same severity as every rule's (verdict::unseen).
+    let unseen = crate::rules::verdict::unseen(entry.network);
+    let subject = format!("The {label} load balancer of Service `{name}` {what}");
+    // The lead fits two lines; why, and what breaks, open the help.
     match (bypass, first) {
         (Bypass::Unknown(why), first) => (
             if first.is_some() { Severity::Warning } else { unseen },
             format!(
-                "The {label} load balancer of Service `{name}` {what}, and in-cluster calls to its \
-                 address may skip it; it depends on {why}.{}",
+                "{subject}, and in-cluster calls to its address may skip it ({}).{}{}",
+                settle(why),
+                crate::rules::verdict::assumed(why),
                 match first {
                     Some(c) => format!(
                         " {} calls {} ({}).",
@@ -199,27 +198,45 @@ fn words(
                     None => String::new(),
                 }
             ),
+            format!("Whether they skip it depends on {why}. If they do, {breaks}."),
         ),
-        (Bypass::Sure(why), Some(caller)) => weigh(
-            Severity::Error,
-            caller,
-            format!(
-                "The {label} load balancer of Service `{name}` {what}, but {} calls {} ({}) from \
-                 inside the cluster, and kube-proxy answers that call on the node: {why}. So {breaks}.",
-                ws.objects[caller.workload].id,
-                caller.address,
-                caller.via,
-            ),
-        ),
+        (Bypass::Sure(why), Some(caller)) => {
+            let (severity, message) = weigh(
+                Severity::Error,
+                caller,
+                format!(
+                    "{subject}, but {} calls {} ({}), and kube-proxy answers \
+                     that call on the node, skipping it.{}",
+                    ws.objects[caller.workload].id,
+                    caller.address,
+                    caller.via,
+                    crate::rules::verdict::assumed(why),
+                ),
+            );
+            (
+                severity,
+                message,
+                format!("Kube-proxy answers it on the node: {why}. So {breaks}."),
+            )
+        }
         (Bypass::Sure(why), None) => (
             unseen,
             format!(
-                "The {label} load balancer of Service `{name}` {what}, but in-cluster calls to its \
-                 address skip it: {why}. No in-cluster caller is visible in these manifests; one \
-                 that calls its IP or a host it serves would fail, as {breaks}."
+                "{subject}, but in-cluster calls to its address skip it; no in-cluster caller is \
+                 visible in these manifests.{}",
+                crate::rules::verdict::assumed(why)
+            ),
+            format!(
+                "They skip it: {why}. One that calls its IP or a host it serves would fail, as {breaks}."
             ),
         ),
     }
+}
+
+/// The profile fields an unknown verdict hangs on, as the lead says them.
+fn settle(why: &str) -> String {
+    crate::rules::verdict::settle(why)
+        .unwrap_or_else(|| "it depends on facts the help names".to_string())
 }
 
 /// `d` with the first unsafe edit as its fix and the other edits, in order, as suggestions.
