@@ -456,8 +456,7 @@ fn cloudscale_ip_mode_and_force_hostname_need_controller_1_1_0() {
     let (found, message) = cs(&[(pool, &forced)], MODERN);
     assert_eq!(found, one("CLOUDSCALE001", "warning", 8, 5));
     assert!(
-        message.contains("whether the controller reads the Service's hostname annotation")
-            && message.contains("`spec.addons.cloudControllerManager`"),
+        message.contains("`spec.addons.cloudControllerManager`"),
         "{message}"
     );
     assert_eq!(cs(&[], &ccm("1.1.0")).0, vec![]);
