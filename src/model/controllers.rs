@@ -32,6 +32,50 @@ struct Controller {
     controller_class: Option<String>,
     /// `--publish-service=<namespace>/<name>`: the Service whose address it publishes.
     publish: Option<(String, String)>,
+    /// It also serves Ingresses without a class (Contour without `--ingress-class-name`).
+    classless: bool,
+    /// How the model knows the Service in front of it, for `lblint model`.
+    publish_how: String,
+}
+
+/// Contour's defaults (projectcontour/contour `cmd/contour/serve.go` and
+/// `internal/ingress` `MatchesIngressClassName`): it serves IngressClass `contour` and,
+/// without `--ingress-class-name`, Ingresses without a class; Envoy's Service is
+/// `--envoy-service-name` (default `envoy`) in `--envoy-service-namespace` (default
+/// `CONTOUR_NAMESPACE`, which Contour's manifests set to its own namespace).
+const CONTOUR_CLASS: &str = "contour";
+const CONTOUR_ENVOY: &str = "envoy";
+
+/// A Contour controller container (`contour serve`), from its image and words.
+fn contour(ws: &Workspace, workload: ObjectId, image: &str, words: &[&str]) -> Option<Controller> {
+    let is_contour = (image.contains("projectcontour/contour") || image.contains("/contour:"))
+        && words.contains(&"serve");
+    if !is_contour {
+        return None;
+    }
+    let flags = flags(words);
+    let flag = |name: &str| {
+        flags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let class = flag("ingress-class-name");
+    let namespace = flag("envoy-service-namespace")
+        .unwrap_or_else(|| ws.objects[workload].namespace().to_string());
+    let name = flag("envoy-service-name").unwrap_or_else(|| CONTOUR_ENVOY.to_string());
+    Some(Controller {
+        workload,
+        classless: class.is_none(),
+        // A comma-separated list since v1.21.0.
+        classes: match class {
+            Some(list) => list.split(',').map(|c| c.trim().to_string()).collect(),
+            None => vec![CONTOUR_CLASS.to_string()],
+        },
+        controller_class: None,
+        publish_how: format!(" (Contour's Envoy Service {namespace}/{name}, --envoy-service-name)"),
+        publish: Some((namespace, name)),
+    })
 }
 
 /// `--flag=value` or `--flag value` in a container's args or command.
@@ -69,6 +113,10 @@ fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
     for container in template.containers() {
         let image = container.image().unwrap_or("");
         let words = container.words();
+        if let Some(c) = contour(ws, workload, image, &words) {
+            found = Some(c);
+            continue;
+        }
         let nginx = image.contains("ingress-nginx")
             || words.iter().any(|w| w.contains("nginx-ingress-controller"));
         let mut c = Controller {
@@ -76,6 +124,8 @@ fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
             classes: Vec::new(),
             controller_class: None,
             publish: None,
+            classless: false,
+            publish_how: String::new(),
         };
         let mut ingress = nginx;
         for (key, value) in flags(&words) {
@@ -96,6 +146,7 @@ fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
                         } else {
                             ns
                         };
+                        c.publish_how = format!(" (--publish-service={ns}/{name})");
                         c.publish = Some((ns.to_string(), name.to_string()));
                     }
                 }
@@ -232,7 +283,9 @@ impl Serving<'_> {
             (Some(class), _) => class,
             (None, _) if self.tke => return served,
             (None, Some(class)) => class,
-            (None, None) => return served,
+            // No class and no default IngressClass: only a controller that takes Ingresses
+            // without a class serves it (Contour by default).
+            (None, None) => return self.classless_hosts(entry),
         };
         let controller_name = self.classes.get(class).and_then(|(c, _)| *c);
         let ingress = &ws.objects[entry.object].id;
@@ -273,23 +326,41 @@ impl Serving<'_> {
                 || controller_name.is_some_and(|name| c.controller_class.as_deref() == Some(name))
         });
         for controller in serving {
-            let fronting = match &controller.publish {
-                Some((ns, name)) => self.service_by_name.get(&(ns.as_str(), name.as_str())),
-                None => self.services_by_backend.get(&controller.workload),
-            };
-            let how = format!(
-                "{ingress}, {class_text}, served by controller pods {}{}",
-                ws.objects[controller.workload].id,
-                match &controller.publish {
-                    Some((ns, name)) => format!(" (--publish-service={ns}/{name})"),
-                    None => String::new(),
-                }
-            );
-            for &target in fronting.into_iter().flatten() {
-                served.extend(hosts_of(entry, &how).into_iter().map(|h| (target, h)));
-            }
+            served.extend(self.fronted(entry, controller, &format!("{ingress}, {class_text}")));
         }
         served
+    }
+
+    /// The hosts of an Ingress without a class, served by controllers that take those.
+    fn classless_hosts(&self, entry: &EntryPoint) -> Vec<(usize, Address)> {
+        let ingress = &self.ws.objects[entry.object].id;
+        self.controllers
+            .iter()
+            .filter(|c| c.classless)
+            .flat_map(|c| self.fronted(entry, c, &format!("{ingress}, no class")))
+            .collect()
+    }
+
+    /// `entry`'s hosts as addresses of the Services in front of `controller`.
+    fn fronted(
+        &self,
+        entry: &EntryPoint,
+        controller: &Controller,
+        what: &str,
+    ) -> Vec<(usize, Address)> {
+        let fronting = match &controller.publish {
+            Some((ns, name)) => self.service_by_name.get(&(ns.as_str(), name.as_str())),
+            None => self.services_by_backend.get(&controller.workload),
+        };
+        let how = format!(
+            "{what}, served by controller pods {}{}",
+            self.ws.objects[controller.workload].id, controller.publish_how
+        );
+        fronting
+            .into_iter()
+            .flatten()
+            .flat_map(|&target| hosts_of(entry, &how).into_iter().map(move |h| (target, h)))
+            .collect()
     }
 }
 

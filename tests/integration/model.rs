@@ -648,3 +648,48 @@ fn internal_annotations_are_read_as_each_controller_reads_them() {
         expected.map(|(n, w)| (n.to_string(), w.to_string()))
     );
 }
+
+/// Contour (`contour serve`) serves IngressClass `contour` and, without
+/// `--ingress-class-name`, Ingresses without a class, behind its Envoy Service
+/// (`--envoy-service-name`, default `envoy` in its own namespace): a pod calling such an
+/// Ingress's host calls the Envoy Service's load balancer.
+#[test]
+fn contour_links_its_ingresses_to_the_envoy_service() {
+    let path = "testdata/model/contour/contour.yaml";
+    let text = std::fs::read_to_string(path).unwrap();
+    let linked = |text: &str| {
+        let dir = crate::cli::tempdir("contour-model");
+        let file = dir.join("contour.yaml");
+        std::fs::write(&file, text).unwrap();
+        let run = lblint(&["model", file.to_str().unwrap(), "--no-config"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.contains(
+            "served by controller pods Deployment/projectcontour/contour (Contour's Envoy Service \
+             projectcontour/envoy, --envoy-service-name)",
+        )
+    };
+    assert!(linked(&text));
+    // With --ingress-class-name, only that class: the classless Ingress is not Contour's ...
+    let named = text.replace(
+        "            - --incluster\n",
+        "            - --incluster\n            - --ingress-class-name=public,internal\n",
+    );
+    assert!(!linked(&named));
+    // ... and an Ingress of one of its classes is.
+    let classed = named.replace(
+        "spec:\n  rules:",
+        "spec:\n  ingressClassName: internal\n  rules:",
+    );
+    assert!(linked(&classed));
+    // Another Envoy Service name.
+    let renamed = text
+        .replace(
+            "            - --incluster\n",
+            "            - --incluster\n            - --envoy-service-name=edge\n",
+        )
+        .replace("  name: envoy\n", "  name: edge\n");
+    assert!(!linked(&renamed.replace(
+        "--envoy-service-name=edge",
+        "--envoy-service-name=other"
+    )));
+}
