@@ -34,6 +34,8 @@ struct Controller {
     publish: Option<(String, String)>,
     /// It also serves Ingresses without a class (Contour without `--ingress-class-name`).
     classless: bool,
+    /// Contour, which also serves HTTPProxy objects.
+    contour: bool,
     /// How the model knows the Service in front of it, for `lblint model`.
     publish_how: String,
 }
@@ -66,6 +68,7 @@ fn contour(ws: &Workspace, workload: ObjectId, image: &str, words: &[&str]) -> O
     let name = flag("envoy-service-name").unwrap_or_else(|| CONTOUR_ENVOY.to_string());
     Some(Controller {
         workload,
+        contour: true,
         classless: class.is_none(),
         // A comma-separated list since v1.21.0.
         classes: match class {
@@ -125,6 +128,7 @@ fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
             controller_class: None,
             publish: None,
             classless: false,
+            contour: false,
             publish_how: String::new(),
         };
         let mut ingress = nginx;
@@ -224,11 +228,12 @@ pub fn link_ingress_hosts(
         service_by_name: by_name(ws, entry_points, EntryKind::Service),
         services_by_backend: services_by_backend(entry_points),
     };
-    let served: Vec<(usize, Address)> = entry_points
+    let mut served: Vec<(usize, Address)> = entry_points
         .iter()
         .filter(|entry| entry.kind == EntryKind::Ingress)
         .flat_map(|entry| serving.hosts_served(entry))
         .collect();
+    served.extend(serving.http_proxy_hosts(views));
     add_new_addresses(entry_points, served);
 }
 
@@ -327,6 +332,53 @@ impl Serving<'_> {
         });
         for controller in serving {
             served.extend(self.fronted(entry, controller, &format!("{ingress}, {class_text}")));
+        }
+        served
+    }
+
+    /// The hosts (`spec.virtualhost.fqdn`) of Contour's HTTPProxies, as addresses of the
+    /// Envoy Service of each Contour that serves their class (`MatchesIngressClass`: a
+    /// proxy without a class is served by a Contour without `--ingress-class-name`).
+    fn http_proxy_hosts(&self, views: &Views<'_>) -> Vec<(usize, Address)> {
+        let mut served = Vec::new();
+        for proxy in views.http_proxies() {
+            let Some(fqdn) = proxy.fqdn else { continue };
+            let Some(host) = fqdn.as_str().map(super::address::normalize) else {
+                continue;
+            };
+            let serving = self.controllers.iter().filter(|c| {
+                c.contour
+                    && proxy
+                        .class
+                        .map_or(c.classless, |class| c.classes.iter().any(|k| k == class))
+            });
+            for controller in serving {
+                let Some((ns, name)) = &controller.publish else {
+                    continue;
+                };
+                let how = format!(
+                    "{}, served by controller pods {}{}",
+                    proxy.object.id,
+                    self.ws.objects[controller.workload].id,
+                    controller.publish_how
+                );
+                for &target in self
+                    .service_by_name
+                    .get(&(ns.as_str(), name.as_str()))
+                    .into_iter()
+                    .flatten()
+                {
+                    served.push((
+                        target,
+                        Address {
+                            value: host.clone(),
+                            source: AddressSource::ControllerIngressHost,
+                            location: Some(self.ws.location(proxy.object, fqdn.span())),
+                            link: Some(how.clone()),
+                        },
+                    ));
+                }
+            }
         }
         served
     }

@@ -7,6 +7,7 @@
 
 mod annotations;
 mod certs;
+mod contour;
 mod data;
 mod gateway;
 pub use crate::yaml::go_values;
@@ -21,6 +22,7 @@ use crate::yaml::Document;
 
 pub use annotations::{parse_go_bool, parse_go_int, Annotations};
 pub use certs::{CertificateView, IssuerView};
+pub use contour::HttpProxyView;
 pub use data::DataView;
 pub use gateway::{GatewayListener, GatewayView, ParentRef, RouteView};
 pub use ingress::{IngressClassView, IngressView};
@@ -49,6 +51,7 @@ pub const READ_KINDS: &[&[Kind]] = &[
     data::DATA,
     certs::ISSUER,
     certs::CERTIFICATE,
+    contour::HTTP_PROXY,
     tke::TKE_SERVICE_CONFIG,
     pod::POD,
 ];
@@ -107,6 +110,7 @@ pub struct Views<'w> {
     service_entries: ByObject<ServiceEntryView<'w>>,
     issuers: ByObject<IssuerView<'w>>,
     certificates: ByObject<CertificateView<'w>>,
+    http_proxies: ByObject<HttpProxyView<'w>>,
 }
 
 impl<'w> Views<'w> {
@@ -124,6 +128,7 @@ impl<'w> Views<'w> {
             service_entries: ByObject::build(ws, ServiceEntryView::of),
             issuers: ByObject::build(ws, IssuerView::of),
             certificates: ByObject::build(ws, CertificateView::of),
+            http_proxies: ByObject::build(ws, HttpProxyView::of),
         }
     }
 
@@ -188,6 +193,10 @@ impl<'w> Views<'w> {
 
     pub fn certificate(&self, id: ObjectId) -> Option<&CertificateView<'w>> {
         self.certificates.get(id)
+    }
+
+    pub fn http_proxies(&self) -> impl Iterator<Item = &HttpProxyView<'w>> {
+        self.http_proxies.iter().map(|(_, v)| v)
     }
 }
 

@@ -693,3 +693,24 @@ fn contour_links_its_ingresses_to_the_envoy_service() {
         "--envoy-service-name=other"
     )));
 }
+
+/// Contour's HTTPProxy roots: `spec.virtualhost.fqdn` is a host of the Envoy Service when a
+/// Contour serves the proxy's class (none: a Contour without `--ingress-class-name`).
+#[test]
+fn contour_http_proxy_hosts_are_envoy_addresses() {
+    let contour = std::fs::read_to_string("testdata/model/contour/contour.yaml").unwrap();
+    let proxy = std::fs::read_to_string("testdata/model/contour/httpproxy.yaml").unwrap();
+    let dir = crate::cli::tempdir("contour-proxy");
+    let linked = |proxy: &str| {
+        let file = dir.join("all.yaml");
+        std::fs::write(&file, format!("{contour}{proxy}")).unwrap();
+        let run = lblint(&["model", file.to_str().unwrap(), "--no-config"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.contains("through HTTPProxy/shop/api, served by controller pods Deployment/projectcontour/contour")
+    };
+    assert!(linked(&proxy));
+    let other = proxy.replace("  namespace: shop\nspec:\n  virtualhost:", "  namespace: shop\n  annotations:\n    projectcontour.io/ingress.class: other\nspec:\n  virtualhost:");
+    assert!(!linked(&other));
+    let ours = other.replace("ingress.class: other", "ingress.class: contour");
+    assert!(linked(&ours));
+}
