@@ -36,6 +36,8 @@ struct Controller {
     classless: bool,
     /// Contour, which also serves HTTPProxy objects.
     contour: bool,
+    /// Emissary-ingress (Ambassador), which also serves Mappings and Hosts.
+    emissary: bool,
     /// How the model knows the Service in front of it, for `lblint model`.
     publish_how: String,
 }
@@ -47,6 +49,32 @@ struct Controller {
 /// `CONTOUR_NAMESPACE`, which Contour's manifests set to its own namespace).
 const CONTOUR_CLASS: &str = "contour";
 const CONTOUR_ENVOY: &str = "envoy";
+
+/// An Emissary-ingress (Ambassador) container, by its images (`emissary-ingress/emissary`
+/// v4, `emissaryingress/emissary` v2-v3, `datawire/ambassador` and `datawire/aes` v1), not
+/// its `apiext` command. It serves class `ambassador` and IngressClass controller
+/// `getambassador.io/ingress-controller`, behind the Service that selects its pods.
+fn emissary(workload: ObjectId, image: &str, words: &[&str]) -> Option<Controller> {
+    let images = [
+        "emissary-ingress/emissary",
+        "emissaryingress/emissary",
+        "datawire/ambassador",
+        "datawire/aes",
+    ];
+    if !images.iter().any(|i| image.contains(i)) || words.contains(&"apiext") {
+        return None;
+    }
+    Some(Controller {
+        workload,
+        classes: vec!["ambassador".to_string()],
+        controller_class: Some("getambassador.io/ingress-controller".to_string()),
+        publish: None,
+        classless: false,
+        contour: false,
+        emissary: true,
+        publish_how: " (Emissary: the Service that selects its pods)".to_string(),
+    })
+}
 
 /// A Contour controller container (`contour serve`), from its image and words.
 fn contour(ws: &Workspace, workload: ObjectId, image: &str, words: &[&str]) -> Option<Controller> {
@@ -69,6 +97,7 @@ fn contour(ws: &Workspace, workload: ObjectId, image: &str, words: &[&str]) -> O
     Some(Controller {
         workload,
         contour: true,
+        emissary: false,
         classless: class.is_none(),
         // A comma-separated list since v1.21.0.
         classes: match class {
@@ -116,7 +145,9 @@ fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
     for container in template.containers() {
         let image = container.image().unwrap_or("");
         let words = container.words();
-        if let Some(c) = contour(ws, workload, image, &words) {
+        if let Some(c) =
+            contour(ws, workload, image, &words).or_else(|| emissary(workload, image, &words))
+        {
             found = Some(c);
             continue;
         }
@@ -129,6 +160,7 @@ fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {
             publish: None,
             classless: false,
             contour: false,
+            emissary: false,
             publish_how: String::new(),
         };
         let mut ingress = nginx;
@@ -234,6 +266,7 @@ pub fn link_ingress_hosts(
         .flat_map(|entry| serving.hosts_served(entry))
         .collect();
     served.extend(serving.http_proxy_hosts(views));
+    served.extend(serving.emissary_hosts(views));
     add_new_addresses(entry_points, served);
 }
 
@@ -374,6 +407,47 @@ impl Serving<'_> {
                             value: host.clone(),
                             source: AddressSource::ControllerIngressHost,
                             location: Some(self.ws.location(proxy.object, fqdn.span())),
+                            link: Some(how.clone()),
+                        },
+                    ));
+                }
+            }
+        }
+        served
+    }
+
+    /// The hosts of Emissary's Mappings and Hosts (for the `default` ambassador id), as
+    /// addresses of the Services in front of the Emissary pods. A glob other than a leading
+    /// `*.` names no single host.
+    fn emissary_hosts(&self, views: &Views<'_>) -> Vec<(usize, Address)> {
+        let mut served = Vec::new();
+        for view in views.emissary_hosts() {
+            let Some(node) = view.host else { continue };
+            let Some(host) = node.as_str().map(super::address::normalize) else {
+                continue;
+            };
+            let glob = host.trim_start_matches("*.").contains(['*', '?', '[']);
+            let ours = view.ambassador_ids.is_empty() || view.ambassador_ids.contains(&"default");
+            if glob || !ours {
+                continue;
+            }
+            for controller in self.controllers.iter().filter(|c| c.emissary) {
+                let how = format!(
+                    "{}, served by controller pods {}{}",
+                    view.object.id, self.ws.objects[controller.workload].id, controller.publish_how
+                );
+                for &target in self
+                    .services_by_backend
+                    .get(&controller.workload)
+                    .into_iter()
+                    .flatten()
+                {
+                    served.push((
+                        target,
+                        Address {
+                            value: host.clone(),
+                            source: AddressSource::ControllerIngressHost,
+                            location: Some(self.ws.location(view.object, node.span())),
                             link: Some(how.clone()),
                         },
                     ));

@@ -9,6 +9,7 @@ mod annotations;
 mod certs;
 mod contour;
 mod data;
+mod emissary;
 mod gateway;
 pub use crate::yaml::go_values;
 mod ingress;
@@ -24,6 +25,7 @@ pub use annotations::{parse_go_bool, parse_go_int, Annotations};
 pub use certs::{CertificateView, IssuerView};
 pub use contour::HttpProxyView;
 pub use data::DataView;
+pub use emissary::EmissaryHostView;
 pub use gateway::{GatewayListener, GatewayView, ParentRef, RouteView};
 pub use ingress::{IngressClassView, IngressView};
 pub use istio::{IstioGatewayView, MeshGatewayView, ServiceEntryView, VirtualServiceView};
@@ -52,6 +54,7 @@ pub const READ_KINDS: &[&[Kind]] = &[
     certs::ISSUER,
     certs::CERTIFICATE,
     contour::HTTP_PROXY,
+    emissary::EMISSARY,
     tke::TKE_SERVICE_CONFIG,
     pod::POD,
 ];
@@ -111,6 +114,7 @@ pub struct Views<'w> {
     issuers: ByObject<IssuerView<'w>>,
     certificates: ByObject<CertificateView<'w>>,
     http_proxies: ByObject<HttpProxyView<'w>>,
+    emissary_hosts: ByObject<EmissaryHostView<'w>>,
 }
 
 impl<'w> Views<'w> {
@@ -129,6 +133,7 @@ impl<'w> Views<'w> {
             issuers: ByObject::build(ws, IssuerView::of),
             certificates: ByObject::build(ws, CertificateView::of),
             http_proxies: ByObject::build(ws, HttpProxyView::of),
+            emissary_hosts: ByObject::build(ws, EmissaryHostView::of),
         }
     }
 
@@ -197,6 +202,10 @@ impl<'w> Views<'w> {
 
     pub fn http_proxies(&self) -> impl Iterator<Item = &HttpProxyView<'w>> {
         self.http_proxies.iter().map(|(_, v)| v)
+    }
+
+    pub fn emissary_hosts(&self) -> impl Iterator<Item = &EmissaryHostView<'w>> {
+        self.emissary_hosts.iter().map(|(_, v)| v)
     }
 }
 

@@ -714,3 +714,37 @@ fn contour_http_proxy_hosts_are_envoy_addresses() {
     let ours = other.replace("ingress.class: other", "ingress.class: contour");
     assert!(linked(&ours));
 }
+
+/// Emissary-ingress: a Mapping's or Host's host (for the `default` ambassador id) is an
+/// address of the LoadBalancer Service in front of the Emissary pods; another id, a glob,
+/// or the `apiext` command (same image) link nothing.
+#[test]
+fn emissary_mapping_hosts_are_addresses_of_its_service() {
+    let text = std::fs::read_to_string("testdata/model/emissary/emissary.yaml").unwrap();
+    let dir = crate::cli::tempdir("emissary-model");
+    let linked = |text: &str| {
+        let file = dir.join("emissary.yaml");
+        std::fs::write(&file, text).unwrap();
+        let run = lblint(&["model", file.to_str().unwrap(), "--no-config"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.contains(
+            "through Mapping/shop/quote, served by controller pods Deployment/emissary/emissary-ingress",
+        )
+    };
+    assert!(linked(&text));
+    let other_id = text.replace(
+        "  service: quote\n",
+        "  service: quote\n  ambassador_id: [internal]\n",
+    );
+    assert!(!linked(&other_id));
+    let glob = text.replace(
+        "hostname: quote.example.com",
+        "hostname: \"quote-*.example.com\"",
+    );
+    assert!(!linked(&glob));
+    let apiext = text.replace(
+        "          image: docker.io/emissaryingress/emissary:3.9.1\n",
+        "          image: docker.io/emissaryingress/emissary:3.9.1\n          command: [apiext]\n",
+    );
+    assert!(!linked(&apiext));
+}
