@@ -19,6 +19,7 @@ use super::EntryPoint;
 pub fn link_gateway_hosts(ws: &Workspace, views: &Views<'_>, entry_points: &mut [EntryPoint]) {
     let mut served = route_hosts(ws, views, entry_points);
     served.extend(istio_gateway_hosts(ws, views, entry_points));
+    served.extend(implementation_service_hosts(ws, views, entry_points));
     add_new_addresses(entry_points, served);
 }
 
@@ -135,6 +136,82 @@ fn istio_gateway_hosts(
                     host_address(ws, h, o, AddressSource::ControllerIngressHost, link)
                         .map(|a| (target, a))
                 }));
+            }
+        }
+    }
+    served
+}
+
+/// Gateway API Gateways whose implementation's Service is in the manifests (a cluster
+/// export): the Gateway's listener hostnames and its routes' hostnames are addresses of that
+/// Service, found by the labels the implementations put on it:
+/// `gateway.networking.k8s.io/gateway-name` in the Gateway's namespace (Istio's deployment
+/// controller, Cilium, NGINX Gateway Fabric, Kong's operator),
+/// `gateway.envoyproxy.io/owning-gateway-name` and `-namespace` (envoyproxy/gateway
+/// `translator.go`; the Service sits in Envoy Gateway's own namespace). This works for a
+/// Gateway with no address in the manifests too. Without the Service nothing is linked:
+/// its name can be inferred, but not its annotations and so not the provider's verdict.
+fn implementation_service_hosts(
+    ws: &Workspace,
+    views: &Views<'_>,
+    entry_points: &[EntryPoint],
+) -> Vec<(usize, Address)> {
+    let services: Vec<(usize, std::collections::BTreeMap<&str, &str>, &Object)> = entry_points
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.kind == EntryKind::Service)
+        .map(|(i, e)| {
+            (
+                i,
+                crate::views::labels(ws, &ws.objects[e.object]),
+                &ws.objects[e.object],
+            )
+        })
+        .filter(|(_, labels, _)| {
+            labels.contains_key("gateway.networking.k8s.io/gateway-name")
+                || labels.contains_key("gateway.envoyproxy.io/owning-gateway-name")
+        })
+        .collect();
+    if services.is_empty() {
+        return Vec::new();
+    }
+    let mut served = Vec::new();
+    for gateway in views.gateways() {
+        let object = gateway.object;
+        let (ns, name) = (object.namespace(), object.name());
+        let mut hosts: Vec<(NodeRef<'_>, &Object)> = gateway
+            .listeners
+            .iter()
+            .filter_map(|l| Some((l.hostname?, object)))
+            .collect();
+        for route in views.routes() {
+            let parent = route.parent_refs.iter().any(|p| {
+                p.name == Some(name) && p.namespace.unwrap_or(route.object.namespace()) == ns
+            });
+            if parent {
+                hosts.extend(route.hostnames.iter().map(|&h| (h, route.object)));
+            }
+        }
+        for (target, labels, service) in &services {
+            let label = |k: &str| labels.get(k).copied();
+            let istio_like = label("gateway.networking.k8s.io/gateway-name") == Some(name)
+                && service.namespace() == ns;
+            let envoy_gateway = label("gateway.envoyproxy.io/owning-gateway-name") == Some(name)
+                && label("gateway.envoyproxy.io/owning-gateway-namespace") == Some(ns);
+            if !(istio_like || envoy_gateway) {
+                continue;
+            }
+            for &(host, from) in &hosts {
+                let link = format!(
+                    "{}{}, served by this Service, which the Gateway's implementation created for {} (its labels say so)",
+                    from.id,
+                    if from.id == object.id { "" } else { " (a route of the Gateway)" },
+                    object.id
+                );
+                served.extend(
+                    host_address(ws, host, from, AddressSource::ControllerIngressHost, link)
+                        .map(|a| (*target, a)),
+                );
             }
         }
     }

@@ -59,6 +59,18 @@ pub const READ_KINDS: &[&[Kind]] = &[
     pod::POD,
 ];
 
+/// An object's `metadata.labels` whose values are strings.
+pub fn labels<'w>(
+    ws: &'w Workspace,
+    object: &Object,
+) -> std::collections::BTreeMap<&'w str, &'w str> {
+    ws.labels(object)
+        .into_iter()
+        .flat_map(crate::yaml::NodeRef::entries)
+        .filter_map(|(k, v)| Some((k.as_str()?, v.as_str()?)))
+        .collect()
+}
+
 /// The items of `spec.<key>` (none when either is missing or not a list).
 fn spec_list<'w>(
     spec: Option<crate::yaml::NodeRef<'w>>,
@@ -202,6 +214,10 @@ impl<'w> Views<'w> {
 
     pub fn http_proxies(&self) -> impl Iterator<Item = &HttpProxyView<'w>> {
         self.http_proxies.iter().map(|(_, v)| v)
+    }
+
+    pub fn gateways(&self) -> impl Iterator<Item = &GatewayView<'w>> {
+        self.gateways.iter().map(|(_, v)| v)
     }
 
     pub fn emissary_hosts(&self) -> impl Iterator<Item = &EmissaryHostView<'w>> {

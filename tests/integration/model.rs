@@ -748,3 +748,36 @@ fn emissary_mapping_hosts_are_addresses_of_its_service() {
     );
     assert!(!linked(&apiext));
 }
+
+/// A Gateway API Gateway with no address in the manifests: when the Service its
+/// implementation created is there (an export), matched by the implementation's labels, the
+/// Gateway's routes' hostnames are that Service's addresses. Envoy Gateway's labels name the
+/// Gateway's namespace too; a Service labelled for another Gateway links nothing.
+#[test]
+fn gateway_routes_reach_the_service_their_implementation_created() {
+    let text = std::fs::read_to_string("testdata/model/gateway-impl/istio.yaml").unwrap();
+    let dir = crate::cli::tempdir("gateway-impl");
+    let linked = |text: &str| {
+        let file = dir.join("gw.yaml");
+        std::fs::write(&file, text).unwrap();
+        let run = lblint(&["model", file.to_str().unwrap(), "--no-config"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.contains(
+            "through HTTPRoute/shop/storefront (a route of the Gateway), served by this Service, \
+             which the Gateway's implementation created for Gateway/shop/web",
+        )
+    };
+    assert!(linked(&text));
+    let other = text.replace(
+        "    gateway.networking.k8s.io/gateway-name: web\n    gateway.istio.io",
+        "    gateway.networking.k8s.io/gateway-name: admin\n    gateway.istio.io",
+    );
+    assert!(!linked(&other));
+    let envoy_gateway = text
+        .replace("  name: web-istio\n  namespace: shop\n", "  name: envoy-shop-web-3f2a9c1d\n  namespace: envoy-gateway-system\n")
+        .replace(
+            "    gateway.networking.k8s.io/gateway-name: web\n    gateway.istio.io/managed: istio.io-gateway-controller\n",
+            "    gateway.envoyproxy.io/owning-gateway-name: web\n    gateway.envoyproxy.io/owning-gateway-namespace: shop\n",
+        );
+    assert!(linked(&envoy_gateway));
+}
