@@ -8,10 +8,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::objects::{ObjectId, Workspace};
+use crate::objects::{Object, ObjectId, Workspace};
 use crate::profile::{Profile, Provider};
 use crate::views::pod_template;
 use crate::views::Views;
+use crate::yaml::NodeRef;
 
 use super::address::{Address, AddressSource};
 use super::entry::EntryKind;
@@ -376,9 +377,6 @@ impl Serving<'_> {
         let mut served = Vec::new();
         for proxy in views.http_proxies() {
             let Some(fqdn) = proxy.fqdn else { continue };
-            let Some(host) = fqdn.as_str().map(super::address::normalize) else {
-                continue;
-            };
             let serving = self.controllers.iter().filter(|c| {
                 c.contour
                     && proxy
@@ -386,31 +384,7 @@ impl Serving<'_> {
                         .map_or(c.classless, |class| c.classes.iter().any(|k| k == class))
             });
             for controller in serving {
-                let Some((ns, name)) = &controller.publish else {
-                    continue;
-                };
-                let how = format!(
-                    "{}, served by controller pods {}{}",
-                    proxy.object.id,
-                    self.ws.objects[controller.workload].id,
-                    controller.publish_how
-                );
-                for &target in self
-                    .service_by_name
-                    .get(&(ns.as_str(), name.as_str()))
-                    .into_iter()
-                    .flatten()
-                {
-                    served.push((
-                        target,
-                        Address {
-                            value: host.clone(),
-                            source: AddressSource::ControllerIngressHost,
-                            location: Some(self.ws.location(proxy.object, fqdn.span())),
-                            link: Some(how.clone()),
-                        },
-                    ));
-                }
+                served.extend(self.host_served(controller, proxy.object, fqdn));
             }
         }
         served
@@ -423,38 +397,36 @@ impl Serving<'_> {
         let mut served = Vec::new();
         for view in views.emissary_hosts() {
             let Some(node) = view.host else { continue };
-            let Some(host) = node.as_str().map(super::address::normalize) else {
-                continue;
-            };
+            let Some(host) = node.as_str() else { continue };
             let glob = host.trim_start_matches("*.").contains(['*', '?', '[']);
             let ours = view.ambassador_ids.is_empty() || view.ambassador_ids.contains(&"default");
             if glob || !ours {
                 continue;
             }
             for controller in self.controllers.iter().filter(|c| c.emissary) {
-                let how = format!(
-                    "{}, served by controller pods {}{}",
-                    view.object.id, self.ws.objects[controller.workload].id, controller.publish_how
-                );
-                for &target in self
-                    .services_by_backend
-                    .get(&controller.workload)
-                    .into_iter()
-                    .flatten()
-                {
-                    served.push((
-                        target,
-                        Address {
-                            value: host.clone(),
-                            source: AddressSource::ControllerIngressHost,
-                            location: Some(self.ws.location(view.object, node.span())),
-                            link: Some(how.clone()),
-                        },
-                    ));
-                }
+                served.extend(self.host_served(controller, view.object, node));
             }
         }
         served
+    }
+
+    /// The host written at `node` of `object` (a route-like object a controller serves), as
+    /// an address of the Services in front of `controller`.
+    fn host_served(
+        &self,
+        controller: &Controller,
+        object: &Object,
+        node: NodeRef<'_>,
+    ) -> Vec<(usize, Address)> {
+        let how = self.served_by(controller, &object.id.to_string());
+        let source = AddressSource::ControllerIngressHost;
+        let Some(address) = host_address(self.ws, node, object, source, how) else {
+            return Vec::new();
+        };
+        self.fronting(controller)
+            .iter()
+            .map(|&target| (target, address.clone()))
+            .collect()
     }
 
     /// The hosts of an Ingress without a class, served by controllers that take those.
@@ -474,20 +446,49 @@ impl Serving<'_> {
         controller: &Controller,
         what: &str,
     ) -> Vec<(usize, Address)> {
-        let fronting = match &controller.publish {
-            Some((ns, name)) => self.service_by_name.get(&(ns.as_str(), name.as_str())),
-            None => self.services_by_backend.get(&controller.workload),
-        };
-        let how = format!(
-            "{what}, served by controller pods {}{}",
-            self.ws.objects[controller.workload].id, controller.publish_how
-        );
-        fronting
-            .into_iter()
-            .flatten()
+        let how = self.served_by(controller, what);
+        self.fronting(controller)
+            .iter()
             .flat_map(|&target| hosts_of(entry, &how).into_iter().map(move |h| (target, h)))
             .collect()
     }
+
+    /// The Service entry points in front of `controller`: the one it publishes, else those
+    /// that select its pods.
+    fn fronting<'s>(&'s self, controller: &'s Controller) -> &'s [usize] {
+        match &controller.publish {
+            Some((ns, name)) => self.service_by_name.get(&(ns.as_str(), name.as_str())),
+            None => self.services_by_backend.get(&controller.workload),
+        }
+        .map_or(&[], Vec::as_slice)
+    }
+
+    /// How `what` reaches the Services in front of `controller`, for `lblint model`.
+    fn served_by(&self, controller: &Controller, what: &str) -> String {
+        format!(
+            "{what}, served by controller pods {}{}",
+            self.ws.objects[controller.workload].id, controller.publish_how
+        )
+    }
+}
+
+/// A host named at `node` of `object`, as an address linked by `link`. Istio hosts may be
+/// `namespace/host`; `*` alone matches anything, not an address.
+pub(super) fn host_address(
+    ws: &Workspace,
+    node: NodeRef<'_>,
+    object: &Object,
+    source: AddressSource,
+    link: String,
+) -> Option<Address> {
+    let value = super::address::normalize(node.as_str()?);
+    let value = value.rsplit('/').next().unwrap_or(&value).to_string();
+    (value != "*" && !value.is_empty()).then(|| Address {
+        value,
+        source,
+        location: Some(ws.location(object, node.span())),
+        link: Some(link),
+    })
 }
 
 /// The entry points of `kind`, by their object's namespace and name, in entry order.

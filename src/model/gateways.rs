@@ -11,7 +11,7 @@ use crate::views::{pod_template, selector_matches, Views, VirtualServiceView};
 use crate::yaml::NodeRef;
 
 use super::address::{Address, AddressSource};
-use super::controllers::{add_new_addresses, by_name};
+use super::controllers::{add_new_addresses, by_name, host_address};
 use super::entry::EntryKind;
 use super::EntryPoint;
 
@@ -21,25 +21,6 @@ pub fn link_gateway_hosts(ws: &Workspace, views: &Views<'_>, entry_points: &mut 
     served.extend(istio_gateway_hosts(ws, views, entry_points));
     served.extend(implementation_service_hosts(ws, views, entry_points));
     add_new_addresses(entry_points, served);
-}
-
-/// A host named at `node` of `object`, as an address linked by `link`. Istio hosts may be
-/// `namespace/host`; `*` alone matches anything, not an address.
-fn host_address(
-    ws: &Workspace,
-    node: NodeRef<'_>,
-    object: &Object,
-    source: AddressSource,
-    link: String,
-) -> Option<Address> {
-    let value = super::address::normalize(node.as_str()?);
-    let value = value.rsplit('/').next().unwrap_or(&value).to_string();
-    (value != "*" && !value.is_empty()).then(|| Address {
-        value,
-        source,
-        location: Some(ws.location(object, node.span())),
-        link: Some(link),
-    })
 }
 
 /// Gateway API routes' hostnames, for each Gateway entry point a parentRef names.

@@ -649,6 +649,13 @@ fn internal_annotations_are_read_as_each_controller_reads_them() {
     );
 }
 
+/// `lblint model` of `text` (read from standard input), as text.
+fn model_text(text: &str) -> String {
+    let run = crate::lblint_stdin(&["model", "-", "--no-config"], Some(text.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+}
+
 /// Contour (`contour serve`) serves IngressClass `contour` and, without
 /// `--ingress-class-name`, Ingresses without a class, behind its Envoy Service
 /// (`--envoy-service-name`, default `envoy` in its own namespace): a pod calling such an
@@ -658,12 +665,7 @@ fn contour_links_its_ingresses_to_the_envoy_service() {
     let path = "testdata/model/contour/contour.yaml";
     let text = std::fs::read_to_string(path).unwrap();
     let linked = |text: &str| {
-        let dir = crate::cli::tempdir("contour-model");
-        let file = dir.join("contour.yaml");
-        std::fs::write(&file, text).unwrap();
-        let run = lblint(&["model", file.to_str().unwrap(), "--no-config"]);
-        assert_eq!(run.code, 0, "{}", run.stderr);
-        run.stdout.contains(
+        model_text(text).contains(
             "served by controller pods Deployment/projectcontour/contour (Contour's Envoy Service \
              projectcontour/envoy, --envoy-service-name)",
         )
@@ -700,13 +702,8 @@ fn contour_links_its_ingresses_to_the_envoy_service() {
 fn contour_http_proxy_hosts_are_envoy_addresses() {
     let contour = std::fs::read_to_string("testdata/model/contour/contour.yaml").unwrap();
     let proxy = std::fs::read_to_string("testdata/model/contour/httpproxy.yaml").unwrap();
-    let dir = crate::cli::tempdir("contour-proxy");
     let linked = |proxy: &str| {
-        let file = dir.join("all.yaml");
-        std::fs::write(&file, format!("{contour}{proxy}")).unwrap();
-        let run = lblint(&["model", file.to_str().unwrap(), "--no-config"]);
-        assert_eq!(run.code, 0, "{}", run.stderr);
-        run.stdout.contains("through HTTPProxy/shop/api, served by controller pods Deployment/projectcontour/contour")
+        model_text(&format!("{contour}{proxy}")).contains("through HTTPProxy/shop/api, served by controller pods Deployment/projectcontour/contour")
     };
     assert!(linked(&proxy));
     let other = proxy.replace("  namespace: shop\nspec:\n  virtualhost:", "  namespace: shop\n  annotations:\n    projectcontour.io/ingress.class: other\nspec:\n  virtualhost:");
@@ -721,13 +718,8 @@ fn contour_http_proxy_hosts_are_envoy_addresses() {
 #[test]
 fn emissary_mapping_hosts_are_addresses_of_its_service() {
     let text = std::fs::read_to_string("testdata/model/emissary/emissary.yaml").unwrap();
-    let dir = crate::cli::tempdir("emissary-model");
     let linked = |text: &str| {
-        let file = dir.join("emissary.yaml");
-        std::fs::write(&file, text).unwrap();
-        let run = lblint(&["model", file.to_str().unwrap(), "--no-config"]);
-        assert_eq!(run.code, 0, "{}", run.stderr);
-        run.stdout.contains(
+        model_text(text).contains(
             "through Mapping/shop/quote, served by controller pods Deployment/emissary/emissary-ingress",
         )
     };
@@ -756,13 +748,8 @@ fn emissary_mapping_hosts_are_addresses_of_its_service() {
 #[test]
 fn gateway_routes_reach_the_service_their_implementation_created() {
     let text = std::fs::read_to_string("testdata/model/gateway-impl/istio.yaml").unwrap();
-    let dir = crate::cli::tempdir("gateway-impl");
     let linked = |text: &str| {
-        let file = dir.join("gw.yaml");
-        std::fs::write(&file, text).unwrap();
-        let run = lblint(&["model", file.to_str().unwrap(), "--no-config"]);
-        assert_eq!(run.code, 0, "{}", run.stderr);
-        run.stdout.contains(
+        model_text(text).contains(
             "through HTTPRoute/shop/storefront (a route of the Gateway), served by this Service, \
              which the Gateway's implementation created for Gateway/shop/web",
         )
