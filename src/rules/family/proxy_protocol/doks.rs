@@ -10,6 +10,7 @@ use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
+use crate::views::go_values::{go_atoi, go_parse_bool, go_quote};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
@@ -108,8 +109,11 @@ fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option
                 annotation: ENABLE_PROXY,
                 controller: "DigitalOcean's controller (`getEnableProxyProtocol`) refuses with",
                 error: format!(
-                    "failed to get proxy protocol configuration setting: cannot convert value {text:?} for \
-                     annotation {ENABLE_PROXY:?} to bool: strconv.ParseBool: parsing {text:?}: invalid syntax"
+                    "failed to get proxy protocol configuration setting: cannot convert value {} for \
+                     annotation {} to bool: {}",
+                    go_quote(text),
+                    go_quote(ENABLE_PROXY),
+                    go_parse_bool(text).err().unwrap_or_default()
                 ),
                 help: format!(
                     "write `\"true\"` or `\"false\"` (Go's strconv.ParseBool also takes 1, t, T, TRUE, True \
@@ -219,14 +223,14 @@ fn secure_port<'w>(
             let text = value.as_str().unwrap_or_default();
             let mut list = Vec::new();
             for item in text.split(',') {
-                match item.parse::<i64>() {
+                match go_atoi(item) {
                     Ok(p) => list.push(p),
-                    _ => {
+                    Err(error) => {
                         return Err(Rejected {
                             at: value,
                             annotation,
                             controller: "DigitalOcean's controller (`getPorts`) refuses with",
-                            error: format!("strconv.Atoi: parsing {item:?}: invalid syntax"),
+                            error,
                             help: format!(
                             "write `{annotation}` as port numbers separated by commas, no spaces"
                         ),

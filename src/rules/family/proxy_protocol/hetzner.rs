@@ -9,6 +9,7 @@ use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
+use crate::views::go_values::go_parse_bool;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
@@ -67,8 +68,8 @@ pub fn refused_bool<'w>(
         annotation,
         controller: "the hcloud controller refuses with",
         error: format!(
-            "{function}: annotation/Name.BoolFromService: {annotation}: strconv.ParseBool: parsing {text:?}: \
-             invalid syntax"
+            "{function}: annotation/Name.BoolFromService: {annotation}: {}",
+            go_parse_bool(text).err()?
         ),
         help: format!(
             "write `\"true\"` or `\"false\"` in `{annotation}` (Go's strconv.ParseBool also takes 1, t, T, \

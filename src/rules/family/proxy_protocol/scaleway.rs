@@ -11,6 +11,7 @@ use crate::rules::edit;
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
+use crate::views::go_values::go_parse_int_base0;
 use crate::views::{parse_go_bool, parse_go_int, Annotations};
 use crate::yaml::NodeRef;
 
@@ -58,11 +59,7 @@ fn in_range(value: &str, port: i64) -> Result<bool, String> {
         _ => {}
     }
     for item in value.replace(' ', "").split(',') {
-        let Some(n) = parse_go_int(item) else {
-            return Err(format!(
-                "strconv.ParseInt: parsing {item:?}: invalid syntax"
-            ));
-        };
+        let n = go_parse_int_base0(item)?;
         if !(1..=65535).contains(&n) {
             return Err(format!("port {n} is outside valid range (1-65535)"));
         }
