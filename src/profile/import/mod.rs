@@ -29,7 +29,6 @@ pub struct Evidence(pub String);
 #[derive(Default)]
 pub struct Found {
     values: BTreeMap<String, (String, Evidence)>,
-    evidence: BTreeMap<&'static str, Evidence>,
     /// Facts left out, with how to state them.
     unknown: BTreeMap<String, String>,
     /// Facts left out because the dumps disagree.
@@ -120,19 +119,6 @@ fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
         .copied()
         .collect();
     let provider = nodes::provider(&node_objs, &mut found);
-    if let Some(p) = provider {
-        found.values.insert(
-            "spec.provider".into(),
-            (
-                p.as_str().into(),
-                found
-                    .evidence
-                    .get("spec.provider")
-                    .cloned()
-                    .unwrap_or(Evidence(String::new())),
-            ),
-        );
-    }
     match (dump.server_version, nodes::lowest_kubelet(&node_objs)) {
         (Some((version, input)), _) => found.set(
             "spec.kubernetesVersion",

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::dump::Obj;
-use super::{Evidence, Found};
+use super::Found;
 use crate::profile::version::parse_version;
 use crate::profile::Provider;
 
@@ -128,7 +128,7 @@ pub fn provider(nodes: &[Obj<'_>], found: &mut Found) -> Option<Provider> {
             } else {
                 why
             };
-            found.evidence.insert("spec.provider", Evidence(why));
+            found.set("spec.provider", provider.as_str(), why);
             Some(provider)
         }
         _ => {
