@@ -59,6 +59,26 @@ pub fn normalize(text: &str) -> String {
     text.trim().trim_end_matches('.').to_ascii_lowercase()
 }
 
+/// Add `text` to `out` as an address, normalized, unless it is empty, can be no load
+/// balancer's, or is there already.
+pub(super) fn push_address(
+    out: &mut Vec<Address>,
+    text: &str,
+    source: AddressSource,
+    location: Option<Location>,
+) {
+    let value = normalize(text);
+    if value.is_empty() || never_load_balancer(&value) || out.iter().any(|a| a.value == value) {
+        return;
+    }
+    out.push(Address {
+        link: None,
+        value,
+        source,
+        location,
+    });
+}
+
 struct Collector<'a> {
     ws: &'a Workspace,
     object: &'a Object,
@@ -74,19 +94,7 @@ impl Collector<'_> {
     }
 
     fn push_text(&mut self, text: &str, source: AddressSource, location: Option<Location>) {
-        let value = normalize(text);
-        if value.is_empty()
-            || never_load_balancer(&value)
-            || self.out.iter().any(|a| a.value == value)
-        {
-            return;
-        }
-        self.out.push(Address {
-            link: None,
-            value,
-            source,
-            location,
-        });
+        push_address(&mut self.out, text, source, location);
     }
 
     fn push_all(&mut self, nodes: &[NodeRef<'_>], source: AddressSource) {

@@ -5,7 +5,7 @@
 use crate::objects::Workspace;
 use crate::profile::Profile;
 
-use super::address::{normalize, Address, AddressSource};
+use super::address::{push_address, Address, AddressSource};
 use super::backends::Backends;
 use super::entry::{EntryKind, Layer, Network};
 use super::{EntryId, EntryPoint};
@@ -26,15 +26,7 @@ pub(super) fn entry_points(
         };
         let mut addresses: Vec<Address> = Vec::new();
         for text in lb.addresses.iter().flatten() {
-            let value = normalize(text);
-            if !value.is_empty() && !addresses.iter().any(|a| a.value == value) {
-                addresses.push(Address {
-                    value,
-                    source: AddressSource::Profile,
-                    location: None,
-                    link: None,
-                });
-            }
+            push_address(&mut addresses, text, AddressSource::Profile, None);
         }
         if addresses.is_empty() {
             continue;
