@@ -14,12 +14,15 @@ pub(crate) fn in_cluster_host(cx: &Context<'_>, caller: &Caller) -> Option<Strin
     let entry = &cx.model.entry_points[caller.target];
     let workload = &ws.objects[caller.workload];
     match entry.kind {
-        EntryKind::Service => Some(ws.objects[entry.object].service_host_for(workload)),
+        // An external load balancer's entry point is the Service it forwards to.
+        EntryKind::Service | EntryKind::External => {
+            Some(ws.objects[entry.object].service_host_for(workload))
+        }
         EntryKind::Ingress => match entry.services.as_slice() {
             [only] => Some(ws.objects[*only].service_host_for(workload)),
             _ => None,
         },
-        EntryKind::IstioGateway | EntryKind::Gateway | EntryKind::External => None,
+        EntryKind::IstioGateway | EntryKind::Gateway => None,
     }
 }
 
@@ -44,7 +47,7 @@ pub(crate) fn call_location(caller: &Caller) -> Location {
 /// no single Service behind the entry point.
 pub(crate) fn rename(cx: &Context<'_>, caller: &Caller, file: &str) -> Option<Fix> {
     let entry = &cx.model.entry_points[caller.target];
-    if entry.kind != EntryKind::Service
+    if !matches!(entry.kind, EntryKind::Service | EntryKind::External)
         || caller.via == Via::ImagePull
         || caller.via.is_implied()
         || link(cx, caller).is_some()

@@ -205,6 +205,32 @@ fn external_lb_keeping_the_client_ip_cannot_hairpin() {
     // IP targets: only a caller that is itself a backend can be sent back to itself.
     let ip = "      targetType: ip\n      preservesClientIp: true\n";
     assert_eq!(verdict(ip, &text).0, vec![]);
+    // The rename is offered only where it keeps the call working: not for the TLS call.
+    let instance_kept = format!("{instance}      preservesClientIp: true\n");
+    let suggestions = |text: &str| {
+        let spec = format!(
+            "  loadBalancers:\n    - name: legacy-nlb\n      addresses: [api.example.com]\n      \
+             targets: Service/shop/api\n{instance_kept}"
+        );
+        let outcome = lblint::check::check_sources(
+            &[(path.into(), text.as_bytes().to_vec())],
+            &crate::profile_with("eks", &spec),
+        );
+        let d = outcome
+            .diagnostics
+            .iter()
+            .find(|d| d.rule() == "K8S014")
+            .unwrap();
+        d.suggestions()
+            .map(|s| s.description().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(suggestions(&text), Vec::<String>::new());
+    let plain = text.replace("https://api.example.com", "http://api.example.com");
+    assert_eq!(
+        suggestions(&plain),
+        ["call `api` instead of api.example.com"]
+    );
     let backend = text.replace("{app: web}", "{app: api}");
     assert_eq!(
         verdict(ip, &backend).0,

@@ -3,10 +3,10 @@
 //! call back to where it came from: the caller's own node (instance targets) or the caller
 //! itself (IP targets). Such a load balancer cannot hairpin (rules/K8S014.md).
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{Caller, EntryPoint, Evidence};
 use crate::profile::{LoadBalancer, TargetType};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{rename, Context, Rule, RuleMeta};
 
 pub use crate::rules::meta::K8S014 as META;
 
@@ -123,38 +123,28 @@ fn finding(
         lb.label(),
     );
     let host = service.service_host_for(workload);
-    let help = format!(
+    let mut help = format!(
         "call `{host}` instead (in-cluster traffic then goes straight to a backend pod), or turn \
          client IP preservation off on the load balancer's target group (AWS NLB: target group \
          attribute `preserve_client_ip.enabled=false`) and state `{}: false`",
         lb.field("preservesClientIp")
     );
-    let location = match caller.address_span {
-        Some(span) => ws.location(workload, span),
-        None => caller.location.clone(),
-    };
-    // Shown, never applied: the call then skips the load balancer and whatever it does
-    // (TLS, source-IP rules), which only the app's owner can weigh.
-    let rename = Fix {
-        description: format!("call `{host}` instead of {}", caller.address),
-        applicability: Applicability::DisplayOnly,
-        edits: caller
-            .address_span
-            .map(|span| Edit {
-                span,
-                content: host.clone(),
-            })
-            .into_iter()
-            .collect(),
-    };
-    Some(
-        META.diagnostic(severity, location, message)
-            .on(workload)
-            .with_help(help)
-            .with_related(
-                ws.location(service, ws.name_node(service).span()),
-                "the Service the load balancer forwards to",
-            )
-            .with_suggestion(rename),
-    )
+    if rename::tls_call(ws, caller) {
+        help = format!("{}; {help}", rename::tls_caveat(&host, &caller.address));
+    }
+    let location = rename::call_location(caller);
+    let d = META
+        .diagnostic(severity, location, message)
+        .on(workload)
+        .with_help(help)
+        .with_related(
+            ws.location(service, ws.name_node(service).span()),
+            "the Service the load balancer forwards to",
+        );
+    // Shown, never applied, and only where the rename keeps the call working (not a TLS
+    // call): the call then skips the load balancer, which only the app's owner can weigh.
+    Some(match rename::rename(cx, caller, &caller.location.file) {
+        Some(fix) => d.with_suggestion(fix),
+        None => d,
+    })
 }
