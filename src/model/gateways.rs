@@ -4,9 +4,9 @@
 //! bound to it, are addresses of the LoadBalancer Services in front of the gateway pods it
 //! selects.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::objects::{Object, Workspace};
+use crate::objects::Workspace;
 use crate::views::{pod_template, selector_matches, Views, VirtualServiceView};
 use crate::yaml::NodeRef;
 
@@ -16,11 +16,21 @@ use super::entry::EntryKind;
 use super::EntryPoint;
 
 /// Adds the hosts routed through each gateway to the entry points that serve them.
-pub fn link_gateway_hosts(ws: &Workspace, views: &Views<'_>, entry_points: &mut [EntryPoint]) {
+/// A Gateway is an entry point once it has an address, a listener hostname or a route's
+/// hostname; one whose implementation's Service is in the manifests gives its addresses to
+/// that Service instead.
+pub fn link_gateway_hosts(ws: &Workspace, views: &Views<'_>, entry_points: &mut Vec<EntryPoint>) {
     let mut served = route_hosts(ws, views, entry_points);
     served.extend(istio_gateway_hosts(ws, views, entry_points));
-    served.extend(implementation_service_hosts(ws, views, entry_points));
     add_new_addresses(entry_points, served);
+    let moved = move_to_implementation_services(ws, entry_points);
+    let mut index = 0;
+    entry_points.retain(|e| {
+        let keep =
+            e.kind != EntryKind::Gateway || !(e.addresses.is_empty() || moved.contains(&index));
+        index += 1;
+        keep
+    });
 }
 
 /// Gateway API routes' hostnames, for each Gateway entry point a parentRef names.
@@ -40,7 +50,8 @@ fn route_hosts(
             let namespace = namespace.unwrap_or(object.namespace());
             for &target in gateways.get(&(namespace, name)).into_iter().flatten() {
                 served.extend(route.hostnames.iter().filter_map(|&h| {
-                    let link = format!("{}, parentRef to this Gateway", object.id);
+                    let gateway = &ws.objects[entry_points[target].object].id;
+                    let link = format!("{}, parentRef to {gateway}", object.id);
                     host_address(ws, h, object, AddressSource::RouteHostname, link)
                         .map(|a| (target, a))
                 }));
@@ -124,77 +135,74 @@ fn istio_gateway_hosts(
 }
 
 /// Gateway API Gateways whose implementation's Service is in the manifests (a cluster
-/// export): the Gateway's listener hostnames and its routes' hostnames are addresses of that
-/// Service, found by the labels the implementations put on it:
+/// export), found by the labels the implementations put on it:
 /// `gateway.networking.k8s.io/gateway-name` in the Gateway's namespace (Istio's deployment
 /// controller, Cilium, NGINX Gateway Fabric, Kong's operator),
 /// `gateway.envoyproxy.io/owning-gateway-name` and `-namespace` (envoyproxy/gateway
-/// `translator.go`; the Service sits in Envoy Gateway's own namespace). This works for a
-/// Gateway with no address in the manifests too. Without the Service nothing is linked:
-/// its name can be inferred, but not its annotations and so not the provider's verdict.
-fn implementation_service_hosts(
+/// `translator.go`; the Service sits in Envoy Gateway's own namespace). That Service is the
+/// Gateway's load balancer: the Gateway's addresses, listener hostnames and routes' hostnames
+/// move to it, and the Gateway is no entry point of its own (one load balancer, one verdict).
+/// Returns the Gateway entries that moved.
+fn move_to_implementation_services(
     ws: &Workspace,
-    views: &Views<'_>,
-    entry_points: &[EntryPoint],
-) -> Vec<(usize, Address)> {
-    let services: Vec<(usize, std::collections::BTreeMap<&str, &str>, &Object)> = entry_points
+    entry_points: &mut [EntryPoint],
+) -> HashSet<usize> {
+    let services: Vec<(usize, BTreeMap<&str, &str>)> = entry_points
         .iter()
         .enumerate()
         .filter(|(_, e)| e.kind == EntryKind::Service)
-        .map(|(i, e)| {
-            (
-                i,
-                crate::views::labels(ws, &ws.objects[e.object]),
-                &ws.objects[e.object],
-            )
-        })
-        .filter(|(_, labels, _)| {
-            labels.contains_key("gateway.networking.k8s.io/gateway-name")
-                || labels.contains_key("gateway.envoyproxy.io/owning-gateway-name")
+        .map(|(i, e)| (i, crate::views::labels(ws, &ws.objects[e.object])))
+        .filter(|(_, labels)| {
+            labels.contains_key(GATEWAY_NAME) || labels.contains_key(ENVOY_GATEWAY_NAME)
         })
         .collect();
+    let mut moved = HashSet::new();
     if services.is_empty() {
-        return Vec::new();
+        return moved;
     }
     let mut served = Vec::new();
-    for gateway in views.gateways() {
-        let object = gateway.object;
-        let (ns, name) = (object.namespace(), object.name());
-        let mut hosts: Vec<(NodeRef<'_>, &Object)> = gateway
-            .listeners
-            .iter()
-            .filter_map(|l| Some((l.hostname?, object)))
-            .collect();
-        for route in views.routes() {
-            let parent = route.parent_refs.iter().any(|p| {
-                p.name == Some(name) && p.namespace.unwrap_or(route.object.namespace()) == ns
-            });
-            if parent {
-                hosts.extend(route.hostnames.iter().map(|&h| (h, route.object)));
-            }
+    for (gateway, entry) in entry_points.iter().enumerate() {
+        if entry.kind != EntryKind::Gateway {
+            continue;
         }
-        for (target, labels, service) in &services {
+        let object = &ws.objects[entry.object];
+        let (ns, name) = (object.namespace(), object.name());
+        for (target, labels) in &services {
             let label = |k: &str| labels.get(k).copied();
-            let istio_like = label("gateway.networking.k8s.io/gateway-name") == Some(name)
-                && service.namespace() == ns;
-            let envoy_gateway = label("gateway.envoyproxy.io/owning-gateway-name") == Some(name)
+            let service = &ws.objects[entry_points[*target].object];
+            let istio_like = label(GATEWAY_NAME) == Some(name) && service.namespace() == ns;
+            let envoy_gateway = label(ENVOY_GATEWAY_NAME) == Some(name)
                 && label("gateway.envoyproxy.io/owning-gateway-namespace") == Some(ns);
             if !(istio_like || envoy_gateway) {
                 continue;
             }
-            for &(host, from) in &hosts {
+            moved.insert(gateway);
+            for address in &entry.addresses {
+                let through = address
+                    .link
+                    .clone()
+                    .unwrap_or_else(|| object.id.to_string());
                 let link = format!(
-                    "{}{}, served by this Service, which the Gateway's implementation created for {} (its labels say so)",
-                    from.id,
-                    if from.id == object.id { "" } else { " (a route of the Gateway)" },
+                    "{through}, served by this Service, which the Gateway's implementation \
+                     created for {} (its labels say so)",
                     object.id
                 );
-                served.extend(
-                    host_address(ws, host, from, AddressSource::ControllerIngressHost, link)
-                        .map(|a| (*target, a)),
-                );
+                served.push((
+                    *target,
+                    Address {
+                        link: Some(link),
+                        ..address.clone()
+                    },
+                ));
             }
         }
     }
-    served
+    add_new_addresses(entry_points, served);
+    moved
 }
+
+/// The label Istio's deployment controller, Cilium, NGINX Gateway Fabric and Kong's operator
+/// put on the Service they create for a Gateway (in the Gateway's namespace).
+const GATEWAY_NAME: &str = "gateway.networking.k8s.io/gateway-name";
+/// Envoy Gateway's label naming the Gateway (with `-namespace`) on its Service.
+const ENVOY_GATEWAY_NAME: &str = "gateway.envoyproxy.io/owning-gateway-name";

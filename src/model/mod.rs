@@ -156,10 +156,6 @@ impl Model {
                 continue;
             };
             let addresses = address::collect(ws, views, index, class.kind, profile);
-            // A Gateway is an entry point only once it has an address or a listener hostname.
-            if class.kind == EntryKind::Gateway && addresses.is_empty() {
-                continue;
-            }
             let (services, backend_pods) = backends.of_entry(index, class.kind);
             entry_points.push(EntryPoint {
                 object: index,
