@@ -255,7 +255,6 @@ pub fn link_ingress_hosts(
         classes,
         controllers,
         links,
-        tke: profile.provider() == Provider::Tke,
         // Services by namespace and name, and by the workloads they select (in entry
         // order): ingresses x controllers x Services would be cubic in a big repository.
         service_by_name: by_name(ws, entry_points, EntryKind::Service),
@@ -304,8 +303,6 @@ struct Serving<'w> {
     controllers: Vec<Controller>,
     /// The profile's `spec.ingressControllers`.
     links: &'w [crate::profile::IngressControllerLink],
-    /// TKE's own controller takes an Ingress without a class.
-    tke: bool,
     service_by_name: HashMap<(&'w str, &'w str), Vec<usize>>,
     services_by_backend: HashMap<ObjectId, Vec<usize>>,
 }
@@ -317,10 +314,12 @@ impl Serving<'_> {
     fn hosts_served(&self, entry: &EntryPoint) -> Vec<(usize, Address)> {
         let ws = self.ws;
         let mut served = Vec::new();
-        // Without a class, TKE's own controller takes the Ingress; elsewhere the default.
+        // Without a class, TKE's own controller takes the Ingress it owns (the owner rule:
+        // the profile's provider, or TKE's annotations without a profile); elsewhere the
+        // default class.
         let class = match (entry.class.as_deref(), self.default_class) {
             (Some(class), _) => class,
-            (None, _) if self.tke => return served,
+            (None, _) if entry.provider == Some(Provider::Tke) => return served,
             (None, Some(class)) => class,
             // No class and no default IngressClass: only a controller that takes Ingresses
             // without a class serves it (Contour by default).

@@ -179,3 +179,30 @@ fn k8s001_offers_no_rename_of_a_tls_call() {
         "call `api` instead of 203.0.113.5"
     );
 }
+
+/// A class-less Ingress is TKE's own when TKE owns it (its annotations, with no profile),
+/// not the default IngressClass's: the in-cluster controller's Service does not serve its
+/// host. Another cloud's class-less Ingress goes to the default class as before.
+#[test]
+fn a_classless_ingress_follows_its_owner_not_the_profile_alone() {
+    let text = std::fs::read_to_string("testdata/model/controllers/ingress-nginx.yaml")
+        .unwrap()
+        .replace(
+            "  name: nginx\nspec:",
+            "  name: nginx\n  annotations:\n    ingressclass.kubernetes.io/is-default-class: \"true\"\nspec:",
+        )
+        .replace("  ingressClassName: nginx\n", "");
+    let served = |text: &str| {
+        let run = crate::lblint_stdin(&["model", "-", "--no-config"], Some(text.as_bytes()));
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+            .contains("address api.corp.example.com (ControllerIngressHost)")
+    };
+    assert!(served(&text));
+    let tke = text.replace(
+        "  name: api\n  namespace: shop\nspec:\n  rules:",
+        "  name: api\n  namespace: shop\n  annotations:\n    kubernetes.io/ingress.existLbId: lb-1\nspec:\n  rules:",
+    );
+    assert_ne!(tke, text);
+    assert!(!served(&tke));
+}
