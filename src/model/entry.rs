@@ -405,11 +405,22 @@ pub fn classify(
         && protocols
             .iter()
             .all(|p| matches!(p, Some("HTTP" | "HTTPS" | "GRPC" | "TLS")));
+    // The Service its implementation creates is the cloud's load balancer, and carries the
+    // annotations that implementation copies; an unknown implementation's load balancer
+    // (a cloud's own Gateway controller) cannot be told.
+    let (provider, network) = match super::implementation::inferred_service(ws, views, gateway) {
+        Some(service) => {
+            let provider = owner(&service.annotations, profile, None);
+            let network = service_network(&service.annotations, provider, profile.is_absent());
+            (provider, network)
+        }
+        None => (owner(&annotations, profile, None), Network::Unknown),
+    };
     Some(Classified {
         kind: EntryKind::Gateway,
         layer: if http { Layer::L7 } else { Layer::L4 },
-        provider: owner(&annotations, profile, None),
-        network: Network::Unknown,
+        provider,
+        network,
         class: text(gateway.class_name).map(str::to_string),
     })
 }

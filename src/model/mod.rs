@@ -14,6 +14,7 @@ pub mod entry;
 pub mod evidence;
 mod external;
 mod gateways;
+pub mod implementation;
 pub mod implicit;
 mod parts;
 

@@ -105,6 +105,30 @@ pub struct Context<'a> {
     pub views: crate::model::views::Views<'a>,
 }
 
+impl<'a> Context<'a> {
+    /// The annotations the load balancer's Service carries: a Service's own, or for a
+    /// Gateway API Gateway those its implementation copies onto the Service it creates
+    /// (`model::implementation`).
+    pub fn lb_annotations(&self, object: &crate::objects::Object) -> crate::views::Annotations<'a> {
+        self.inferred_service(object).map_or_else(
+            || crate::views::Annotations::of(self.ws, object),
+            |s| s.annotations,
+        )
+    }
+
+    /// The Service a Gateway's implementation creates, when `object` is such a Gateway.
+    pub fn inferred_service(
+        &self,
+        object: &crate::objects::Object,
+    ) -> Option<crate::model::implementation::InferredService<'a>> {
+        let gateway = self
+            .views
+            .gateways()
+            .find(|g| std::ptr::eq(g.object, object))?;
+        crate::model::implementation::inferred_service(self.ws, &self.views, gateway)
+    }
+}
+
 pub trait Rule: Sync {
     fn meta(&self) -> &'static RuleMeta;
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>);

@@ -7,6 +7,8 @@ use super::Kind;
 
 /// The kinds [`GatewayView`] reads.
 pub const GATEWAY: &[Kind] = &[("gateway.networking.k8s.io", "Gateway")];
+/// The kinds [`GatewayClassView`] reads.
+pub const GATEWAY_CLASS: &[Kind] = &[("gateway.networking.k8s.io", "GatewayClass")];
 /// The kinds [`RouteView`] reads: the routes with the same parents and hostnames.
 pub const ROUTE: &[Kind] = &[
     ("gateway.networking.k8s.io", "HTTPRoute"),
@@ -35,6 +37,11 @@ pub struct GatewayView<'w> {
     pub addresses: Vec<NodeRef<'w>>,
     /// How many of `addresses` come from `spec` (the rest from `status`).
     pub spec_addresses: usize,
+    /// `spec.addresses[].type`, in the order of the spec's `addresses`.
+    pub address_types: Vec<Option<&'w str>>,
+    /// `spec.infrastructure.annotations` (Gateway API v1.1), which implementations copy onto
+    /// the resources they create for the Gateway.
+    pub infrastructure_annotations: Option<NodeRef<'w>>,
 }
 
 impl<'w> GatewayView<'w> {
@@ -63,6 +70,13 @@ impl<'w> GatewayView<'w> {
                 .filter_map(|a| a.get("value"))
                 .collect()
         };
+        let address_types = root
+            .path(&["spec", "addresses"])
+            .into_iter()
+            .flat_map(NodeRef::items)
+            .filter(|a| a.get("value").is_some())
+            .map(|a| a.get("type").and_then(|t| t.as_str()))
+            .collect();
         let mut addresses = values(&["spec", "addresses"]);
         let spec_addresses = addresses.len();
         addresses.extend(values(&["status", "addresses"]));
@@ -72,6 +86,31 @@ impl<'w> GatewayView<'w> {
             listeners,
             addresses,
             spec_addresses,
+            address_types,
+            infrastructure_annotations: root.path(&["spec", "infrastructure", "annotations"]),
+        })
+    }
+}
+
+/// A Gateway API `GatewayClass`: which controller implements its Gateways.
+#[derive(Clone, Debug)]
+pub struct GatewayClassView<'w> {
+    pub object: &'w Object,
+    /// `spec.controllerName`, e.g. `gateway.envoyproxy.io/gatewayclass-controller`.
+    pub controller_name: Option<&'w str>,
+}
+
+impl<'w> GatewayClassView<'w> {
+    pub fn of(ws: &'w Workspace, object: &'w Object) -> Option<GatewayClassView<'w>> {
+        if !super::is_kind(object, GATEWAY_CLASS) {
+            return None;
+        }
+        Some(GatewayClassView {
+            object,
+            controller_name: ws
+                .spec(object)
+                .and_then(|s| s.get("controllerName"))
+                .and_then(|c| c.as_str()),
         })
     }
 }

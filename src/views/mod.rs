@@ -26,7 +26,7 @@ pub use certs::{CertificateView, IssuerView};
 pub use contour::HttpProxyView;
 pub use data::DataView;
 pub use emissary::EmissaryHostView;
-pub use gateway::{GatewayListener, GatewayView, ParentRef, RouteView};
+pub use gateway::{GatewayClassView, GatewayListener, GatewayView, ParentRef, RouteView};
 pub use ingress::{IngressClassView, IngressView};
 pub use istio::{IstioGatewayView, MeshGatewayView, ServiceEntryView, VirtualServiceView};
 pub use pod::{
@@ -49,6 +49,7 @@ pub const READ_KINDS: &[&[Kind]] = &[
     istio::VIRTUAL_SERVICE,
     istio::SERVICE_ENTRY,
     gateway::GATEWAY,
+    gateway::GATEWAY_CLASS,
     gateway::ROUTE,
     data::DATA,
     certs::ISSUER,
@@ -118,6 +119,7 @@ pub struct Views<'w> {
     istio_gateways: ByObject<IstioGatewayView<'w>>,
     ingress_classes: ByObject<IngressClassView<'w>>,
     gateways: ByObject<GatewayView<'w>>,
+    gateway_classes: ByObject<GatewayClassView<'w>>,
     routes: ByObject<RouteView<'w>>,
     data: ByObject<DataView<'w>>,
     mesh_gateways: ByObject<MeshGatewayView<'w>>,
@@ -137,6 +139,7 @@ impl<'w> Views<'w> {
             istio_gateways: ByObject::build(ws, IstioGatewayView::of),
             ingress_classes: ByObject::build(ws, IngressClassView::of),
             gateways: ByObject::build(ws, GatewayView::of),
+            gateway_classes: ByObject::build(ws, GatewayClassView::of),
             routes: ByObject::build(ws, RouteView::of),
             data: ByObject::build(ws, DataView::of),
             mesh_gateways: ByObject::build(ws, MeshGatewayView::of),
@@ -218,6 +221,10 @@ impl<'w> Views<'w> {
 
     pub fn gateways(&self) -> impl Iterator<Item = &GatewayView<'w>> {
         self.gateways.iter().map(|(_, v)| v)
+    }
+
+    pub fn gateway_classes(&self) -> impl Iterator<Item = &GatewayClassView<'w>> {
+        self.gateway_classes.iter().map(|(_, v)| v)
     }
 
     pub fn emissary_hosts(&self) -> impl Iterator<Item = &EmissaryHostView<'w>> {

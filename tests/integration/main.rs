@@ -19,6 +19,7 @@ mod evidence_corpus;
 mod fix;
 mod fix_choice;
 mod fix_write;
+mod gateways;
 mod hairpin;
 mod hostile_output;
 mod k8s;

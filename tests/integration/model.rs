@@ -768,17 +768,3 @@ fn gateway_routes_reach_the_service_their_implementation_created() {
         );
     assert!(linked(&envoy_gateway));
 }
-
-/// A Gateway that only its routes' hostnames name (no address, no listener hostname) is an
-/// entry point too: the pod calling the route's host is seen.
-#[test]
-fn a_gateway_named_only_by_its_routes_is_an_entry_point() {
-    let path = "testdata/model/gateway-impl/route-only.yaml";
-    let (code, report) = check_json(&[path]);
-    assert_eq!(code, 0);
-    assert_eq!(findings(&report), vec![f("K8S001", "note", path, 47, 25)]);
-    let text = std::fs::read_to_string(path).unwrap();
-    assert!(model_text(&text).contains(
-        "address api.example.com (RouteHostname)\n    through HTTPRoute/web/api, parentRef to Gateway/web/eg"
-    ));
-}

@@ -12,7 +12,6 @@ use crate::rules::edit;
 use crate::rules::family::kube_proxy::{kubernetes_has_ip_mode, Gate};
 use crate::rules::meta;
 use crate::rules::Context;
-use crate::views::Annotations;
 
 use super::{controller_at_least, Hostname, ProxyProvider, Rejected, Triggered};
 
@@ -49,7 +48,7 @@ pub static CLOUDSCALE: ProxyProvider = ProxyProvider {
 /// The pool protocol `proxy` or `proxyv2` (`reconcile.go` passes it to the API as
 /// written); or an `ip-mode` the controller refuses (`loadBalancerStatus`, 1.1.0 and later).
 fn trigger<'w>(cx: &Context<'w>, _: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let at = view.key_if_in(POOL_PROTOCOL, &["proxy", "proxyv2"])?;
     if let Some((_, value)) = view
         .entry(IP_MODE)
@@ -85,7 +84,8 @@ fn ip_mode(cx: &Context<'_>, _: &EntryPoint, service: &Object) -> Gate {
         IP_MODE_SINCE,
         "sets `ipMode: Proxy` on its load balancers by default",
     );
-    if Annotations::of(cx.ws, service)
+    if cx
+        .lb_annotations(service)
         .key_if_in(IP_MODE, &["VIP"])
         .is_some()
         && !matches!(since, Gate::No(_))
@@ -103,7 +103,8 @@ fn ip_mode(cx: &Context<'_>, _: &EntryPoint, service: &Object) -> Gate {
 /// really cross the load balancer.
 fn ip_mode_fix(cx: &Context<'_>, service: &Object, _: &str) -> Option<Fix> {
     let ws = cx.ws;
-    let (_, value) = Annotations::of(ws, service)
+    let (_, value) = cx
+        .lb_annotations(service)
         .entry(IP_MODE)
         .filter(|(_, v)| v.as_str() == Some("VIP"))?;
     if old_controller(cx) {

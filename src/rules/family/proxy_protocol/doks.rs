@@ -11,7 +11,6 @@ use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
 use crate::views::go_values::{go_atoi, go_parse_bool, go_quote};
-use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{no_ip_mode_fix, Feature, Hostname, ProxyProvider, Rejected, Triggered};
@@ -57,7 +56,7 @@ enum LbType {
 
 /// The type as the controller reads it, or its refusal of the value.
 fn lb_type<'w>(cx: &Context<'w>, service: &Object) -> Result<LbType, Rejected<'w>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     match view.entry(TYPE) {
         Some((_, v)) if v.as_str() == Some("REGIONAL") => Ok(LbType::Regional),
         Some((_, v)) if v.as_str() == Some("REGIONAL_NETWORK") => Ok(LbType::Network),
@@ -100,7 +99,7 @@ pub fn builds_http_rules(cx: &Context<'_>, service: &Object) -> Option<bool> {
 /// PROXY protocol (`getEnableProxyProtocol`, Go's `strconv.ParseBool`), else TLS
 /// terminated on a `REGIONAL` load balancer; or the value the controller refuses.
 fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let proxy = match (view.entry(ENABLE_PROXY), view.go_bool(ENABLE_PROXY)) {
         (Some((at, _)), Some(Ok(true))) => Some(at),
         (Some((_, value)), Some(Err(text))) => {
@@ -153,7 +152,7 @@ fn tls_termination<'w>(
     entry: &EntryPoint,
     service: &Object,
 ) -> Option<Result<NodeRef<'w>, Rejected<'w>>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let certificate = view
         .entry(&key("certificate-id"))
         .filter(|(_, v)| v.as_str().is_some_and(|t| !t.is_empty()))
@@ -213,7 +212,7 @@ fn secure_port<'w>(
     service: &Object,
     secure: bool,
 ) -> Result<Option<(&'static str, NodeRef<'w>)>, Rejected<'w>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let ports =
         |annotation: &'static str| -> Result<Option<(NodeRef<'w>, Vec<i64>)>, Rejected<'w>> {
             let Some((_, value)) = view.entry(annotation) else {
@@ -285,7 +284,7 @@ fn ip_mode(cx: &Context<'_>, _: &EntryPoint, service: &Object) -> Gate {
         "{CCM} never sets `ipMode: Proxy`, and without `{HOSTNAME}` the Service's status carries the load \
          balancer's IP"
     );
-    let proxy = Annotations::of(cx.ws, service).go_bool(ENABLE_PROXY) == Some(Ok(true));
+    let proxy = cx.lb_annotations(service).go_bool(ENABLE_PROXY) == Some(Ok(true));
     if proxy {
         return Gate::No(never);
     }

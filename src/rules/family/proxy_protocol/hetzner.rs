@@ -10,7 +10,6 @@ use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
 use crate::views::go_values::go_parse_bool;
-use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{controller_at_least, no_ip_mode_fix, Hostname, ProxyProvider, Rejected, Triggered};
@@ -59,7 +58,7 @@ pub fn refused_bool<'w>(
     annotation: &'static str,
     function: &'static str,
 ) -> Option<Rejected<'w>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let Some(Err(text)) = view.go_bool(annotation) else {
         return None;
     };
@@ -87,7 +86,7 @@ pub fn proxy_protocol<'w>(
     entry: &EntryPoint,
     service: &Object,
 ) -> Option<Result<NodeRef<'w>, Rejected<'w>>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     match (
         view.entry(USES_PROXY_PROTOCOL),
         view.go_bool(USES_PROXY_PROTOCOL),
@@ -130,7 +129,7 @@ fn https<'w>(cx: &Context<'w>, service: &Object) -> Option<Result<NodeRef<'w>, R
     if stated.and_then(|v| version::at_least(v, PROTOCOL_SINCE)) == Some(false) {
         return None;
     }
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let (key, value) = view.entry(PROTOCOL)?;
     let protocol = view.lowercase(PROTOCOL).unwrap_or_default();
     match protocol.as_str() {

@@ -8,7 +8,6 @@ use crate::profile::{Profile, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
-use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{no_ip_mode_fix, Hostname, HostnameOption, ProxyProvider, Rejected, Triggered};
@@ -92,7 +91,7 @@ fn port_config<'w>(
     number: i64,
     port_protocol: &str,
 ) -> Result<Port<'w>, Rejected<'w>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let own = view.entry(&format!("{PORT_PREFIX}{number}"));
     let own_setting = |field| own.and_then(|(k, v)| port_setting(v, field).map(|s| (k, v, s)));
     // Where the protocol comes from: (key, value) of the annotation that sets it.

@@ -23,12 +23,11 @@ pub use report::{rejected, Bypass, Feature, Rejected};
 
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::model::EntryPoint;
-use crate::objects::{Object, Workspace};
+use crate::objects::Object;
 use crate::profile::{version, Fact, Profile, Provider};
 use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
-use crate::rules::select::services_of;
+use crate::rules::select::load_balancers_of;
 use crate::rules::{Context, Rule, RuleMeta};
-use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 /// One provider of the family: its rule's metadata and the vendor's facts, as hooks the
@@ -112,8 +111,8 @@ impl Hostname {
     /// The edit that adds the annotation after the annotation `after`; where the trigger is
     /// no annotation (a controller default) or the layout takes no edit, the same advice
     /// by hand.
-    fn edit(self, ws: &Workspace, service: &Object, after: &str) -> Option<Fix> {
-        self.insert(ws, service, after).or_else(|| {
+    fn edit(self, cx: &Context<'_>, service: &Object, after: &str) -> Option<Fix> {
+        self.insert(cx, service, after).or_else(|| {
             Some(Fix::manual(match self {
                 Hostname::Name(key) => format!(
                     "add annotation `{key}: <name>` with a DNS name whose record points at the load balancer"
@@ -123,11 +122,11 @@ impl Hostname {
         })
     }
 
-    fn insert(self, ws: &Workspace, service: &Object, after: &str) -> Option<Fix> {
+    fn insert(self, cx: &Context<'_>, service: &Object, after: &str) -> Option<Fix> {
         match self {
-            Hostname::Name(key) => hostname_suggestion(ws, service, after, key),
+            Hostname::Name(key) => hostname_suggestion(cx, service, after, key),
             Hostname::Flag(key) => add_annotation(
-                ws,
+                cx,
                 service,
                 after,
                 (key, "\"true\""),
@@ -171,7 +170,7 @@ impl Rule for ProxyProvider {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let option = self.hostname_option.map(|o| ((o.fact)(cx.profile), o));
-        for (index, entry, service) in services_of(cx, self.provider) {
+        for (index, entry, service) in load_balancers_of(cx, self.provider) {
             // A status in the manifest (a live export) is the controller's own answer.
             let reported = reported_status(cx, entry);
             if matches!(reported, Some(Reported::HostnameOnly)) {
@@ -221,7 +220,7 @@ impl Rule for ProxyProvider {
             let after = at.as_str().unwrap_or_default();
             let edits = (self.ip_mode_fix)(cx, service, after)
                 .into_iter()
-                .chain(hostname.and_then(|h| h.edit(cx.ws, service, after)))
+                .chain(hostname.and_then(|h| h.edit(cx, service, after)))
                 .collect();
             let trap = report::Trap {
                 feature,
@@ -248,9 +247,7 @@ impl ProxyProvider {
             fact.value == Some(true)
                 && !(o.annotation_overrides
                     && self.hostname.is_some_and(|h| {
-                        Annotations::of(cx.ws, service)
-                            .entry(h.annotation())
-                            .is_some()
+                        cx.lb_annotations(service).entry(h.annotation()).is_some()
                     }))
         })
     }
@@ -275,17 +272,17 @@ fn assuming_default(way_out: Gate, fact: &Fact<'_, bool>, default: &str) -> Gate
 /// A fix that adds `annotation: value` to the Service, on the line after its annotation
 /// `after`. A placeholder value (a DNS name to choose) makes it display-only.
 pub fn add_annotation(
-    ws: &Workspace,
+    cx: &Context<'_>,
     service: &Object,
     after: &str,
     (annotation, value): (&str, &str),
     applicability: Applicability,
 ) -> Option<Fix> {
-    let view = Annotations::of(ws, service);
+    let view = cx.lb_annotations(service);
     let annotations = view.mapping()?;
     let entry = view.entry(after)?;
     let line = format!("{annotation}: {value}");
-    let edit = crate::rules::edit::insert_entry_after(ws, service, annotations, entry, &line)?;
+    let edit = crate::rules::edit::insert_entry_after(cx.ws, service, annotations, entry, &line)?;
     Some(Fix {
         description: format!("add annotation `{line}`"),
         applicability,
@@ -296,13 +293,13 @@ pub fn add_annotation(
 /// The hostname way out as a suggestion: the name is a placeholder, and its DNS record must
 /// point at the load balancer before clients use it.
 pub fn hostname_suggestion(
-    ws: &Workspace,
+    cx: &Context<'_>,
     service: &Object,
     after: &str,
     annotation: &str,
 ) -> Option<Fix> {
     let mut fix = add_annotation(
-        ws,
+        cx,
         service,
         after,
         (annotation, PLACEHOLDER_HOST),
@@ -357,7 +354,7 @@ fn reported_status(cx: &Context<'_>, entry: &EntryPoint) -> Option<Reported> {
 /// already shows it.
 pub fn hostname_way_out(cx: &Context<'_>, entry: &EntryPoint, hostname: Hostname) -> bool {
     let service = &cx.ws.objects[entry.object];
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let annotated = match hostname {
         Hostname::Name(key) => view.non_empty(key).is_some(),
         Hostname::Flag(key) => view.go_bool(key) == Some(Ok(true)),

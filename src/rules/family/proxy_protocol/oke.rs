@@ -50,7 +50,7 @@ pub fn is_network_lb(view: &Annotations<'_>) -> bool {
 }
 
 fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     // A value `getIngressIpMode` refuses stops the controller; OKE001 reports it.
     if view
         .entry(INGRESS_IP_MODE)
@@ -205,7 +205,8 @@ fn backend_protocol<'w>(view: &Annotations<'w>) -> Result<Option<String>, Reject
 
 /// `getIngressIpMode`: `proxy` (any case) sets `ipMode: Proxy`; `vip` or nothing leaves VIP.
 fn ip_mode(cx: &Context<'_>, _: &EntryPoint, service: &Object) -> Gate {
-    match Annotations::of(cx.ws, service)
+    match cx
+        .lb_annotations(service)
         .lowercase(INGRESS_IP_MODE)
         .as_deref()
     {
@@ -227,7 +228,7 @@ fn ip_mode_fix(cx: &Context<'_>, service: &Object, after: &str) -> Option<Fix> {
         return None;
     }
     let ws = cx.ws;
-    match Annotations::of(ws, service).entry(INGRESS_IP_MODE) {
+    match cx.lb_annotations(service).entry(INGRESS_IP_MODE) {
         Some((_, value)) => edit::replace_scalar(
             ws,
             service,
@@ -237,7 +238,7 @@ fn ip_mode_fix(cx: &Context<'_>, service: &Object, after: &str) -> Option<Fix> {
             Applicability::Unsafe,
         ),
         None => add_annotation(
-            ws,
+            cx,
             service,
             after,
             (INGRESS_IP_MODE, "\"proxy\""),

@@ -9,7 +9,6 @@ use crate::profile::{version, Profile, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
-use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::ProxyProvider;
@@ -63,7 +62,8 @@ fn proxy_protocol<'w>(cx: &Context<'w>, service: &Object) -> Option<NodeRef<'w>>
     } else {
         &["true", "v1", "v2"]
     };
-    Annotations::of(cx.ws, service).key_if_in(PROXY_PROTOCOL, accepted)
+    cx.lb_annotations(service)
+        .key_if_in(PROXY_PROTOCOL, accepted)
 }
 
 /// `default-tls-container-ref` written and not empty (`getStringFromServiceAnnotation`; an
@@ -74,7 +74,7 @@ fn tls_termination<'w>(cx: &Context<'w>, service: &Object) -> Option<NodeRef<'w>
     if before(cx, TLS_SINCE) {
         return None;
     }
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let (key, value) = view.entry(TLS_CONTAINER_REF)?;
     value.as_str().filter(|v| !v.is_empty()).map(|_| key)
 }

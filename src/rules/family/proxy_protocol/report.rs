@@ -67,8 +67,9 @@ pub fn rejected(
         Severity::Error,
         ws.location(service, r.at.span()),
         format!(
-            "Service `{}` sets `{}` to {shown}, which {} \"{}\": the load balancer is not reconciled as \
+            "{} `{}` sets `{}` to {shown}, which {} \"{}\": the load balancer is not reconciled as \
              written.",
+            service.kind(),
             service.name(),
             r.annotation,
             r.controller,
@@ -181,7 +182,25 @@ fn words(
     };
     // Nothing visible calls it: the same severity as every rule's (verdict::unseen).
     let unseen = crate::rules::verdict::unseen(entry.network);
-    let subject = format!("The {label} load balancer of Service `{name}` {what}");
+    let inferred = cx.inferred_service(&ws.objects[entry.object]);
+    let subject = match &inferred {
+        Some(service) => format!(
+            "The {label} load balancer of Gateway `{name}` ({}, inferred) {what}",
+            service.name.as_deref().map_or_else(
+                || "its Service".to_string(),
+                |n| format!("its Service `{n}`")
+            )
+        ),
+        None => format!("The {label} load balancer of Service `{name}` {what}"),
+    };
+    // Where the inferred Service comes from opens the help.
+    let origin = inferred.map_or_else(String::new, |s| {
+        format!(
+            "The load balancer belongs to {}; it carries the Gateway's `{}`. ",
+            s.describe(),
+            s.annotations_from
+        )
+    });
     // The lead fits two lines; why, and what breaks, open the help.
     match (bypass, first) {
         (Bypass::Unknown(why), first) => (
@@ -198,7 +217,7 @@ fn words(
                     None => String::new(),
                 }
             ),
-            format!("Whether they skip it depends on {why}. If they do, {breaks}."),
+            format!("{origin}Whether they skip it depends on {why}. If they do, {breaks}."),
         ),
         (Bypass::Sure(why), Some(caller)) => {
             let (severity, message) = weigh(
@@ -216,7 +235,7 @@ fn words(
             (
                 severity,
                 message,
-                format!("Kube-proxy answers it on the node: {why}. So {breaks}."),
+                format!("{origin}Kube-proxy answers it on the node: {why}. So {breaks}."),
             )
         }
         (Bypass::Sure(why), None) => (
@@ -227,7 +246,7 @@ fn words(
                 crate::rules::verdict::assumed(why)
             ),
             format!(
-                "They skip it: {why}. One that calls its IP or a host it serves would fail, as {breaks}."
+                "{origin}They skip it: {why}. One that calls its IP or a host it serves would fail, as {breaks}."
             ),
         ),
     }

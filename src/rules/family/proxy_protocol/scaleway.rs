@@ -120,7 +120,7 @@ enum Proxy<'w> {
 }
 
 fn proxy_ports<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Proxy<'w>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let ports = &cx.views.service(entry.object)?.ports;
     let mut first: Option<&'static str> = None;
     let mut covered = 0;
@@ -204,7 +204,7 @@ fn tls_termination<'w>(
     entry: &EntryPoint,
     service: &Object,
 ) -> Option<Result<NodeRef<'w>, Rejected<'w>>> {
-    let view = Annotations::of(cx.ws, service);
+    let view = cx.lb_annotations(service);
     let (key, value) = view.entry(CERTIFICATE_IDS)?;
     let refused = |at, annotation, function, error| {
         Rejected {
@@ -256,7 +256,8 @@ fn tls_termination<'w>(
 fn ip_mode(cx: &Context<'_>, entry: &EntryPoint, service: &Object) -> Gate {
     let proxy = proxy_ports(cx, entry, service);
     let all = matches!(proxy, Some(Proxy::On(_, true)));
-    let override_mode = Annotations::of(cx.ws, service)
+    let override_mode = cx
+        .lb_annotations(service)
         .entry(IP_MODE)
         .and_then(|(_, v)| v.as_str());
     match override_mode {
@@ -301,7 +302,7 @@ fn ip_mode_fix(cx: &Context<'_>, service: &Object, after: &str) -> Option<Fix> {
     if old_controller {
         return None;
     }
-    match Annotations::of(ws, service).entry(IP_MODE) {
+    match cx.lb_annotations(service).entry(IP_MODE) {
         Some((_, value)) if value.as_str() == Some("VIP") => edit::replace_scalar(
             ws,
             service,
@@ -312,7 +313,7 @@ fn ip_mode_fix(cx: &Context<'_>, service: &Object, after: &str) -> Option<Fix> {
         ),
         Some(_) => None,
         None => add_annotation(
-            ws,
+            cx,
             service,
             after,
             (IP_MODE, "\"Proxy\""),
