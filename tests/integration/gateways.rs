@@ -185,3 +185,26 @@ fn a_declared_gateway_class_names_the_implementation() {
     let (found, _) = lint(&unknown);
     assert_eq!(found, one("K8S001", "note", 54, 25));
 }
+
+/// Envoy Gateway's own quickstart (verbatim) with a pod calling its route's host: on
+/// DigitalOcean without PROXY protocol the call only reaches the load balancer (K8S001);
+/// with it, in the Gateway's infrastructure annotations, the inferred Service is the one
+/// Envoy Gateway's documentation names for Gateway `default/eg`.
+#[test]
+fn envoy_gateways_quickstart_gets_its_documented_service_name() {
+    let path = "testdata/gateways/envoy-gateway-quickstart.yaml";
+    let (_, report) = check_json(&["--no-config", "--profile", DOKS, path]);
+    assert_eq!(findings(&report), vec![f("K8S001", "note", path, 102, 49)]);
+    let proxy = std::fs::read_to_string(path).unwrap().replace(
+        "spec:\n  gatewayClassName: eg\n",
+        "spec:\n  gatewayClassName: eg\n  infrastructure:\n    annotations:\n      \
+         service.beta.kubernetes.io/do-loadbalancer-enable-proxy-protocol: \"true\"\n",
+    );
+    let (found, messages) = lint(&proxy);
+    assert_eq!(found, one("DOKS001", "error", 19, 7));
+    assert!(
+        messages[0].contains("(its Service `envoy-default-eg-e41e7b31`, inferred)"),
+        "{}",
+        messages[0]
+    );
+}
