@@ -474,3 +474,32 @@ fn cloudscale_ip_mode_and_force_hostname_need_controller_1_1_0() {
         "{message}"
     );
 }
+
+/// OCCM reads `v1`/`v2` as PROXY protocol from v1.31.0 (`getProxyProtocolFromServiceAnnotation`);
+/// before, only `true` (`getBoolFromServiceAnnotation`). Unstated, the verdict hangs on the
+/// version: a warning naming `spec.addons.cloudControllerManager`, not an error.
+#[test]
+fn openstack_v2_needs_occm_1_31_and_an_unstated_version_is_a_warning() {
+    let v2 = [("proxy-protocol: \"true\"", "proxy-protocol: v2")];
+    let old_k8s = "  kubernetesVersion: \"1.29.4\"\n  kubeProxy:\n    mode: iptables\n";
+    let with_occm = |v: &str| format!("{old_k8s}  addons:\n    cloudControllerManager: \"{v}\"\n");
+    let lint = |spec: &str| case("openstack-proxy", &v2, "openstack", spec, "OPENSTACK");
+    assert_eq!(
+        lint(&with_occm("v1.31.0")).0,
+        one("OPENSTACK001", "error", 8, 5)
+    );
+    assert_eq!(lint(&with_occm("v1.30.2")).0, vec![]);
+    let (found, message) = lint(old_k8s);
+    assert_eq!(found, one("OPENSTACK001", "warning", 8, 5));
+    assert!(
+        message.contains(
+            "set `spec.addons.cloudControllerManager` in the cluster profile to settle it"
+        ),
+        "{message}"
+    );
+    // `true` is read by every release: the unstated version changes nothing.
+    assert_eq!(
+        case("openstack-proxy", &[], "openstack", old_k8s, "OPENSTACK").0,
+        one("OPENSTACK001", "error", 8, 5)
+    );
+}

@@ -68,6 +68,9 @@ pub enum Triggered<'w> {
     /// The controller refuses a value the trigger reads, so it does not reconcile the
     /// Service the way it is written.
     Rejected(Rejected<'w>),
+    /// The feature is on only if an unstated profile fact says so (a value only newer
+    /// controllers read): at most a warning, and the reason names the field.
+    Uncertain(Feature, NodeRef<'w>, String),
 }
 
 impl<'w> Triggered<'w> {
@@ -178,7 +181,9 @@ impl Rule for ProxyProvider {
             }
             let triggered = (self.trigger)(cx, entry, service);
             let feature = match &triggered {
-                Some(Triggered::On(feature, _)) => Some(*feature),
+                Some(Triggered::On(feature, _) | Triggered::Uncertain(feature, ..)) => {
+                    Some(*feature)
+                }
                 _ => None,
             };
             // The option, where it applies to this load balancer's feature.
@@ -188,8 +193,9 @@ impl Rule for ProxyProvider {
             if reported.is_none() && self.option_gives_hostname(cx, service, option) {
                 continue;
             }
-            let (feature, at) = match triggered {
-                Some(Triggered::On(feature, at)) => (feature, at),
+            let (feature, at, uncertain) = match triggered {
+                Some(Triggered::On(feature, at)) => (feature, at, None),
+                Some(Triggered::Uncertain(feature, at, why)) => (feature, at, Some(why)),
                 Some(Triggered::Rejected(r)) => {
                     out.push(rejected(cx.ws, self.meta, service, r));
                     continue;
@@ -216,6 +222,12 @@ impl Rule for ProxyProvider {
             }
             let Some(bypass) = Bypass::unless(way_out) else {
                 continue;
+            };
+            let bypass = match (uncertain, bypass) {
+                (None, bypass) => bypass,
+                (Some(on), Bypass::Sure(why) | Bypass::Unknown(why)) => {
+                    Bypass::Unknown(format!("{on}; if it is on, {why}"))
+                }
             };
             let after = at.as_str().unwrap_or_default();
             let edits = (self.ip_mode_fix)(cx, service, after)

@@ -12,7 +12,7 @@ use crate::rules::Context;
 use crate::yaml::NodeRef;
 
 use super::ProxyProvider;
-use super::{controller_at_least, no_ip_mode_fix, Hostname, HostnameOption, Triggered};
+use super::{controller_at_least, no_ip_mode_fix, Feature, Hostname, HostnameOption, Triggered};
 
 const PROXY_PROTOCOL: &str = "loadbalancer.openstack.org/proxy-protocol";
 const HOSTNAME: &str = "loadbalancer.openstack.org/hostname";
@@ -47,15 +47,39 @@ pub static OPENSTACK: ProxyProvider = ProxyProvider {
     help,
 };
 
-/// PROXY protocol (`getProxyProtocolFromServiceAnnotation`), else TLS termination.
+/// PROXY protocol (`getProxyProtocolFromServiceAnnotation`), else TLS termination. `v1` or
+/// `v2` with the OCCM's version unstated: on only from v1.31.0, so uncertain.
 fn trigger<'w>(cx: &Context<'w>, _: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
-    Triggered::either(proxy_protocol(cx, service), tls_termination(cx, service))
+    let triggered = Triggered::either(proxy_protocol(cx, service), tls_termination(cx, service))?;
+    let stated = cx.profile.cloud_controller_manager();
+    let version_named = cx
+        .lb_annotations(service)
+        .text(PROXY_PROTOCOL)
+        .is_some_and(|v| v == "v1" || v == "v2");
+    match triggered {
+        Triggered::On(feature @ Feature::ProxyProtocol, at)
+            if version_named && stated.value.is_none() =>
+        {
+            Some(Triggered::Uncertain(
+                feature,
+                at,
+                format!(
+                    "whether the OCCM reads this value: {}",
+                    stated.unknown(&format!(
+                        "OCCM {VERSIONS_SINCE} and later read `v1` and `v2` as PROXY protocol; \
+                         before, only `true`"
+                    ))
+                ),
+            ))
+        }
+        triggered => Some(triggered),
+    }
 }
 
 /// `getProxyProtocolFromServiceAnnotation` (v1.31.0 and later): exactly `true`, `v1` or
 /// `v2`; before v1.31.0 the OCCM read it with `getBoolFromServiceAnnotation`, where only
 /// `true` turns it on. Any other value is no PROXY protocol, not an error. An unstated
-/// version reads as the current OCCM.
+/// version reads as the current OCCM here; `trigger` makes `v1`/`v2` uncertain then.
 fn proxy_protocol<'w>(cx: &Context<'w>, service: &Object) -> Option<NodeRef<'w>> {
     let accepted: &[&str] = if before(cx, VERSIONS_SINCE) {
         &["true"]
