@@ -137,7 +137,8 @@ fn istio_gateway_hosts(
 /// Gateway API Gateways whose implementation's Service is in the manifests (a cluster
 /// export), found by the labels the implementations put on it:
 /// `gateway.networking.k8s.io/gateway-name` in the Gateway's namespace (Istio's deployment
-/// controller, Cilium, NGINX Gateway Fabric, Kong's operator),
+/// controller, Cilium, NGINX Gateway Fabric, Kong's operator, Contour's provisioner; older
+/// releases' own labels in [`SAME_NAMESPACE_OWNERS`]),
 /// `gateway.envoyproxy.io/owning-gateway-name` and `-namespace` (envoyproxy/gateway
 /// `translator.go`; the Service sits in Envoy Gateway's own namespace). That Service is the
 /// Gateway's load balancer: the Gateway's addresses, listener hostnames and routes' hostnames
@@ -153,7 +154,10 @@ fn move_to_implementation_services(
         .filter(|(_, e)| e.kind == EntryKind::Service)
         .map(|(i, e)| (i, crate::views::labels(ws, &ws.objects[e.object])))
         .filter(|(_, labels)| {
-            labels.contains_key(GATEWAY_NAME) || labels.contains_key(ENVOY_GATEWAY_NAME)
+            [GATEWAY_NAME, ENVOY_GATEWAY_NAME]
+                .iter()
+                .chain(SAME_NAMESPACE_OWNERS)
+                .any(|k| labels.contains_key(k))
         })
         .collect();
     let mut moved = HashSet::new();
@@ -170,7 +174,11 @@ fn move_to_implementation_services(
         for (target, labels) in &services {
             let label = |k: &str| labels.get(k).copied();
             let service = &ws.objects[entry_points[*target].object];
-            let istio_like = label(GATEWAY_NAME) == Some(name) && service.namespace() == ns;
+            let istio_like = [GATEWAY_NAME]
+                .iter()
+                .chain(SAME_NAMESPACE_OWNERS)
+                .any(|k| label(k) == Some(name))
+                && service.namespace() == ns;
             let envoy_gateway = label(ENVOY_GATEWAY_NAME) == Some(name)
                 && label("gateway.envoyproxy.io/owning-gateway-namespace") == Some(ns);
             if !(istio_like || envoy_gateway) {
@@ -204,5 +212,12 @@ fn move_to_implementation_services(
 /// The label Istio's deployment controller, Cilium, NGINX Gateway Fabric and Kong's operator
 /// put on the Service they create for a Gateway (in the Gateway's namespace).
 const GATEWAY_NAME: &str = "gateway.networking.k8s.io/gateway-name";
+/// Older labels naming the Gateway on a Service in its namespace: Contour's provisioner
+/// (`projectcontour.io/owning-gateway-name`, v1.21.0; `gateway-name` only from v1.28.0) and
+/// Cilium's deprecated `io.cilium.gateway/owning-gateway`.
+const SAME_NAMESPACE_OWNERS: &[&str] = &[
+    "projectcontour.io/owning-gateway-name",
+    "io.cilium.gateway/owning-gateway",
+];
 /// Envoy Gateway's label naming the Gateway (with `-namespace`) on its Service.
 const ENVOY_GATEWAY_NAME: &str = "gateway.envoyproxy.io/owning-gateway-name";

@@ -767,4 +767,11 @@ fn gateway_routes_reach_the_service_their_implementation_created() {
             "    gateway.envoyproxy.io/owning-gateway-name: web\n    gateway.envoyproxy.io/owning-gateway-namespace: shop\n",
         );
     assert!(linked(&envoy_gateway));
+    // Contour's provisioner before v1.28.0 labels it only with its own key.
+    let contour = text.replace(
+        "    gateway.networking.k8s.io/gateway-name: web\n    gateway.istio.io",
+        "    projectcontour.io/owning-gateway-name: web\n    gateway.istio.io",
+    );
+    assert_ne!(contour, text);
+    assert!(linked(&contour));
 }
