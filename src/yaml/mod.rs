@@ -21,6 +21,7 @@ mod split;
 mod tree;
 mod types;
 
+pub mod go_json;
 pub mod go_values;
 
 pub use crate::source::{Pos, Span};

@@ -503,3 +503,38 @@ fn openstack_v2_needs_occm_1_31_and_an_unstated_version_is_a_warning() {
         one("OPENSTACK001", "error", 8, 5)
     );
 }
+
+/// `getPortConfigAnnotation` decodes a `port-<N>` annotation with Go's `json.Unmarshal`
+/// before anything else; a text it cannot decode stops the controller, in Go's words where
+/// lblint has them. Keys match case-insensitively, as Go matches struct fields.
+#[test]
+fn lke_port_annotations_are_decoded_as_go_decodes_them() {
+    let lke = |port: &str| {
+        let edit = format!(
+            "{LKE_DEFAULT}\n    service.beta.kubernetes.io/linode-loadbalancer-port-80: '{port}'"
+        );
+        case("lke-proxy", &[(LKE_DEFAULT, &edit)], "lke", "", "LKE")
+    };
+    // Linode's own test case (Test_getPortConfigAnnotation): a cut-off object.
+    let (found, message) = lke(r#"{ "tls-secret-name": "prod-app-tls" "#);
+    assert_eq!(found, one("LKE001", "error", 9, 61));
+    assert!(
+        message.contains("fails with \"unexpected end of JSON input\""),
+        "{message}"
+    );
+    let (found, message) = lke(r#"{"proxy-protocol": 2}"#);
+    assert_eq!(found, one("LKE001", "error", 9, 61));
+    assert!(
+        message.contains(
+            "\"json: cannot unmarshal number into Go struct field portConfigAnnotation.proxy-protocol of type string\""
+        ),
+        "{message}"
+    );
+    // `Protocol` is the same field to Go as `protocol`: its value is read, and refused.
+    let (found, message) = lke(r#"{"Protocol": "sctp"}"#);
+    assert_eq!(found, one("LKE001", "error", 9, 61));
+    assert!(
+        message.contains("\"invalid protocol: \"sctp\" specified\""),
+        "{message}"
+    );
+}

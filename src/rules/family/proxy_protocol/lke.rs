@@ -8,6 +8,7 @@ use crate::profile::{Profile, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::meta;
 use crate::rules::Context;
+use crate::yaml::go_json::{go_unmarshal_strings, GoJsonError};
 use crate::yaml::NodeRef;
 
 use super::{no_ip_mode_fix, Hostname, HostnameOption, ProxyProvider, Rejected, Triggered};
@@ -44,15 +45,38 @@ pub static LKE: ProxyProvider = ProxyProvider {
     help,
 };
 
-/// A port's own setting from its `port-<N>` JSON (`getPortConfigAnnotation`): `None` when
-/// the annotation is missing, its JSON does not parse (the controller then fails with Go's
-/// JSON error, which lblint does not imitate), or its `proxy-protocol` is empty.
-fn port_setting<'w>(value: NodeRef<'w>, field: &str) -> Option<String> {
-    let json: serde_json::Value = serde_json::from_str(value.as_str()?).ok()?;
-    json.get(field)?
-        .as_str()
-        .filter(|v| !v.is_empty())
-        .map(str::to_string)
+/// The fields of `portConfigAnnotation` that lblint reads from a `port-<N>` JSON.
+const PORT_FIELDS: &[&str] = &["tls-secret-name", "protocol", "proxy-protocol"];
+
+/// A port's own settings from its `port-<N>` JSON, decoded as `getPortConfigAnnotation`
+/// does (`json.Unmarshal` into `portConfigAnnotation`): empty without the annotation; a
+/// refusal when Go cannot decode it, which stops `getPortConfig` first.
+fn port_settings<'w>(
+    own: Option<(NodeRef<'w>, NodeRef<'w>)>,
+) -> Result<Vec<(&'static str, String)>, Rejected<'w>> {
+    let Some((_, value)) = own else {
+        return Ok(Vec::new());
+    };
+    let Some(text) = value.as_str() else {
+        return Ok(Vec::new());
+    };
+    go_unmarshal_strings(text, "linode.portConfigAnnotation", PORT_FIELDS).map_err(|e| {
+        let mut r = rejected(
+            value,
+            PORT_ANNOTATION,
+            "getPortConfigAnnotation",
+            match e {
+                GoJsonError::Go(text) => text,
+                GoJsonError::Syntax(text) => {
+                    format!("invalid JSON ({text}, as lblint's parser puts it)")
+                }
+            },
+        );
+        r.help = "write the annotation as a JSON object of strings, e.g. \
+                  `{\"protocol\": \"https\", \"tls-secret-name\": \"my-tls\"}`"
+            .to_string();
+        r
+    })
 }
 
 /// `getPortConfig` for each Service port, in order (the first error stops the controller):
@@ -93,7 +117,14 @@ fn port_config<'w>(
 ) -> Result<Port<'w>, Rejected<'w>> {
     let view = cx.lb_annotations(service);
     let own = view.entry(&format!("{PORT_PREFIX}{number}"));
-    let own_setting = |field| own.and_then(|(k, v)| port_setting(v, field).map(|s| (k, v, s)));
+    let settings = port_settings(own)?;
+    let own_setting = |field: &str| {
+        let (k, v) = own?;
+        let (_, setting) = settings
+            .iter()
+            .find(|(f, s)| *f == field && !s.is_empty())?;
+        Some((k, v, setting.clone()))
+    };
     // Where the protocol comes from: (key, value) of the annotation that sets it.
     let (protocol_from, protocol) = match own_setting("protocol") {
         Some((k, v, p)) => (Some((k, v)), p),
@@ -196,6 +227,9 @@ fn rejected<'w>(
             "getPortProxyProtocol" => "Linode's controller (`getPortProxyProtocol`) refuses with",
             "getPortProtocol" => "Linode's controller (`getPortProtocol`) refuses with",
             "getTLSCertInfo" => "Linode's controller (`getTLSCertInfo`) refuses with",
+            "getPortConfigAnnotation" => {
+                "Linode's controller (`getPortConfigAnnotation`, Go's `json.Unmarshal`) fails with"
+            }
             _ => "Linode's controller (`getPortConfig`) refuses with",
         },
         error,
