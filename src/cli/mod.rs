@@ -188,16 +188,18 @@ fn run_model(args: ModelArgs) -> i32 {
         Ok(built) => built,
         Err(err) => return fail(err),
     };
+    // The model keeps no views; the report reads Gateways' inferred Services through them.
+    let views = crate::views::Views::build(&ws);
     match args.format {
         ModelFormat::Json => {
-            let json = crate::report::model::to_json(&ws, &model);
+            let json = crate::report::model::to_json(&ws, &views, &model);
             println!(
                 "{}",
                 serde_json::to_string_pretty(&json).unwrap_or_default()
             );
         }
         ModelFormat::Table => {
-            let table = crate::report::model::to_human(&ws, &model);
+            let table = crate::report::model::to_human(&ws, &views, &model);
             print!("{}", escape(&table, Keep::Newlines));
         }
     }

@@ -6,7 +6,20 @@ use serde_json::{json, Value};
 use crate::diagnostic::Location;
 use crate::objects::{ObjectId, Workspace};
 
-use crate::model::{Caller, EntryId, EntryKind, Fit, Model, Via};
+use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Model, Via};
+use crate::views::Views;
+
+/// The Service a Gateway entry point's implementation creates, when lblint infers it.
+fn inferred_service<'w>(
+    ws: &'w Workspace,
+    views: &Views<'w>,
+    entry: &EntryPoint,
+) -> Option<crate::model::implementation::InferredService<'w>> {
+    if entry.kind != EntryKind::Gateway {
+        return None;
+    }
+    crate::model::implementation::inferred_service(ws, views, views.gateway(entry.object)?)
+}
 
 fn at(location: &Location) -> String {
     format!(
@@ -80,12 +93,12 @@ fn every_caller(model: &Model, entry: EntryId) -> impl Iterator<Item = &Caller> 
         .chain(shared)
 }
 
-pub fn to_json(ws: &Workspace, model: &Model) -> Value {
+pub fn to_json(ws: &Workspace, views: &Views<'_>, model: &Model) -> Value {
     let object_id = |i: ObjectId| json!(*ws.objects[i].id);
     let entry_points: Vec<Value> = model.all_entries()
         .map(|(index, e)| {
             let object = &ws.objects[e.object];
-            json!({
+            let mut entry = json!({
                 "object": object_id(e.object),
                 "file": &*ws.files[object.file].source.path,
                 "kind": e.kind,
@@ -108,7 +121,19 @@ pub fn to_json(ws: &Workspace, model: &Model) -> Value {
                     "hostNetwork": c.from_node && c.via != Via::ImagePull, "fromNode": c.from_node,
                     "location": location_json(&c.location), "pools": placement_json(model, c.workload),
                 })).collect::<Vec<_>>(),
-            })
+            });
+            // Gateways only: the Service their implementation creates, as lblint infers it.
+            if let (Some(service), Some(map)) = (inferred_service(ws, views, e), entry.as_object_mut()) {
+                map.insert("inferredService".to_string(), json!({
+                    "implementation": service.implementation.label(),
+                    "name": service.name,
+                    "namespace": service.namespace,
+                    "annotationsFrom": service.annotations_from,
+                    "loadBalancer": service.load_balancer,
+                    "inferredFrom": service.told_by,
+                }));
+            }
+            entry
         })
         .collect();
     let safe_calls: Vec<Value> = model
@@ -124,7 +149,7 @@ pub fn to_json(ws: &Workspace, model: &Model) -> Value {
     json!({"version": 1, "entryPoints": entry_points, "safeCalls": safe_calls})
 }
 
-pub fn to_human(ws: &Workspace, model: &Model) -> String {
+pub fn to_human(ws: &Workspace, views: &Views<'_>, model: &Model) -> String {
     let mut out = String::new();
     if model.entry_points.is_empty() {
         out.push_str(
@@ -156,6 +181,13 @@ pub fn to_human(ws: &Workspace, model: &Model) -> String {
                 .unwrap_or_default(),
             at(&ws.location(object, root.span())),
         ));
+        if let Some(service) = inferred_service(ws, views, e) {
+            out.push_str(&format!(
+                "  load balancer: {}; annotations from the Gateway's {}\n",
+                service.describe(),
+                service.annotations_from
+            ));
+        }
         if e.addresses.is_empty() {
             out.push_str(
                 "  addresses: none known (add status, or spec.loadBalancers in the profile)\n",

@@ -200,6 +200,17 @@ fn envoy_gateways_quickstart_gets_its_documented_service_name() {
         "spec:\n  gatewayClassName: eg\n  infrastructure:\n    annotations:\n      \
          service.beta.kubernetes.io/do-loadbalancer-enable-proxy-protocol: \"true\"\n",
     );
+    // `lblint model` shows the inferred Service too.
+    let model = lblint_stdin(&["model", "--no-config", path], None).stdout;
+    assert!(
+        model.contains(
+            "  load balancer: Service `envoy-default-eg-e41e7b31` in `envoy-gateway-system`, which \
+             Envoy Gateway creates for it (inferred from GatewayClass `eg`, controllerName \
+             `gateway.envoyproxy.io/gatewayclass-controller`); annotations from the Gateway's \
+             spec.infrastructure.annotations\n"
+        ),
+        "{model}"
+    );
     let (found, messages) = lint(&proxy);
     assert_eq!(found, one("DOKS001", "error", 19, 7));
     assert!(
