@@ -257,6 +257,27 @@ impl Diagnostic {
         self
     }
 
+    /// The same finding at another place (a rendered object's finding, moved to the file
+    /// that produced the object).
+    pub fn relocated(mut self, location: Location) -> Self {
+        self.location = location;
+        self
+    }
+
+    /// Move related location `i`, if there is one.
+    pub fn relocate_related(&mut self, i: usize, location: Location) {
+        if let Some(rest) = self.rest.as_deref_mut() {
+            if let Some(related) = rest.related.as_mut_slice().get_mut(i) {
+                related.location = location;
+            }
+        }
+    }
+
+    /// The file to edit instead of the rendered text this finding is in.
+    pub fn set_origin(&mut self, origin: Arc<str>) {
+        self.more_mut().origin = Some(origin);
+    }
+
     /// Tests: a template origin without an object to take it from.
     #[cfg(test)]
     pub(crate) fn with_origin(mut self, origin: &str) -> Self {
