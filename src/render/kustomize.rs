@@ -35,14 +35,13 @@ impl Tool {
             })
         };
         match choice {
-            KustomizeTool::Auto => kubectl().or_else(kustomize).ok_or_else(|| {
-                "neither `kubectl` nor `kustomize` is on PATH, so this kustomization was not rendered".to_string()
-            }),
-            KustomizeTool::Kubectl => kubectl().ok_or_else(|| {
-                "`kubectl` is not on PATH (render.kustomize: kubectl), so this kustomization was not rendered".to_string()
-            }),
+            KustomizeTool::Auto => kubectl()
+                .or_else(kustomize)
+                .ok_or_else(|| "neither `kubectl` nor `kustomize` is on PATH".to_string()),
+            KustomizeTool::Kubectl => kubectl()
+                .ok_or_else(|| "`kubectl` is not on PATH (render.kustomize: kubectl)".to_string()),
             KustomizeTool::Kustomize => kustomize().ok_or_else(|| {
-                "`kustomize` is not on PATH (render.kustomize: kustomize), so this kustomization was not rendered".to_string()
+                "`kustomize` is not on PATH (render.kustomize: kustomize)".to_string()
             }),
         }
     }
@@ -126,7 +125,7 @@ pub(super) fn render_all(
                 part.diagnostics.push(fail(
                     file,
                     0,
-                    format!("{}.", capital(&message)),
+                    format!("Kustomization not rendered: {message}."),
                     INSTALL.into(),
                 ));
             }
@@ -231,14 +230,6 @@ pub(super) fn displays(files: &[PathBuf]) -> Vec<String> {
         .iter()
         .map(|f| crate::walk::display_relative(f, &cwd))
         .collect()
-}
-
-fn capital(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]
