@@ -411,3 +411,49 @@ fn charts_are_rendered_with_their_values_and_mapped_to_templates() {
         run.stdout
     );
 }
+
+/// The pre-commit view (`--context`): a staged file feeds the roots that list it, and
+/// their findings are reported; a root it does not feed stays quiet.
+#[test]
+fn a_staged_base_or_overlay_file_relints_the_roots_it_feeds() {
+    let Some(kubectl) = need_kubectl() else {
+        return;
+    };
+    let bin = kubectl.parent().unwrap();
+    let staged = |file: &str| {
+        let context = format!("--context={TREE}");
+        let file = format!("{TREE}/{file}");
+        let args = [
+            "check",
+            "--render",
+            "--format",
+            "json",
+            "--profile",
+            PROFILE,
+            &context,
+            &file,
+        ];
+        let run = run_with_path(crate_root(), &[bin], &args);
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        let names: Vec<String> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {}",
+                    d["rule"].as_str().unwrap(),
+                    d["object"]["name"].as_str().unwrap()
+                )
+            })
+            .collect();
+        names
+    };
+    // A base file feeds both overlays.
+    assert_eq!(
+        staged("base/report.yaml"),
+        ["TKE001 orders", "TKE001 prod-orders"]
+    );
+    // The dev overlay feeds only its own render.
+    assert_eq!(staged("overlays/dev/kustomization.yaml"), ["TKE001 orders"]);
+}
