@@ -362,9 +362,9 @@ fn charts_are_rendered_with_their_values_and_mapped_to_templates() {
     )
     .unwrap();
     let fake = helm_stand_in(
-        &helm_dir.join("shop"),
+        &helm_dir.join("storefront"),
         &helm_dir.join("values-prod.yaml"),
-        &crate_root().join("testdata/render/helm-shop-rendered.yaml"),
+        &crate_root().join("testdata/render/helm-storefront-rendered.yaml"),
     );
     let cfg = config.to_str().unwrap();
     let args = [
@@ -380,7 +380,7 @@ fn charts_are_rendered_with_their_values_and_mapped_to_templates() {
         "testdata/render/helm",
     ];
     let run = run_with_path(crate_root(), &[fake.path()], &args);
-    let template = "testdata/render/helm/shop/templates/service.yaml";
+    let template = "testdata/render/helm/storefront/templates/service.yaml";
     assert_eq!(
         compact_lines(&run),
         [
@@ -402,7 +402,7 @@ fn charts_are_rendered_with_their_values_and_mapped_to_templates() {
         "--format",
         "compact",
         "--no-config",
-        "testdata/render/helm/shop",
+        "testdata/render/helm/storefront",
     ];
     let run = run_with_path(crate_root(), &[fake.path()], &args);
     assert!(
