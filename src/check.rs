@@ -299,13 +299,18 @@ fn lint_loaded(
     rules::edit::refuse_shared_node_edits(&ws, &mut diagnostics);
 
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-    let (mut diagnostics, suppressed) = filter.apply(&ws, diagnostics, &order);
+    let (mut diagnostics, mut suppressed) = filter.apply(&ws, diagnostics, &order);
     for source in &rendered.sources {
         sources.insert(source.clone());
     }
     if !rendered.buffers.is_empty() {
         // After suppression (annotations are found by the rendered object), before output.
-        render::map_back(&ws, &rendered.buffers, &mut diagnostics, &mut sources);
+        let bases = render::map_back(&ws, &rendered.buffers, &mut diagnostics, &mut sources);
+        if filter.suppress {
+            let bases = Workspace::new(bases);
+            let config = filter.config_ignores;
+            suppressed += crate::suppress::in_base_files(&bases, &mut diagnostics, config);
+        }
         crate::filter::sort(&mut diagnostics, &order);
     }
     if let Some(config) = filter.config_source {

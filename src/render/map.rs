@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::{Buffer, Origin};
 use crate::diagnostic::Diagnostic;
-use crate::objects::{Object, Workspace};
+use crate::objects::{LintFile, Object, Workspace};
 use crate::source::{Location, SourceFile, SourceMap, Span};
 use crate::yaml::{LoadedFile, NodeRef};
 
@@ -260,15 +260,16 @@ fn generator_entry(text: &str, object: &Object) -> Option<crate::yaml::Extent> {
 }
 
 /// Move every finding in a rendered text to the file that produced its object (see the
-/// module). Files pointed into join `sources`, for snippets.
+/// module). Files pointed into join `sources`, for snippets; the YAML ones come back, for
+/// their suppression comments.
 pub fn map_back(
     ws: &Workspace,
     buffers: &[Buffer],
     diagnostics: &mut [Diagnostic],
     sources: &mut SourceMap,
-) {
+) -> Vec<LintFile> {
     if buffers.is_empty() {
-        return;
+        return Vec::new();
     }
     let by_display: HashMap<&str, &Buffer> =
         buffers.iter().map(|b| (b.display.as_str(), b)).collect();
@@ -302,6 +303,7 @@ pub fn map_back(
             }
         }
         moved.set_origin(Arc::from(&*to.file));
+        moved.drop_edits();
         let start = root.pos_at(0);
         let at = Location {
             file: root.path.clone(),
@@ -315,11 +317,19 @@ pub fn map_back(
             sources.insert(root);
         }
     }
+    let mut files = Vec::new();
     for base in bases.files.into_values().flatten() {
         if sources.get(&base.source.path).is_none() {
-            sources.insert(base.source);
+            sources.insert(base.source.clone());
+        }
+        if let Some(loaded) = base.loaded {
+            files.push(LintFile {
+                source: base.source,
+                loaded,
+            });
         }
     }
+    files
 }
 
 #[cfg(test)]

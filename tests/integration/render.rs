@@ -144,6 +144,8 @@ fn overlays_are_rendered_and_findings_land_in_the_base_files() {
         run.stdout
     );
     let prod = &findings[1];
+    // Its fix is described, not placed: its edits were planned on the rendered text.
+    assert_eq!(prod["fix"]["edits"], serde_json::json!([]), "{prod}");
     assert_eq!(
         prod["object"]["namespace"], "shop",
         "the overlay's namespace"
@@ -174,11 +176,8 @@ fn overlays_are_rendered_and_findings_land_in_the_base_files() {
     );
 }
 
-#[test]
-fn fixes_of_rendered_objects_are_refused_with_the_file_to_edit() {
-    let Some(kubectl) = need_kubectl() else {
-        return;
-    };
+/// A copy of the kustomize tree, as `kustomize/` in a temporary folder.
+fn copy_tree() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let copy = Command::new("cp")
         .args([
@@ -189,6 +188,15 @@ fn fixes_of_rendered_objects_are_refused_with_the_file_to_edit() {
         .status()
         .unwrap();
     assert!(copy.success());
+    tmp
+}
+
+#[test]
+fn fixes_of_rendered_objects_are_refused_with_the_file_to_edit() {
+    let Some(kubectl) = need_kubectl() else {
+        return;
+    };
+    let tmp = copy_tree();
     let profile = crate_root().join(PROFILE);
     let before = std::fs::read_to_string(tmp.path().join("kustomize/base/orders.yaml")).unwrap();
     let args = [
@@ -456,4 +464,39 @@ fn a_staged_base_or_overlay_file_relints_the_roots_it_feeds() {
     );
     // The dev overlay feeds only its own render.
     assert_eq!(staged("overlays/dev/kustomization.yaml"), ["TKE001 orders"]);
+}
+
+/// A suppression comment in the base file holds for the findings moved there (the rendered
+/// text has no comments), for every overlay's object.
+#[test]
+fn suppression_comments_in_base_files_hold_for_rendered_findings() {
+    let Some(kubectl) = need_kubectl() else {
+        return;
+    };
+    let tmp = copy_tree();
+    let base = tmp.path().join("kustomize/base/orders.yaml");
+    let text = std::fs::read_to_string(&base).unwrap().replace(
+        "    service.kubernetes.io/qcloud",
+        "    # lblint: ignore[TKE001] only called through the VPN\n    service.kubernetes.io/qcloud",
+    );
+    std::fs::write(&base, text).unwrap();
+    let profile = crate_root().join(PROFILE);
+    let args = [
+        "check",
+        "--render",
+        "--format",
+        "json",
+        "--profile",
+        profile.to_str().unwrap(),
+        "kustomize",
+    ];
+    let run = run_with_path(tmp.path(), &[kubectl.parent().unwrap()], &args);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        report["diagnostics"],
+        serde_json::json!([]),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(report["summary"]["suppressed"], 2);
 }
