@@ -191,24 +191,23 @@ fn copy_tree() -> tempfile::TempDir {
     tmp
 }
 
+/// `check --render ARGS kustomize` in a copy made by [`copy_tree`], with the TKE profile.
+fn check_copy(tmp: &tempfile::TempDir, kubectl: &Path, args: &[&str]) -> Run {
+    let profile = crate_root().join(PROFILE);
+    let mut all = vec!["check", "--render", "--profile", profile.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.push("kustomize");
+    run_with_path(tmp.path(), &[kubectl.parent().unwrap()], &all)
+}
+
 #[test]
 fn fixes_of_rendered_objects_are_refused_with_the_file_to_edit() {
     let Some(kubectl) = need_kubectl() else {
         return;
     };
     let tmp = copy_tree();
-    let profile = crate_root().join(PROFILE);
     let before = std::fs::read_to_string(tmp.path().join("kustomize/base/orders.yaml")).unwrap();
-    let args = [
-        "check",
-        "--render",
-        "--fix",
-        "--unsafe-fixes",
-        "--profile",
-        profile.to_str().unwrap(),
-        "kustomize",
-    ];
-    let run = run_with_path(tmp.path(), &[kubectl.parent().unwrap()], &args);
+    let run = check_copy(&tmp, &kubectl, &["--fix", "--unsafe-fixes"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stderr.contains("lblint: not fixing TKE001 at kustomize/base/orders.yaml:7:5: the object is rendered from `kustomize/base/orders.yaml`; edit that file instead"),
@@ -480,17 +479,7 @@ fn suppression_comments_in_base_files_hold_for_rendered_findings() {
         "    # lblint: ignore[TKE001] only called through the VPN\n    service.kubernetes.io/qcloud",
     );
     std::fs::write(&base, text).unwrap();
-    let profile = crate_root().join(PROFILE);
-    let args = [
-        "check",
-        "--render",
-        "--format",
-        "json",
-        "--profile",
-        profile.to_str().unwrap(),
-        "kustomize",
-    ];
-    let run = run_with_path(tmp.path(), &[kubectl.parent().unwrap()], &args);
+    let run = check_copy(&tmp, &kubectl, &["--format", "json"]);
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(
         report["diagnostics"],
