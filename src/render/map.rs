@@ -278,15 +278,31 @@ pub fn map_back(
         cwd,
         files: HashMap::new(),
     };
+    // The objects of each rendered text, by where their documents start: a finding's
+    // object is found by binary search, not a scan of every object.
+    let mut objects: HashMap<&str, Vec<(usize, usize, &Object)>> = HashMap::new();
+    for o in &ws.objects {
+        let path = &*ws.files[o.file].source.path;
+        if by_display.contains_key(path) {
+            let span = ws.document(o).span;
+            let list = objects.entry(path).or_default();
+            list.push((span.start.offset, span.end.offset, o));
+        }
+    }
+    for list in objects.values_mut() {
+        list.sort_by_key(|(start, _, _)| *start);
+    }
     let locate = |location: &Location, bases: &mut Bases| -> Option<(Location, Arc<SourceFile>)> {
         let buffer = by_display.get(&*location.file)?;
         let offset = location.span.start.offset;
-        let object = ws.objects.iter().find(|o| {
-            &*ws.files[o.file].source.path == buffer.display.as_str() && {
-                let span = ws.document(o).span;
-                span.start.offset <= offset && offset <= span.end.offset
-            }
-        })?;
+        let list = objects.get(&*location.file)?;
+        let i = list
+            .partition_point(|(start, _, _)| *start <= offset)
+            .checked_sub(1)?;
+        let (_, end, object) = list[i];
+        if offset > end {
+            return None;
+        }
         let to = target(ws, object, &buffer.origin, offset, bases)?;
         Some((to, buffer.root.clone()))
     };
