@@ -489,3 +489,34 @@ fn suppression_comments_in_base_files_hold_for_rendered_findings() {
     );
     assert_eq!(report["summary"]["suppressed"], 2);
 }
+
+/// `kustomize build` when kubectl is not on PATH: a stand-in kustomize checks that it is
+/// asked to build a wrapper that requests origin annotations, and answers with the dev
+/// overlay's Service, its origin relative to that wrapper.
+#[test]
+fn kustomize_build_is_used_when_kubectl_is_missing() {
+    let kustomize = stand_in(
+        "kustomize",
+        "[ \"$1\" = build ] || { echo \"not build: $*\" >&2; exit 5; }\n\
+         /bin/grep -q '^- originAnnotations$' \"$2/kustomization.yaml\" || exit 6\n\
+         root=$(/bin/sed -n 's/^- \"\\(.*\\)\"$/\\1/p' \"$2/kustomization.yaml\")\n\
+         case \"$root\" in *overlays/dev) ;; *) exit 0 ;; esac\n\
+         /bin/cat <<EOF\n\
+         apiVersion: v1\nkind: Service\nmetadata:\n  annotations:\n    config.kubernetes.io/origin: |\n      path: $root/../../base/orders.yaml\n    service.kubernetes.io/qcloud-loadbalancer-internal-subnetid: subnet-11111111\n  name: orders\n  namespace: dev\nspec:\n  type: LoadBalancer\nEOF\n",
+    );
+    let args = "check --render -v --format=compact --no-config --profile";
+    let mut args: Vec<&str> = args.split(' ').collect();
+    args.extend([PROFILE, TREE]);
+    let run = run_with_path(crate_root(), &[kustomize.path()], &args);
+    assert_eq!(
+        compact_lines(&run),
+        [format!("{TREE}/base/orders.yaml:7:5: warning[TKE001] Private-network CLB Service `orders` will loop back in-cluster calls to its own address. No in-cluster caller of its address is visible in these manifests.")],
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("lblint: render: kustomize build with "),
+        "{}",
+        run.stderr
+    );
+}
