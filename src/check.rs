@@ -15,6 +15,7 @@ use crate::model::Model;
 use crate::objects::Workspace;
 use crate::panic::InternalError;
 use crate::profile::Profile;
+use crate::render::{self, RenderOptions, Rendered};
 use crate::rules::{self, Context, Rule, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::ConfigIgnores;
@@ -47,6 +48,8 @@ pub struct CheckOptions {
     /// Texts to lint instead of the files' own, by canonical path: `--diff` lints the
     /// result of its fixes without writing them.
     pub overlay: Option<Arc<HashMap<std::path::PathBuf, String>>>,
+    /// `--render`: kustomization roots and charts are rendered and linted as rendered.
+    pub render: Option<RenderOptions>,
 }
 
 #[derive(Debug)]
@@ -61,6 +64,8 @@ pub struct CheckOutcome {
     pub files_on_disk: HashMap<Arc<str>, std::path::PathBuf>,
     /// The displayed path of every file linted, in walk order (`--verbose` lists them).
     pub linted: Vec<Arc<str>>,
+    /// `--render -v`: the tools that rendered, with their paths and versions.
+    pub render_tools: Vec<String>,
 }
 
 impl CheckOutcome {
@@ -116,13 +121,19 @@ pub fn enabled_rules(options: &CheckOptions) -> Result<Vec<&'static RuleMeta>, C
 pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, CheckError> {
     let selected = resolve_rules(&options.select)?;
     let ignored = resolve_rules(&options.ignore)?;
-    let (walked, loaded, named) = walk_and_load(options)?;
-    let diagnostics = walked
+    let (walked, loaded, named, rendered) = walk_and_load(options)?;
+    let mut diagnostics: Vec<Diagnostic> = walked
         .skipped
         .iter()
         .map(|skipped| crate::rules::lbl::file_skipped(&skipped.display, &skipped.reason, None))
         .collect();
-    let order: Vec<&str> = walked.files.iter().map(|f| f.display.as_str()).collect();
+    diagnostics.extend(rendered.diagnostics.iter().cloned());
+    let order: Vec<&str> = walked
+        .files
+        .iter()
+        .map(|f| f.display.as_str())
+        .chain(rendered.buffers.iter().map(|b| b.display.as_str()))
+        .collect();
     let filter = Filter {
         selected: &selected,
         ignored: &ignored,
@@ -139,7 +150,9 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
         &filter,
         &rules::registry(),
         crate::load::cores(options.threads),
+        &rendered,
     );
+    outcome.render_tools = rendered.tools.clone();
     outcome.files_on_disk = walked
         .files
         .iter()
@@ -148,7 +161,14 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
             InputSource::Stdin => None,
         })
         .collect();
-    if let Some(named) = named {
+    if let Some(mut named) = named {
+        // A staged base or patch feeds the roots that list it: their findings count.
+        let fed: Vec<String> = rendered
+            .fed_by(&named)
+            .iter()
+            .map(|b| b.root.path.to_string())
+            .collect();
+        named.extend(fed);
         keep_involving(&mut outcome, &named);
     }
     Ok(outcome)
@@ -211,9 +231,21 @@ pub fn check_sources_with(
         config_source: None,
         suppress: true,
     };
-    lint_loaded(loaded, Vec::new(), &order, profile, &filter, rules, 1)
+    let none = Rendered::default();
+    lint_loaded(
+        loaded,
+        Vec::new(),
+        &order,
+        profile,
+        &filter,
+        rules,
+        1,
+        &none,
+    )
 }
 
+// The stages' inputs, each its own: a struct of them would be built in one place only.
+#[allow(clippy::too_many_arguments)]
 fn lint_loaded(
     loaded: Vec<Loaded>,
     mut diagnostics: Vec<Diagnostic>,
@@ -222,6 +254,7 @@ fn lint_loaded(
     filter: &Filter<'_>,
     rules: &[&dyn Rule],
     threads: usize,
+    rendered: &Rendered,
 ) -> CheckOutcome {
     let file_count = order.len();
     let linted = order.iter().map(|f| Arc::from(*f)).collect();
@@ -266,7 +299,20 @@ fn lint_loaded(
     rules::edit::refuse_shared_node_edits(&ws, &mut diagnostics);
 
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-    let (diagnostics, suppressed) = filter.apply(&ws, diagnostics, &order);
+    let (mut diagnostics, mut suppressed) = filter.apply(&ws, diagnostics, &order);
+    for source in &rendered.sources {
+        sources.insert(source.clone());
+    }
+    if !rendered.buffers.is_empty() {
+        // After suppression (annotations are found by the rendered object), before output.
+        let bases = render::map_back(&ws, &rendered.buffers, &mut diagnostics, &mut sources);
+        if filter.suppress {
+            let bases = Workspace::new(bases);
+            let config = filter.config_ignores;
+            suppressed += crate::suppress::in_base_files(&bases, &mut diagnostics, config);
+        }
+        crate::filter::sort(&mut diagnostics, &order);
+    }
     if let Some(config) = filter.config_source {
         if diagnostics.iter().any(|d| d.location().file == config.path) {
             sources.insert(config.clone());
@@ -289,6 +335,7 @@ fn lint_loaded(
         internal_errors,
         files_on_disk: HashMap::new(),
         linted,
+        render_tools: Vec::new(),
     }
 }
 
@@ -297,7 +344,7 @@ pub fn load_model(
     options: &CheckOptions,
     profile: &Profile,
 ) -> Result<(Workspace, Model), CheckError> {
-    let (_, loaded, _) = walk_and_load(options)?;
+    let (_, loaded, _, _) = walk_and_load(options)?;
     let ws = Workspace::new(loaded.into_iter().filter_map(|l| l.file).collect());
     let views = Views::build(&ws);
     let model = Model::build_on(&ws, &views, profile, crate::load::cores(options.threads));
@@ -307,7 +354,7 @@ pub fn load_model(
 /// The walk, then every file read (standard input once, capped at the size limit) and
 /// parsed on worker threads, in walk order. With `--context`, the context's files follow
 /// the named ones, and the display names of the named files come back too.
-type WalkedAndLoaded = (walk::Walked, Vec<Loaded>, Option<HashSet<String>>);
+type WalkedAndLoaded = (walk::Walked, Vec<Loaded>, Option<HashSet<String>>, Rendered);
 
 fn walk_and_load(options: &CheckOptions) -> Result<WalkedAndLoaded, CheckError> {
     let paths = if options.paths.is_empty() {
@@ -335,6 +382,7 @@ fn walk_and_load(options: &CheckOptions) -> Result<WalkedAndLoaded, CheckError> 
             Some(named)
         }
     };
+    let rendered = render_walked(options, &paths, &mut walked);
     let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -345,12 +393,53 @@ fn walk_and_load(options: &CheckOptions) -> Result<WalkedAndLoaded, CheckError> 
     } else {
         None
     };
-    let loaded = load_all(
+    let mut loaded = load_all(
         &walked.files,
         stdin_text.as_deref(),
         options.threads,
         options.walk.max_file_size,
         options.overlay.as_deref(),
     );
-    Ok((walked, loaded, named))
+    let limits = Limits::default();
+    loaded.extend(rendered.buffers.iter().map(|b| {
+        let bytes = Ok(b.text.clone().into_bytes());
+        guarded(&b.display, || {
+            load_bytes(&b.display, bytes, &limits, Split::new(1))
+        })
+    }));
+    Ok((walked, loaded, named, rendered))
+}
+
+/// `--render`: render the roots among the walked files, whose raw files then leave the
+/// walk. Without it, a note when a kustomization's resources lie outside the linted paths.
+fn render_walked(
+    options: &CheckOptions,
+    paths: &[std::path::PathBuf],
+    walked: &mut walk::Walked,
+) -> Rendered {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let Some(render_options) = &options.render else {
+        let mut rendered = Rendered::default();
+        // The context is what is linted in the pre-commit hook.
+        let linted: Vec<std::path::PathBuf> = match &options.context {
+            Some(root) => vec![walk::absolute(root, &cwd)],
+            None => paths
+                .iter()
+                .filter(|p| p.as_os_str() != "-")
+                .map(|p| walk::absolute(p, &cwd))
+                .collect(),
+        };
+        if let Some((note, source)) = render::unrendered_note(&walked.files, &linted) {
+            rendered.diagnostics.push(note);
+            rendered.sources.push(source);
+        }
+        return rendered;
+    };
+    let rendered = render::render(
+        &walked.files,
+        render_options,
+        crate::load::cores(options.threads),
+    );
+    walked.files.retain(|f| !rendered.covers(f, &cwd));
+    rendered
 }

@@ -257,6 +257,53 @@ impl Diagnostic {
         self
     }
 
+    /// The same finding at another place (a rendered object's finding, moved to the file
+    /// that produced the object).
+    pub fn relocated(mut self, location: Location) -> Self {
+        self.location = location;
+        self
+    }
+
+    /// Move related location `i`, if there is one.
+    pub fn relocate_related(&mut self, i: usize, location: Location) {
+        if let Some(rest) = self.rest.as_deref_mut() {
+            if let Some(related) = rest.related.as_mut_slice().get_mut(i) {
+                related.location = location;
+            }
+        }
+    }
+
+    /// Keep what the fix and the suggestions say and how safe they are, not their edits:
+    /// those were planned on a rendered text that no file holds.
+    pub fn drop_edits(&mut self) {
+        let rule = self.rule.id;
+        let Some(rest) = self.rest.as_deref_mut() else {
+            return;
+        };
+        let bare = |stored: &StoredFix| {
+            let fix = stored.as_ref();
+            let said = Fix {
+                description: fix.description().to_string(),
+                applicability: fix.applicability(),
+                edits: Vec::new(),
+            };
+            StoredFix::new(rule, said)
+        };
+        if let Some(fix) = &rest.fix {
+            rest.fix = Some(bare(fix));
+        }
+        if let Some(more) = rest.more.as_deref_mut() {
+            for suggestion in more.suggestions.as_mut_slice() {
+                *suggestion = bare(suggestion);
+            }
+        }
+    }
+
+    /// The file to edit instead of the rendered text this finding is in.
+    pub fn set_origin(&mut self, origin: Arc<str>) {
+        self.more_mut().origin = Some(origin);
+    }
+
     /// Tests: a template origin without an object to take it from.
     #[cfg(test)]
     pub(crate) fn with_origin(mut self, origin: &str) -> Self {

@@ -1,7 +1,7 @@
 //! lblint: finds Kubernetes Services and Ingresses whose cloud load balancer will loop
 //! in-cluster traffic back to its own node, and misused vendor fixes for it.
 //!
-//! Data flow: walk → load (yaml) → objects → model → rules → filter → report; `check`
+//! Data flow: walk → render (--render) → load (yaml) → objects → model → rules → filter → report; `check`
 //! drives it.
 
 pub mod check;
@@ -16,6 +16,7 @@ pub mod objects;
 pub mod panic;
 pub mod profile;
 pub mod read;
+pub mod render;
 pub mod report;
 pub mod rules;
 pub mod settings;

@@ -257,6 +257,12 @@ pub struct CheckArgs {
     /// directory).
     #[arg(long = "chart-root", value_name = "DIR")]
     pub chart_root: Vec<PathBuf>,
+    /// Render each kustomization root (`kubectl kustomize`, or `kustomize build`) and Helm
+    /// chart (`helm template`) with your own tools, and lint what they render; findings
+    /// point at the base files and templates. Slower: one process per root. Settings:
+    /// `render:` in lblint.yaml.
+    #[arg(long)]
+    pub render: bool,
     /// Path to show for standard input.
     #[arg(long = "stdin-filename", value_name = "NAME")]
     pub stdin_filename: Option<String>,

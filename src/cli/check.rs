@@ -42,6 +42,7 @@ pub(super) fn run_check(args: CheckArgs) -> i32 {
         }
     };
     if settings.verbose {
+        notices::rendered_with(&outcome.render_tools);
         notices::linted(&outcome.linted);
     }
     if settings.quiet == 0 {

@@ -46,6 +46,13 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `-v` with `--render`: each tool that rendered, its path and version.
+pub(super) fn rendered_with(tools: &[String]) {
+    for tool in tools {
+        say(tool);
+    }
+}
+
 /// `-v`: the config file and the profile the run uses.
 pub(super) fn settings(
     args: &CheckArgs,

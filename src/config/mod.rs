@@ -24,6 +24,7 @@ pub const FILE_NAMES: [&str; 2] = ["lblint.yaml", ".lblint.yaml"];
 pub type ConfigError = SettingsError;
 
 mod parse;
+mod render;
 pub use parse::parse_config;
 
 const MAX_CONFIG_BYTES: usize = crate::settings::MAX_BYTES;
@@ -37,7 +38,23 @@ const TOP_KEYS: &[&str] = &[
     "rules",
     "ignore",
     "chartRoots",
+    "render",
 ];
+
+/// "Did you mean" (or an abbreviation's completion) and the words `got` could be.
+fn choice_help(got: &str, expected: &[&str]) -> String {
+    // `warn` → `warning`: an abbreviation is a typo too.
+    let prefix = || {
+        expected
+            .iter()
+            .copied()
+            .find(|e| got.len() >= 3 && e.starts_with(&got.to_ascii_lowercase()))
+    };
+    crate::settings::suggest::one_of_help(
+        crate::settings::suggest::did_you_mean(got, expected).or_else(prefix),
+        expected,
+    )
+}
 
 /// What `rules: {RULE: LEVEL}` does to a rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +87,16 @@ pub struct Config {
     /// `chartRoots`, resolved against [`Config::dir`]: where SARIF looks first for the
     /// template of a Helm `# Source:` origin.
     pub chart_roots: Vec<PathBuf>,
+    /// `render:`: how `--render` renders, and whether it is on without the flag.
+    pub render: RenderConfig,
+}
+
+/// `render:` in the config file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RenderConfig {
+    /// `render.enabled`: render without `--render`.
+    pub enabled: bool,
+    pub options: crate::render::RenderOptions,
 }
 
 impl Config {
@@ -202,6 +229,7 @@ pub fn json_schema() -> Value {
                 "items": {"type": "string"},
                 "description": "Helm chart directories, or directories holding charts, where SARIF looks first for the template of a `# Source: <chart>/templates/...` origin (--chart-root adds to this list, tried first)."
             },
+            "render": render_schema(),
             "ignore": {
                 "type": "array",
                 "description": "Suppressions for files you do not own (vendored charts).",
@@ -219,6 +247,29 @@ pub fn json_schema() -> Value {
                         },
                         "reason": {"type": "string", "minLength": 1, "description": "Why the finding does not apply."}
                     }
+                }
+            }
+        }
+    })
+}
+
+/// The schema of `render:`.
+fn render_schema() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Render kustomization roots and Helm charts with your own tools before linting (--render); findings point at the base files and templates.",
+        "properties": {
+            "enabled": {"type": "boolean", "description": "Render without --render (default false)."},
+            "timeout": {"type": "integer", "minimum": 1, "description": "Seconds one render may run before it is stopped (default 60)."},
+            "failure": {"enum": ["error", "warning"], "description": "Severity of a render that failed, LBL008 (default error)."},
+            "kustomize": {"enum": ["kubectl", "kustomize"], "description": "Render kustomizations with `kubectl kustomize` or `kustomize build` (default: kubectl when on PATH, else kustomize)."},
+            "helm": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "release": {"type": "string", "minLength": 1, "description": "Release name for helm template (default release-name)."},
+                    "values": {"type": "array", "items": {"type": "string"}, "description": "Values files passed to every chart with -f, in order; relative to this file's directory."}
                 }
             }
         }

@@ -10,7 +10,7 @@ use serde_saphyr::{Error as YamlError, Spanned};
 
 use super::*;
 use crate::settings::recover::{item_start, parse_all, Blank};
-use crate::settings::suggest::{did_you_mean, list, one_of_help};
+use crate::settings::suggest::{did_you_mean, list};
 use crate::settings::translate::{self, error_place, parser_message, refuse, Kind, Said};
 use crate::settings::{is_empty_yaml, place_of, yaml_options};
 use crate::source::{Location, Pos, SourceFile, Span};
@@ -54,6 +54,8 @@ struct Raw {
     ignore: Option<Vec<Spanned<RawIgnore>>>,
     #[serde(default)]
     chart_roots: Option<Vec<String>>,
+    #[serde(default)]
+    render: Option<super::render::RawRender>,
 }
 
 #[derive(Deserialize)]
@@ -64,17 +66,6 @@ struct RawIgnore {
     #[serde(default)]
     object: Option<ObjectText>,
     reason: Reason,
-}
-
-fn choice_help(got: &str, expected: &[&str]) -> String {
-    // `warn` → `warning`: an abbreviation is a typo too.
-    let prefix = || {
-        expected
-            .iter()
-            .copied()
-            .find(|e| got.len() >= 3 && e.starts_with(&got.to_ascii_lowercase()))
-    };
-    one_of_help(did_you_mean(got, expected).or_else(prefix), expected)
 }
 
 struct GlobText(String);
@@ -279,6 +270,9 @@ pub(super) fn parse_recovering(text: &str, shown: &str, dir: &Path) -> (Config, 
         .flatten()
         .map(|root| crate::walk::absolute(Path::new(&root), &dir))
         .collect();
+    if let Some(render) = raw.render {
+        config.render = super::render::render_config(render, &dir);
+    }
     for entry in raw.ignore.unwrap_or_default() {
         match ignore_entry(entry, text, &config.source) {
             Ok(ignore) => config.ignore.push(ignore),
@@ -303,6 +297,7 @@ impl Config {
             rules: Vec::new(),
             ignore: Vec::new(),
             chart_roots: Vec::new(),
+            render: RenderConfig::default(),
         }
     }
 }
@@ -400,7 +395,16 @@ fn shape_error(text: &str, at: &Place) -> Option<Said> {
             "a mapping",
             "write `rules:` followed by indented `RULE: off|error|warning|note` lines".into(),
         ),
-        "profile" | "failOn" | "rule" | "path" | "object" | "reason" => {
+        "render" | "helm" => (
+            "a mapping",
+            "write `render:` followed by indented `enabled`, `timeout`, `failure`, `kustomize` or `helm` lines".into(),
+        ),
+        "values" => (
+            "a list of files",
+            "write `values: [values-prod.yaml]`, relative to the config file's directory".into(),
+        ),
+        "profile" | "failOn" | "rule" | "path" | "object" | "reason" | "release" | "kustomize"
+        | "failure" => {
             ("a string", "quote the value".into())
         }
         _ => return None,
@@ -433,7 +437,7 @@ fn wrong_type(err: &YamlError) -> Option<Said> {
 /// What each key takes, for values of the wrong shape.
 fn keys_help() -> String {
     format!(
-        "the config keys are {}: `profile` a path, `include`/`exclude` lists of globs, `failOn` one of {}, `rules` a mapping of rule to level, `ignore` a list of entries (`rule`, `path`, `object`, `reason`), `chartRoots` a list of directories",
+        "the config keys are {}: `profile` a path, `include`/`exclude` lists of globs, `failOn` one of {}, `rules` a mapping of rule to level, `ignore` a list of entries (`rule`, `path`, `object`, `reason`), `chartRoots` a list of directories, `render` a mapping (`enabled`, `timeout`, `failure`, `kustomize`, `helm`)",
         list(TOP_KEYS),
         list(FAIL_ON)
     )

@@ -105,3 +105,32 @@ fn every_error_in_one_run() {
     assert_eq!((e.line, e.column), (2, 10));
     assert!(e.message.starts_with("YAML syntax error"), "{e}");
 }
+
+#[test]
+fn render_settings_and_their_errors() {
+    let c = parse(
+        "render:\n  enabled: true\n  timeout: 5\n  failure: warning\n  kustomize: kustomize\n  \
+         helm:\n    release: shop\n    values: [values.yaml, ../prod.yaml]\n",
+    )
+    .unwrap();
+    let r = &c.render;
+    assert!(r.enabled);
+    assert_eq!(r.options.timeout, std::time::Duration::from_secs(5));
+    assert_eq!(r.options.failure, Severity::Warning);
+    assert_eq!(r.options.kustomize, crate::render::KustomizeTool::Kustomize);
+    assert_eq!(r.options.helm_release, "shop");
+    let values = ["/repo/values.yaml", "/prod.yaml"].map(PathBuf::from);
+    assert_eq!(r.options.helm_values, values);
+    let d = parse("render: {}\n").unwrap().render;
+    assert!(!d.enabled);
+    assert_eq!(d.options, crate::render::RenderOptions::default());
+    let e = parse("render:\n  timeot: 5\n").unwrap_err();
+    assert_eq!((e.line, e.column), (2, 3));
+    assert!(e.help.unwrap().contains("did you mean `timeout`?"));
+    let e = parse("render:\n  failure: note\n").unwrap_err();
+    assert_eq!(e.message, "unknown value `note` for `render.failure`");
+    let e = parse("render:\n  timeout: 0\n").unwrap_err();
+    assert_eq!(e.message, "`render.timeout` is 0");
+    let e = parse("render:\n  kustomize: helm\n").unwrap_err();
+    assert!(e.help.unwrap().contains("`kubectl` or `kustomize`"));
+}

@@ -19,13 +19,19 @@ pub use crate::rules::meta::LBL005 as DUPLICATE_KEY;
 
 pub use crate::rules::meta::LBL006 as EXCESSIVE_ALIASING;
 
-pub static ALL: [&RuleMeta; 6] = [
+pub use crate::rules::meta::LBL008 as RENDER_FAILED;
+
+pub use crate::rules::meta::LBL009 as KUSTOMIZATION_NOT_RENDERED;
+
+pub static ALL: [&RuleMeta; 8] = [
     &YAML_SYNTAX,
     &UNRENDERED_TEMPLATE,
     &FILE_SKIPPED,
     &UNUSED_SUPPRESSION,
     &DUPLICATE_KEY,
     &EXCESSIVE_ALIASING,
+    &RENDER_FAILED,
+    &KUSTOMIZATION_NOT_RENDERED,
 ];
 
 /// `LBL003`: a file that is not linted, and why; at `pos`, else the file's start.

@@ -40,6 +40,26 @@ pub struct Filtered {
     pub notes: Vec<Diagnostic>,
 }
 
+/// Findings moved out of rendered text (`--render`) into the base files in `ws`: the
+/// rendered text kept no comments, so the base files' suppression comments are applied
+/// here, and config entries by the base file's path. Nothing is reported unused: a base
+/// file is read for these findings, not linted whole. Returns how many were suppressed.
+pub fn in_base_files(
+    ws: &Workspace,
+    diagnostics: &mut Vec<Diagnostic>,
+    config: Option<&ConfigIgnores>,
+) -> usize {
+    let mut comments = Comments::collect(ws, &mut Vec::new());
+    let mut config_layer = config.map(ConfigLayer::new);
+    let before = diagnostics.len();
+    diagnostics.retain(|d| {
+        let by_comment = comments.suppress(d);
+        let by_config = config_layer.as_mut().is_some_and(|c| c.suppress(d));
+        !(by_comment || by_config)
+    });
+    before - diagnostics.len()
+}
+
 /// Remove suppressed diagnostics. `enabled` says whether a rule ran in this run (a
 /// suppression for a rule that did not run is not reported as unused).
 pub fn apply(

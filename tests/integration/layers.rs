@@ -22,6 +22,7 @@ const STAGES: &[&str] = &[
     "diagnostic", // findings
     "model",      // entry points, callers, views
     "rules",      // the rules and their registry
+    "render",     // --render: kustomizations and charts rendered by the user's tools
     "suppress",   // suppression comments, annotations and config entries
     "config",     // lblint.yaml
     "filter",     // selection and suppression applied

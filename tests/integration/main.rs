@@ -38,6 +38,7 @@ mod preview;
 mod profile_import;
 mod proxy_controllers;
 mod proxy_protocol;
+mod render;
 mod robust;
 mod sarif;
 mod suppress;

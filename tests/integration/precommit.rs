@@ -1,5 +1,6 @@
 //! The pre-commit hook, with the real `pre-commit` tool (tests/precommit.sh). CI installs
-//! pre-commit (`.ci/run`); elsewhere the test is skipped when it is not on PATH.
+//! pre-commit (`.ci/run`); under CI=true a missing pre-commit fails the test, elsewhere the
+//! test says it is skipped.
 
 use std::process::Command;
 
@@ -12,8 +13,8 @@ fn on_path(tool: &str) -> bool {
 
 #[test]
 fn hook_fails_on_risky_manifests_and_passes_clean_ones() {
-    if !on_path("pre-commit") {
-        eprintln!("skipped: `pre-commit` is not on PATH (python3 -m pip install pre-commit)");
+    let found = on_path("pre-commit").then(|| "pre-commit".into());
+    if crate::render::need("pre-commit", found, "python3 -m pip install pre-commit").is_none() {
         return;
     }
     let out = Command::new("bash")
@@ -38,7 +39,7 @@ fn hook_fails_on_risky_manifests_and_passes_clean_ones() {
 }
 
 #[test]
-fn hooks_file_declares_both_hooks() {
+fn hooks_file_declares_every_hook() {
     let text = std::fs::read_to_string(".pre-commit-hooks.yaml").unwrap();
     let hooks: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
     let hooks = hooks.as_array().unwrap();
@@ -59,4 +60,8 @@ fn hooks_file_declares_both_hooks() {
     assert_eq!(fix["entry"], "lblint check --context --fix");
     assert!(fix["description"].as_str().unwrap().contains("safe fixes"));
     assert_eq!(fix["require_serial"], true);
+    let render = by_id("lblint-render");
+    assert_eq!(render["entry"], "lblint check --context --render");
+    assert!(render["description"].as_str().unwrap().contains("Slower"));
+    assert_eq!(render["require_serial"], true);
 }

@@ -1,0 +1,197 @@
+//! The render stage (`check --render`), between the walk and the load: kustomization roots
+//! and Helm charts among the walked files are rendered with the user's own tools (`kubectl
+//! kustomize` or `kustomize build`, `helm template`), in parallel and under a time budget.
+//! Each rendered root becomes one text to lint in place of its raw files; [`map_back`]
+//! then moves each finding from the rendered text to the base file or template that
+//! produced the object (kustomize origin annotations, Helm `# Source:`). A root that cannot
+//! be rendered is an `LBL008` finding on its kustomization.yaml or Chart.yaml, never a
+//! silent skip. Nothing here fetches: remote kustomize resources and chart dependencies
+//! missing from `charts/` are reported instead of rendered.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::SourceFile;
+use crate::walk::InputFile;
+
+mod helm;
+mod kustomize;
+mod map;
+mod roots;
+mod run;
+mod template;
+mod tools;
+
+pub use map::map_back;
+pub use roots::unrendered_note;
+
+/// How `--render` renders; `render:` in lblint.yaml.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Which kustomize to run.
+    pub kustomize: KustomizeTool,
+    /// The release name `helm template` renders with.
+    pub helm_release: String,
+    /// Values files for every chart (`-f`, in order), absolute.
+    pub helm_values: Vec<PathBuf>,
+    /// How long one render may run before it is stopped.
+    pub timeout: Duration,
+    /// The severity of a render that failed (`LBL008`): error, or warning when configured.
+    pub failure: Severity,
+    /// Name the tools and their versions (`-v`): one more process each.
+    pub verbose: bool,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            kustomize: KustomizeTool::Auto,
+            // What `helm template CHART` names the release when no name is given.
+            helm_release: "release-name".into(),
+            helm_values: Vec::new(),
+            timeout: Duration::from_secs(60),
+            failure: Severity::Error,
+            verbose: false,
+        }
+    }
+}
+
+/// `render.kustomize`: `kubectl kustomize`, `kustomize build`, or whichever is on PATH
+/// (kubectl first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KustomizeTool {
+    Auto,
+    Kubectl,
+    Kustomize,
+}
+
+/// How a rendered text's origins are resolved.
+#[derive(Clone, Debug)]
+pub enum Origin {
+    /// kustomize: origin paths are relative to the wrapper kustomization's folder.
+    Kustomize { wrapper: PathBuf },
+    /// Helm: `# Source: <chart name>/templates/...`, under the chart's folder.
+    Helm { chart: PathBuf },
+}
+
+/// One rendered root: a text to lint under `display`.
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    pub display: String,
+    pub text: String,
+    pub origin: Origin,
+    /// The root's kustomization.yaml or Chart.yaml.
+    pub root: Arc<SourceFile>,
+    /// Every raw file the render replaces, as displayed (the pre-commit context: a staged
+    /// base feeds this root).
+    pub feeds: Vec<String>,
+}
+
+/// What the render stage hands to the load and the check.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    pub buffers: Vec<Buffer>,
+    /// `LBL008` findings (and `LBL009` without `--render`).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The files those findings point into, for snippets.
+    pub sources: Vec<Arc<SourceFile>>,
+    /// Raw files the run does not lint: rendered (or failed) roots' own files. Absolute.
+    pub covered: HashSet<PathBuf>,
+    /// `-v`: each tool used, with its path and version.
+    pub tools: Vec<String>,
+}
+
+impl Rendered {
+    /// Whether a walked file is replaced by a render.
+    pub fn covers(&self, file: &InputFile, cwd: &Path) -> bool {
+        match &file.source {
+            crate::walk::InputSource::File(path) => {
+                self.covered.contains(&crate::walk::absolute(path, cwd))
+            }
+            crate::walk::InputSource::Stdin => false,
+        }
+    }
+
+    /// The displayed files each rendered text stands for: a staged base file feeds the
+    /// roots that list it.
+    pub fn fed_by(&self, named: &HashSet<String>) -> Vec<&Buffer> {
+        self.buffers
+            .iter()
+            .filter(|b| b.feeds.iter().any(|f| named.contains(f)))
+            .collect()
+    }
+}
+
+/// Render every kustomization root and chart among `files`.
+pub fn render(files: &[InputFile], options: &RenderOptions, threads: usize) -> Rendered {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let found = roots::find(files, &cwd);
+    let mut out = Rendered::default();
+    let mut sources: HashMap<Arc<str>, Arc<SourceFile>> = HashMap::new();
+    let mut fail = |file: &Arc<SourceFile>, offset: usize, message: String, help: String| {
+        sources.insert(file.path.clone(), file.clone());
+        roots::failure(file, offset, options.failure, message, help)
+    };
+    for root in &found.kustomizations {
+        out.covered.extend(root.covered.iter().cloned());
+    }
+    for chart in &found.charts {
+        out.covered.extend(chart.covered.iter().cloned());
+    }
+    let kustomized = kustomize::render_all(&found.kustomizations, options, threads, &mut fail);
+    let charted = helm::render_all(&found.charts, options, threads, &mut fail);
+    for part in [kustomized, charted] {
+        out.buffers.extend(part.buffers);
+        out.diagnostics.extend(part.diagnostics);
+        out.tools.extend(part.tools);
+    }
+    out.sources = sources.into_values().collect();
+    out
+}
+
+/// What one tool's renders gave.
+#[derive(Default)]
+struct Part {
+    buffers: Vec<Buffer>,
+    diagnostics: Vec<Diagnostic>,
+    tools: Vec<String>,
+}
+
+/// How a failure becomes a finding: the file, an offset in it, the message and the help.
+type Fail<'f> = dyn FnMut(&Arc<SourceFile>, usize, String, String) -> Diagnostic + 'f;
+
+/// A tool's own error text, trimmed to what a finding can show: its last lines, at most
+/// 2,000 bytes.
+fn tool_message(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let text = text.trim();
+    let start = text.len().saturating_sub(2000);
+    let start = (start..=text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len());
+    let cut = &text[start..];
+    match cut.trim() {
+        "" => "(no message on stderr)".into(),
+        said => said.to_string(),
+    }
+}
+
+/// The message for a render that did not finish.
+fn ran_message(tool: &str, ran: &run::Ran, timeout: Duration) -> Option<String> {
+    match ran {
+        run::Ran::Done { code: Some(0), .. } => None,
+        run::Ran::Done { code, stderr, .. } => Some(format!(
+            "`{tool}` failed ({}): {}",
+            code.map_or("killed by a signal".into(), |c| format!("exit code {c}")),
+            tool_message(stderr)
+        )),
+        run::Ran::TimedOut => Some(format!(
+            "`{tool}` ran over the time budget of {} s and was stopped",
+            timeout.as_secs()
+        )),
+        run::Ran::NotStarted(e) => Some(format!("`{tool}` could not be started: {e}")),
+    }
+}

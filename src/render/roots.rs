@@ -1,0 +1,298 @@
+//! What to render: kustomization roots (a kustomization no other kustomization of the
+//! walked tree includes) and chart folders (a `Chart.yaml` not inside another chart), each
+//! with the raw files its render replaces. Paths are absolute and lexical, as the walk
+//! names files (links are not resolved).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::rules::lbl;
+use crate::source::{SourceFile, Span};
+use crate::walk::{absolute, display_relative, InputFile, InputSource};
+
+/// File names kustomize reads as a kustomization, in its order.
+pub(super) const KUSTOMIZATION_FILES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// One kustomization file, read.
+pub(super) struct Kustomization {
+    /// The folder (absolute).
+    pub(super) dir: PathBuf,
+    pub(super) source: Arc<SourceFile>,
+    pub(super) refs: Vec<Ref>,
+}
+
+/// A path a kustomization names: where it is written, and what it resolves to.
+pub(super) struct Ref {
+    pub(super) written: String,
+    pub(super) offset: usize,
+    /// `resources`, `bases` or `components`: another kustomization or a manifest.
+    pub(super) includes: bool,
+    pub(super) resolved: PathBuf,
+}
+
+impl Ref {
+    /// A URL or git reference kustomize would fetch.
+    pub(super) fn is_remote(&self) -> bool {
+        let w = self.written.as_str();
+        !self.resolved.exists()
+            && (w.contains("://")
+                || w.starts_with("git@")
+                || w.starts_with("git::")
+                || ["github.com/", "gitlab.com/", "bitbucket.org/"]
+                    .iter()
+                    .any(|host| w.starts_with(host)))
+    }
+}
+
+/// A kustomization root to render, and the files it replaces.
+pub(super) struct Root {
+    pub(super) kustomization: Kustomization,
+    pub(super) covered: Vec<PathBuf>,
+    /// Remote resources anywhere in its tree: rendering would fetch them.
+    pub(super) remote: Vec<(Arc<SourceFile>, usize, String)>,
+}
+
+/// A chart folder to render, and the files it replaces.
+pub(super) struct Chart {
+    pub(super) dir: PathBuf,
+    pub(super) source: Arc<SourceFile>,
+    pub(super) covered: Vec<PathBuf>,
+}
+
+pub(super) struct Found {
+    pub(super) kustomizations: Vec<Root>,
+    pub(super) charts: Vec<Chart>,
+}
+
+/// The kustomization file of `dir`, if it has one.
+pub(super) fn kustomization_in(dir: &Path) -> Option<PathBuf> {
+    KUSTOMIZATION_FILES
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Read and parse the kustomization file `file` (absolute); `None` when it cannot be read.
+pub(super) fn read_kustomization(file: &Path, cwd: &Path) -> Option<Kustomization> {
+    let bytes = crate::read::read_regular(file, crate::settings::MAX_BYTES as u64).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let dir = file.parent()?.to_path_buf();
+    let value: Value =
+        serde_saphyr::from_str_with_options(&text, crate::settings::yaml_options()).ok()?;
+    let mut refs = Vec::new();
+    let mut add = |written: &str, includes: bool| {
+        // An inline patch (a YAML text, not a path).
+        if written.contains('\n') || written.is_empty() {
+            return;
+        }
+        refs.push(Ref {
+            written: written.to_string(),
+            offset: text.find(written).unwrap_or(0),
+            includes,
+            resolved: absolute(&dir.join(written), cwd),
+        });
+    };
+    let strings = |key: &str| -> Vec<&str> {
+        let list = value.get(key).and_then(Value::as_array);
+        list.into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect()
+    };
+    for key in ["resources", "bases", "components"] {
+        strings(key).into_iter().for_each(|w| add(w, true));
+    }
+    for key in [
+        "patchesStrategicMerge",
+        "crds",
+        "transformers",
+        "generators",
+    ] {
+        strings(key).into_iter().for_each(|w| add(w, false));
+    }
+    for key in ["patches", "patchesJson6902", "replacements"] {
+        let list = value.get(key).and_then(Value::as_array);
+        for path in list.into_iter().flatten().filter_map(|p| p.get("path")) {
+            path.as_str().into_iter().for_each(|w| add(w, false));
+        }
+    }
+    let shown = display_relative(file, cwd);
+    Some(Kustomization {
+        dir,
+        source: Arc::new(SourceFile::new(shown, text)),
+        refs,
+    })
+}
+
+/// Absolute paths of the walked files.
+fn walked_paths(files: &[InputFile], cwd: &Path) -> Vec<PathBuf> {
+    files
+        .iter()
+        .filter_map(|f| match &f.source {
+            InputSource::File(path) => Some(absolute(path, cwd)),
+            InputSource::Stdin => None,
+        })
+        .collect()
+}
+
+/// The kustomizations of the walked tree: walked kustomization files, and a
+/// `Kustomization` (no extension, so not walked) beside any walked file.
+fn kustomizations(walked: &[PathBuf], cwd: &Path) -> Vec<Kustomization> {
+    let dirs: HashSet<&Path> = walked.iter().filter_map(|p| p.parent()).collect();
+    let mut dirs: Vec<&Path> = dirs.into_iter().collect();
+    dirs.sort();
+    dirs.into_iter()
+        .filter_map(kustomization_in)
+        .filter_map(|file| read_kustomization(&file, cwd))
+        .collect()
+}
+
+/// Roots and charts among the walked files.
+pub(super) fn find(files: &[InputFile], cwd: &Path) -> Found {
+    let walked = walked_paths(files, cwd);
+    let all = kustomizations(&walked, cwd);
+    let included: HashSet<PathBuf> = all
+        .iter()
+        .flat_map(|k| &k.refs)
+        .filter(|r| r.includes)
+        .map(|r| r.resolved.clone())
+        .collect();
+    let kustomizations = all
+        .into_iter()
+        .filter(|k| !included.contains(&k.dir))
+        .map(|k| closure(k, cwd))
+        .collect();
+    Found {
+        kustomizations,
+        charts: charts(&walked, cwd),
+    }
+}
+
+/// A root with every file its tree names, and the remote resources in that tree.
+fn closure(root: Kustomization, cwd: &Path) -> Root {
+    let mut covered = Vec::new();
+    let mut remote = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut visit = |k: &Kustomization, queue: &mut Vec<PathBuf>| {
+        covered.push(absolute(Path::new(&*k.source.path), cwd));
+        for r in &k.refs {
+            if r.is_remote() {
+                remote.push((k.source.clone(), r.offset, r.written.clone()));
+            } else if r.resolved.is_dir() {
+                queue.push(r.resolved.clone());
+            } else {
+                covered.push(r.resolved.clone());
+            }
+        }
+    };
+    let mut queue = Vec::new();
+    seen.insert(root.dir.clone());
+    visit(&root, &mut queue);
+    while let Some(dir) = queue.pop() {
+        if !seen.insert(dir.clone()) {
+            continue;
+        }
+        let read = kustomization_in(&dir).and_then(|f| read_kustomization(&f, cwd));
+        if let Some(k) = read {
+            visit(&k, &mut queue);
+        }
+    }
+    Root {
+        kustomization: root,
+        covered,
+        remote,
+    }
+}
+
+/// Chart folders of the walked tree (not subcharts), with their walked files.
+fn charts(walked: &[PathBuf], cwd: &Path) -> Vec<Chart> {
+    let dirs: Vec<&Path> = walked
+        .iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "Chart.yaml"))
+        .filter_map(|p| p.parent())
+        .collect();
+    let top: Vec<&Path> = dirs
+        .iter()
+        .copied()
+        .filter(|d| !dirs.iter().any(|other| other != d && d.starts_with(other)))
+        .collect();
+    top.into_iter()
+        .filter_map(|dir| {
+            let file = dir.join("Chart.yaml");
+            let bytes = crate::read::read_regular(&file, crate::settings::MAX_BYTES as u64).ok()?;
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let source = Arc::new(SourceFile::new(display_relative(&file, cwd), text));
+            let covered = walked.iter().filter(|p| p.starts_with(dir)).cloned();
+            Some(Chart {
+                dir: dir.to_path_buf(),
+                source,
+                covered: covered.collect(),
+            })
+        })
+        .collect()
+}
+
+/// An `LBL008` finding at `offset` of `file`.
+pub(super) fn failure(
+    file: &Arc<SourceFile>,
+    offset: usize,
+    severity: Severity,
+    message: String,
+    help: String,
+) -> Diagnostic {
+    let at = file.pos_at(offset);
+    lbl::RENDER_FAILED
+        .diagnostic(
+            severity,
+            Location {
+                file: file.path.clone(),
+                span: Span { start: at, end: at },
+            },
+            message,
+        )
+        .with_help(help)
+}
+
+/// Without `--render`: one `LBL009` note on the first kustomization of the walked files
+/// whose resources lie outside the linted `paths` (absolute), counting the others.
+pub fn unrendered_note(
+    files: &[InputFile],
+    paths: &[PathBuf],
+) -> Option<(Diagnostic, Arc<SourceFile>)> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let walked = walked_paths(files, &cwd);
+    let inside = |p: &Path| paths.iter().any(|root| p.starts_with(root));
+    let outside: Vec<(Kustomization, usize)> = kustomizations(&walked, &cwd)
+        .into_iter()
+        .filter_map(|k| {
+            let first = k.refs.iter().find(|r| r.includes && !inside(&r.resolved))?;
+            let offset = first.offset;
+            Some((k, offset))
+        })
+        .collect();
+    let (k, offset) = outside.first()?;
+    let others = match outside.len() - 1 {
+        0 => String::new(),
+        1 => " (and 1 other kustomization)".into(),
+        n => format!(" (and {n} other kustomizations)"),
+    };
+    let at = k.source.pos_at(*offset);
+    let note = lbl::KUSTOMIZATION_NOT_RENDERED
+        .diagnostic(
+            Severity::Note,
+            Location {
+                file: k.source.path.clone(),
+                span: Span { start: at, end: at },
+            },
+            format!(
+                "Kustomization not rendered: its resources lie outside the linted paths, so the objects it builds were not linted{others}."
+            ),
+        )
+        .with_help("run `lblint check --render` to lint what it builds, with each finding in the base file that produced the object");
+    Some((note, k.source.clone()))
+}
