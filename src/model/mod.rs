@@ -20,6 +20,7 @@ mod parts;
 
 pub mod scheduling;
 pub mod tke_config;
+mod variants;
 pub use crate::views;
 use crate::views::Views;
 
@@ -179,7 +180,15 @@ impl Model {
         // After the links: an external load balancer fronts no ingress controller or route.
         let external = external::entry_points(ws, profile, &mut backends, &mut entry_points);
         let workloads = backends.workloads;
-        let (callers, safe_calls) = callers::find(ws, views, &entry_points, &workloads, threads);
+        let (mut callers, safe_calls) =
+            callers::find(ws, views, &entry_points, &workloads, threads);
+        let mut variants = variants::Variants::new(ws);
+        if !variants.is_empty() {
+            callers.retain(|c| {
+                let target = &ws.objects[entry_points[c.target.0].object];
+                !variants.apart(ws.objects[c.workload].file, target.file)
+            });
+        }
         // A host several controllers' load balancers serve is charged to none until stated.
         let (callers, ambiguous) = ambiguous::split(ws, &entry_points, profile, callers);
         let (caller_starts, caller_ids) = index_callers(&callers, entry_points.len());

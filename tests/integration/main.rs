@@ -46,6 +46,7 @@ mod tke;
 mod tke_config;
 mod tls_termination;
 mod trust;
+mod variants;
 mod verdicts;
 mod versions;
 mod vke;

@@ -174,6 +174,17 @@ fn overlays_are_rendered_and_findings_land_in_the_base_files() {
         related.contains(&format!("{kustomization}:1:1")),
         "{related:?}"
     );
+    // The dev overlay is another variant of the same base: prod's CronJob does not call
+    // dev's copy of the load balancer, so dev's finding has no caller (a private CLB
+    // without one is a warning either way).
+    let dev_related = findings[0]["related"].to_string();
+    assert!(
+        !dev_related.contains("prod-nightly-report"),
+        "{dev_related}"
+    );
+    assert!(findings[1]["related"]
+        .to_string()
+        .contains("prod-nightly-report"));
 }
 
 /// A copy of the kustomize tree, as `kustomize/` in a temporary folder.
