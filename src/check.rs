@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::Read as _;
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::config::RuleLevel;
@@ -19,7 +20,7 @@ use crate::rules::{self, Context, Rule, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::ConfigIgnores;
 use crate::views::Views;
-use crate::walk::{self, InputSource, WalkError, WalkOptions};
+use crate::walk::{self, InputSource, RebasedGlobs, WalkError, WalkOptions};
 use crate::yaml::{Limits, Split};
 
 #[derive(Clone, Debug, Default)]
@@ -47,6 +48,25 @@ pub struct CheckOptions {
     /// Texts to lint instead of the files' own, by canonical path: `--diff` lints the
     /// result of its fixes without writing them.
     pub overlay: Option<Arc<HashMap<std::path::PathBuf, String>>>,
+}
+
+impl CheckOptions {
+    /// What a config file sets: its include/exclude (relative to its directory), rule
+    /// levels and `ignore:` entries; `check` and the language server read it the same way.
+    pub fn configured(mut self, config: Option<&crate::config::Config>, cwd: &Path) -> Self {
+        let Some(config) = config else {
+            return self;
+        };
+        self.walk.rebased = Some(RebasedGlobs {
+            base: config.dir.clone(),
+            include: config.include.clone(),
+            exclude: config.exclude.clone(),
+        });
+        self.levels = config.rules.clone();
+        self.config_ignores = Some(config.ignores(cwd));
+        self.config_source = Some(config.source.clone());
+        self
+    }
 }
 
 #[derive(Debug)]

@@ -18,6 +18,7 @@ pub mod profile;
 pub mod read;
 pub mod report;
 pub mod rules;
+pub mod server;
 pub mod settings;
 pub mod source;
 pub mod suppress;

@@ -1,0 +1,413 @@
+//! The server's state and its loop: documents, settings, the debounced lint, requests.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+use gen_lsp_types as lsp;
+use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use serde_json::{json, Value};
+
+use super::lint::{self, Job, Linted};
+use super::publish::Shown;
+use super::settings::Settings;
+use super::{codes, log, send, text, uri, Client};
+
+/// How the server runs (tests shorten the debounce).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Quiet time after an edit before the workspace is linted again.
+    pub debounce: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            debounce: Duration::from_millis(150),
+        }
+    }
+}
+
+/// An open document: the client's URI for it, its text and version.
+pub(crate) struct Doc {
+    pub uri: String,
+    pub text: String,
+    pub version: i32,
+}
+
+/// A request answered after the lint in progress.
+pub(crate) enum Waiting {
+    Document(RequestId, PathBuf, Option<String>),
+    Workspace(RequestId, HashMap<String, String>),
+}
+
+pub(crate) struct Server<'c> {
+    pub conn: &'c Connection,
+    pub client: Client,
+    pub roots: Vec<PathBuf>,
+    pub cwd: PathBuf,
+    pub settings: Settings,
+    pub docs: HashMap<PathBuf, Doc>,
+    /// The last lint's findings.
+    pub latest: Linted,
+    /// What the client has been given, by path.
+    pub shown: HashMap<PathBuf, Shown>,
+    pub next_result: u64,
+    pub waiting: Vec<Waiting>,
+    generation: u64,
+    due: Option<Instant>,
+    in_flight: bool,
+    jobs: Sender<Job>,
+    results: Receiver<Linted>,
+    shutdown: bool,
+    next_id: i32,
+    config_request: Option<RequestId>,
+    last_errors: Vec<String>,
+    options: Options,
+}
+
+impl<'c> Server<'c> {
+    pub fn new(
+        conn: &'c Connection,
+        client: Client,
+        params: &Value,
+        options: Options,
+    ) -> std::io::Result<Server<'c>> {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let settings = match Settings::from_value(&params["initializationOptions"]) {
+            Ok(settings) => settings.unwrap_or_default(),
+            Err(err) => {
+                log(&err);
+                Settings::default()
+            }
+        };
+        let (done, results) = crossbeam_channel::unbounded();
+        let jobs = lint::spawn(done)?;
+        let mut server = Server {
+            conn,
+            client,
+            roots: outermost(super::roots(params), &cwd),
+            cwd,
+            settings,
+            docs: HashMap::new(),
+            latest: Linted::default(),
+            shown: HashMap::new(),
+            next_result: 1,
+            waiting: Vec::new(),
+            generation: 0,
+            due: None,
+            in_flight: false,
+            jobs,
+            results,
+            shutdown: false,
+            next_id: 0,
+            config_request: None,
+            last_errors: Vec::new(),
+            options,
+        };
+        server.schedule(Duration::ZERO);
+        Ok(server)
+    }
+
+    /// The loop: messages in order, lint results as they come, the debounced lint when due.
+    pub fn run(&mut self) -> i32 {
+        loop {
+            let wait = self.due.map_or(Duration::from_secs(3600), |due| {
+                due.saturating_duration_since(Instant::now())
+            });
+            crossbeam_channel::select! {
+                recv(self.conn.receiver) -> message => match message {
+                    Ok(message) => {
+                        if let Some(code) = self.handle(message) {
+                            return code;
+                        }
+                    }
+                    Err(_) => {
+                        log("the client closed the connection without `exit`");
+                        return 1;
+                    }
+                },
+                recv(self.results) -> linted => {
+                    if let Ok(linted) = linted {
+                        self.finished(linted);
+                    }
+                }
+                default(wait) => {}
+            }
+            self.start_if_due();
+        }
+    }
+
+    fn handle(&mut self, message: Message) -> Option<i32> {
+        match message {
+            Message::Request(req) => self.request(req),
+            Message::Notification(n) => return self.notification(n),
+            Message::Response(r) => self.response(r),
+        }
+        None
+    }
+
+    fn request(&mut self, req: Request) {
+        if self.shutdown {
+            let text = "the server is shutting down".to_string();
+            return self.reply(Response::new_err(req.id, codes::INVALID_REQUEST, text));
+        }
+        let Request { id, method, params } = req;
+        let result = match method.as_str() {
+            "shutdown" => {
+                self.shutdown = true;
+                Ok(Value::Null)
+            }
+            "initialize" => Err((codes::INVALID_REQUEST, "already initialized".to_string())),
+            "textDocument/codeAction" => parse(params).map(|p| super::actions::code_actions(self, p)),
+            "textDocument/hover" => parse(params).map(|p| super::hover::hover(self, p)),
+            "textDocument/diagnostic" => match parse(params) {
+                Ok(p) => return self.pull_document(id, p),
+                Err(err) => Err(err),
+            },
+            "workspace/diagnostic" => return self.pull_workspace(id, params),
+            _ => Err((codes::METHOD_NOT_FOUND, format!("{method} is not supported"))),
+        };
+        let response = match result {
+            Ok(value) => Response::new_ok(id, value),
+            Err((code, text)) => {
+                log(&format!("{method}: {text}"));
+                Response::new_err(id, code, text)
+            }
+        };
+        self.reply(response);
+    }
+
+    fn notification(&mut self, n: Notification) -> Option<i32> {
+        let Notification { method, params } = n;
+        let handled = match method.as_str() {
+            "exit" => return Some(if self.shutdown { 0 } else { 1 }),
+            "initialized" => Ok(self.initialized()),
+            "textDocument/didOpen" => parse(params).map(|p| self.did_open(p)),
+            "textDocument/didChange" => parse(params).map(|p| self.did_change(p)),
+            "textDocument/didClose" => parse(params).map(|p| self.did_close(p)),
+            "textDocument/didSave" | "workspace/didChangeWatchedFiles" => {
+                Ok(self.schedule(self.options.debounce))
+            }
+            "workspace/didChangeConfiguration" => Ok(self.configuration_changed(&params)),
+            "$/cancelRequest" => Ok(self.cancel(&params)),
+            other if other.starts_with("$/") => Ok(()),
+            other => Err((0, format!("unknown notification {other}: ignored"))),
+        };
+        if let Err((_, text)) = handled {
+            log(&format!("{method}: {text}"));
+        }
+        None
+    }
+
+    fn response(&mut self, response: Response) {
+        if self.config_request.as_ref() != Some(&response.id) {
+            return;
+        }
+        self.config_request = None;
+        match response.response_result {
+            Ok(Value::Array(items)) => match items.first() {
+                Some(value) => self.apply_settings(value),
+                None => log("workspace/configuration: no settings"),
+            },
+            Ok(other) => log(&format!("workspace/configuration: not a list: {other}")),
+            Err(err) => log(&format!("workspace/configuration: {}", err.message)),
+        }
+    }
+
+    pub fn reply(&self, response: Response) {
+        send(self.conn, response);
+    }
+
+    /// A request to the client; its response is read by [`Server::response`].
+    fn ask(&mut self, method: &str, params: Value) -> RequestId {
+        self.next_id += 1;
+        let id = RequestId::from(format!("lblint-{}", self.next_id));
+        send(self.conn, Request::new(id.clone(), method.to_string(), params));
+        id
+    }
+
+    /// Watch the config files and manifests, and ask for the editor's settings.
+    fn initialized(&mut self) {
+        if self.client.watch {
+            let watchers: Vec<Value> = ["**/lblint.yaml", "**/.lblint.yaml", "**/*.{yaml,yml,json}"]
+                .iter()
+                .map(|glob| json!({"globPattern": glob}))
+                .collect();
+            let registration = json!({"registrations": [{
+                "id": "lblint-watched-files",
+                "method": "workspace/didChangeWatchedFiles",
+                "registerOptions": {"watchers": watchers},
+            }]});
+            self.ask("client/registerCapability", registration);
+        }
+        self.request_settings();
+    }
+
+    fn request_settings(&mut self) {
+        if self.client.configuration {
+            let id = self.ask(
+                "workspace/configuration",
+                json!({"items": [{"section": "lblint"}]}),
+            );
+            self.config_request = Some(id);
+        }
+    }
+
+    fn configuration_changed(&mut self, params: &Value) {
+        match params.get("settings").filter(|s| s.get("lblint").is_some()) {
+            Some(settings) => self.apply_settings(settings),
+            None => self.request_settings(),
+        }
+    }
+
+    fn apply_settings(&mut self, value: &Value) {
+        match Settings::from_value(value) {
+            Ok(Some(settings)) if settings != self.settings => {
+                self.settings = settings;
+                self.schedule(Duration::ZERO);
+            }
+            Ok(_) => {}
+            Err(err) => log(&err),
+        }
+    }
+
+    fn cancel(&mut self, params: &Value) {
+        let Ok(id) = serde_json::from_value::<RequestId>(params["id"].clone()) else {
+            return;
+        };
+        let before = self.waiting.len();
+        self.waiting.retain(|w| match w {
+            Waiting::Document(i, ..) | Waiting::Workspace(i, _) => *i != id,
+        });
+        if self.waiting.len() < before {
+            self.reply(Response::new_err(id, -32800, "cancelled".to_string()));
+        }
+    }
+
+    fn did_open(&mut self, params: lsp::DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        let Some(path) = uri::to_path(&doc.uri.0) else {
+            return log(&format!("{}: not a local file: not linted", doc.uri.0));
+        };
+        let doc = Doc {
+            uri: doc.uri.0,
+            text: doc.text,
+            version: doc.version,
+        };
+        self.docs.insert(path, doc);
+        // Open-files-only: its findings from the last lint show at once.
+        self.publish_changes();
+        self.schedule(self.options.debounce);
+    }
+
+    fn did_change(&mut self, params: lsp::DidChangeTextDocumentParams) {
+        let id = params.text_document.text_document_identifier;
+        let version = params.text_document.version;
+        let encoding = self.client.encoding;
+        let doc = uri::to_path(&id.uri.0).and_then(|path| self.docs.get_mut(&path));
+        let Some(doc) = doc else {
+            return log(&format!("didChange for {}, which is not open: ignored", id.uri.0));
+        };
+        text::apply_changes(&mut doc.text, params.content_changes, encoding);
+        doc.version = version;
+        self.schedule(self.options.debounce);
+    }
+
+    fn did_close(&mut self, params: lsp::DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri.0;
+        if uri::to_path(&uri).and_then(|path| self.docs.remove(&path)).is_none() {
+            return log(&format!("didClose for {uri}, which is not open: ignored"));
+        }
+        self.publish_changes();
+        self.schedule(self.options.debounce);
+    }
+
+    /// Lint after `delay` of quiet; each edit restarts the wait.
+    pub fn schedule(&mut self, delay: Duration) {
+        self.due = Some(Instant::now() + delay);
+    }
+
+    /// Whether the findings are older than the documents or settings.
+    pub fn stale(&self) -> bool {
+        self.in_flight || self.due.is_some()
+    }
+
+    fn start_if_due(&mut self) {
+        if self.in_flight || self.due.is_none_or(|due| due > Instant::now()) {
+            return;
+        }
+        self.due = None;
+        self.generation += 1;
+        let job = self.job();
+        if self.jobs.send(job).is_err() {
+            log("the lint thread is gone: no more diagnostics");
+            return;
+        }
+        self.in_flight = true;
+    }
+
+    fn job(&self) -> Job {
+        let mut job = Job {
+            generation: self.generation,
+            roots: self.roots.clone(),
+            settings: self.settings.clone(),
+            encoding: self.client.encoding,
+            cwd: self.cwd.clone(),
+            ..Job::default()
+        };
+        for (path, doc) in &self.docs {
+            job.versions.insert(path.clone(), doc.version);
+            if !self.roots.iter().any(|root| path.starts_with(root)) {
+                job.loose.push(path.clone());
+            }
+            // A document deleted from disk is linted with the others only while it exists.
+            if let Ok(real) = std::fs::canonicalize(path) {
+                job.overlay.insert(real, doc.text.clone());
+            }
+        }
+        job.loose.sort();
+        job
+    }
+
+    fn finished(&mut self, linted: Linted) {
+        self.in_flight = false;
+        log(&format!(
+            "lint {} took {} ms",
+            linted.generation,
+            linted.elapsed.as_millis()
+        ));
+        if linted.errors != self.last_errors {
+            for err in &linted.errors {
+                log(err);
+                let params = json!({"type": 1, "message": format!("lblint: {err}")});
+                send(self.conn, Notification::new("window/showMessage".to_string(), params));
+            }
+            self.last_errors = linted.errors.clone();
+        }
+        self.latest = linted;
+        self.publish_changes();
+    }
+}
+
+/// A request's or notification's params as `T`, or the invalid-params error.
+fn parse<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, (i32, String)> {
+    serde_json::from_value(params).map_err(|e| (codes::INVALID_PARAMS, format!("invalid params: {e}")))
+}
+
+/// The roots, absolute, without any inside another (its files would be linted twice).
+fn outermost(roots: Vec<PathBuf>, cwd: &Path) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = roots
+        .iter()
+        .map(|r| crate::walk::absolute(r, cwd))
+        .collect();
+    roots.sort();
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for root in roots {
+        if !kept.iter().any(|k| root.starts_with(k)) {
+            kept.push(root);
+        }
+    }
+    kept
+}
