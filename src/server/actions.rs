@@ -8,7 +8,7 @@ use gen_lsp_types as lsp;
 use serde_json::{json, Value};
 
 use super::lint::FileResult;
-use super::state::Server;
+use super::session::Server;
 use super::text::{self, Encoding};
 use super::{uri, FIX_ALL};
 use crate::diagnostic::{Applicability, Diagnostic, FixRef};
@@ -24,7 +24,11 @@ pub fn code_actions(server: &Server, params: lsp::CodeActionParams) -> Value {
     };
     // Offsets are in the text the last lint read: none for a document edited since.
     let linted = server.latest.versions.get(&path);
-    if server.docs.get(&path).is_some_and(|d| Some(&d.version) != linted) {
+    if server
+        .docs
+        .get(&path)
+        .is_some_and(|d| Some(&d.version) != linted)
+    {
         return json!([]);
     }
     let Some(source) = &file.source else {
@@ -48,7 +52,9 @@ pub fn code_actions(server: &Server, params: lsp::CodeActionParams) -> Value {
         encoding: server.client.encoding,
         unsafe_fixes: server.settings.unsafe_fixes,
         disabled: server.client.disabled_actions,
-        json: path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")),
+        json: path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json")),
     };
     let mut actions = Vec::new();
     if wants("quickfix") {
@@ -95,7 +101,12 @@ impl Cx<'_> {
     }
 
     /// An action shown but not applicable, with why (only to clients that show those).
-    fn shown_only(&self, title: String, diagnostic: &lsp::Diagnostic, reason: &str) -> Option<Value> {
+    fn shown_only(
+        &self,
+        title: String,
+        diagnostic: &lsp::Diagnostic,
+        reason: &str,
+    ) -> Option<Value> {
         self.disabled.then(|| {
             json!({"title": title, "kind": "quickfix", "diagnostics": [diagnostic],
                    "disabled": {"reason": reason}})
@@ -105,7 +116,11 @@ impl Cx<'_> {
     fn quick_fixes(&self, d: &Diagnostic, diagnostic: &lsp::Diagnostic, out: &mut Vec<Value>) {
         let rule = d.rule();
         if let Some(origin) = d.origin() {
-            let editable = d.fix().into_iter().chain(d.suggestions()).any(|f| f.has_edits());
+            let editable = d
+                .fix()
+                .into_iter()
+                .chain(d.suggestions())
+                .any(|f| f.has_edits());
             if editable {
                 let title = format!("{rule}: edit `{origin}` instead (rendered output)");
                 let reason = crate::fix::preview::rendered_reason(origin);
@@ -124,7 +139,12 @@ impl Cx<'_> {
         out.extend(self.ignore_here(d, diagnostic));
     }
 
-    fn fix_action(&self, rule: &str, fix: FixRef<'_>, diagnostic: &lsp::Diagnostic) -> Option<Value> {
+    fn fix_action(
+        &self,
+        rule: &str,
+        fix: FixRef<'_>,
+        diagnostic: &lsp::Diagnostic,
+    ) -> Option<Value> {
         let title = format!("{rule}: {}", fix.description());
         let title = match fix.applicability() {
             Applicability::Safe => title,
@@ -156,7 +176,8 @@ impl Cx<'_> {
         if self.json {
             return None;
         }
-        let (start, end, new_text) = ignore_edit(&self.source.text, d.location().span.start.offset, d.rule())?;
+        let (start, end, new_text) =
+            ignore_edit(&self.source.text, d.location().span.start.offset, d.rule())?;
         Some(json!({
             "title": format!("Ignore {} here", d.rule()),
             "kind": "quickfix",
@@ -212,10 +233,22 @@ pub fn ignore_edit(text: &str, offset: usize, rule: &str) -> Option<(usize, usiz
             }
         }
     }
-    verified(text, (line_start, line_start, format!("{indent}# lblint: ignore[{rule}]\n")), rule)
+    verified(
+        text,
+        (
+            line_start,
+            line_start,
+            format!("{indent}# lblint: ignore[{rule}]\n"),
+        ),
+        rule,
+    )
 }
 
-fn verified(text: &str, edit: (usize, usize, String), rule: &str) -> Option<(usize, usize, String)> {
+fn verified(
+    text: &str,
+    edit: (usize, usize, String),
+    rule: &str,
+) -> Option<(usize, usize, String)> {
     let mut after = text.to_string();
     after.replace_range(edit.0..edit.1, &edit.2);
     let limits = crate::yaml::Limits::default();
@@ -254,7 +287,10 @@ mod tests {
             "a:\r\n  # lblint: ignore[K8S001, TKE001] reason\r\n  target: x\r\n"
         );
         // Already listed: nothing to add.
-        assert_eq!(apply("# lblint: ignore[TKE001]\ntarget: 1\n", "TKE001"), None);
+        assert_eq!(
+            apply("# lblint: ignore[TKE001]\ntarget: 1\n", "TKE001"),
+            None
+        );
         // Inside a block scalar a `#` line is data: the check refuses it.
         assert_eq!(apply("k: |\n  text\n  target\n", "TKE001"), None);
     }

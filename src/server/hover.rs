@@ -6,7 +6,7 @@ use std::ops::Range;
 use gen_lsp_types as lsp;
 use serde_json::{json, Value};
 
-use super::state::Server;
+use super::session::Server;
 use super::{text, uri};
 use crate::rules::RuleMeta;
 use crate::source::LineIndex;
@@ -117,7 +117,10 @@ mod tests {
         let text = "a: 1\n  x: y  # lblint: ignore[K8S001, tke-l4-loopback] why\n";
         let name = text.find("tke-l4").unwrap();
         let (meta, range) = rule_in_comment(text, name + 3).unwrap();
-        assert_eq!((meta.id, range), ("TKE001", name..name + "tke-l4-loopback".len()));
+        assert_eq!(
+            (meta.id, range),
+            ("TKE001", name..name + "tke-l4-loopback".len())
+        );
         let id = text.find("K8S001").unwrap();
         assert_eq!(rule_in_comment(text, id).unwrap().0.id, "K8S001");
         assert!(rule_in_comment(text, text.find("why").unwrap()).is_none());
@@ -128,7 +131,10 @@ mod tests {
     fn explain_drops_the_front_matter() {
         let meta = crate::rules::lookup("TKE001").unwrap();
         let text = explain(meta);
-        assert!(text.starts_with("**TKE001** `tke-l4-loopback` (warning)\n\n"), "{text}");
+        assert!(
+            text.starts_with("**TKE001** `tke-l4-loopback` (warning)\n\n"),
+            "{text}"
+        );
         assert!(!text.contains("\nproviders: [tke]\n"), "{text}");
     }
 }

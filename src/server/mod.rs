@@ -16,13 +16,14 @@ mod convert;
 mod hover;
 mod lint;
 mod publish;
-mod state;
+mod session;
 pub mod settings;
+mod state;
 pub mod text;
 mod transport;
 pub mod uri;
 
-pub use state::Options;
+pub use session::Options;
 use text::Encoding;
 
 /// JSON-RPC and LSP error codes the server answers with.
@@ -65,7 +66,7 @@ pub fn serve(connection: Connection, options: Options) -> i32 {
         "serverInfo": {"name": "lblint", "version": env!("CARGO_PKG_VERSION")},
     });
     send(&connection, Response::new_ok(id, result));
-    match state::Server::new(&connection, client, &params, options) {
+    match session::Server::new(&connection, client, &params, options) {
         Ok(mut server) => server.run(),
         Err(err) => {
             log(&format!("cannot start the lint thread: {err}"));
@@ -125,8 +126,14 @@ impl Client {
             .and_then(Value::as_array)
             .is_some_and(|all| all.iter().any(|e| e == "utf-8"));
         Client {
-            encoding: if utf8 { Encoding::Utf8 } else { Encoding::Utf16 },
-            pull: caps.pointer("/textDocument/diagnostic").is_some_and(Value::is_object),
+            encoding: if utf8 {
+                Encoding::Utf8
+            } else {
+                Encoding::Utf16
+            },
+            pull: caps
+                .pointer("/textDocument/diagnostic")
+                .is_some_and(Value::is_object),
             refresh: yes("/workspace/diagnostics/refreshSupport"),
             watch: yes("/workspace/didChangeWatchedFiles/dynamicRegistration"),
             configuration: yes("/workspace/configuration"),

@@ -6,30 +6,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use gen_lsp_types as lsp;
-use lsp_server::{Notification, RequestId, Response};
+use lsp_server::{Notification, RequestId};
 use serde_json::{json, Value};
 
+use super::send;
+use super::session::{Server, Shown};
 use super::settings::DiagnosticMode;
-use super::state::{Server, Waiting};
-use super::{send, uri};
-
-/// What the client was last given for a file.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Shown {
-    /// The pull model's result id; a new one whenever `diagnostics` change.
-    pub id: u64,
-    pub diagnostics: Vec<lsp::Diagnostic>,
-}
 
 impl Server<'_> {
-    /// The client's URI for a path: the open document's own, else built from the path.
-    pub fn uri_of(&self, path: &Path) -> String {
-        match self.docs.get(path) {
-            Some(doc) => doc.uri.clone(),
-            None => uri::from_path(path),
-        }
-    }
-
     /// The diagnostics each file should show now.
     fn wanted(&self) -> HashMap<&PathBuf, &Vec<lsp::Diagnostic>> {
         let workspace = self.settings.diagnostic_mode == DiagnosticMode::Workspace;
@@ -62,11 +46,10 @@ impl Server<'_> {
             let id = self.next_result;
             self.next_result += 1;
             if !self.client.pull {
-                let params = json!({
-                    "uri": self.uri_of(&path),
-                    "version": self.latest.versions.get(&path),
-                    "diagnostics": diagnostics,
-                });
+                let mut params = json!({"uri": self.uri_of(&path), "diagnostics": diagnostics});
+                if let Some(version) = self.latest.versions.get(&path) {
+                    params["version"] = json!(version);
+                }
                 let method = "textDocument/publishDiagnostics".to_string();
                 send(self.conn, Notification::new(method, params));
             }
@@ -77,42 +60,9 @@ impl Server<'_> {
             let method = "workspace/diagnostic/refresh".to_string();
             send(self.conn, lsp_server::Request::new(id, method, Value::Null));
         }
-        if !self.stale() {
-            self.answer_waiting();
-        }
     }
 
-    fn answer_waiting(&mut self) {
-        let mut still = Vec::new();
-        for waiting in std::mem::take(&mut self.waiting) {
-            match waiting {
-                Waiting::Document(id, path, previous) => {
-                    let report = self.document_report(&path, previous.as_deref());
-                    self.reply(Response::new_ok(id, report));
-                }
-                Waiting::Workspace(id, previous) => match self.workspace_report(&previous) {
-                    Some(report) => self.reply(Response::new_ok(id, report)),
-                    None => still.push(Waiting::Workspace(id, previous)),
-                },
-            }
-        }
-        self.waiting = still;
-    }
-
-    /// `textDocument/diagnostic`: answered once the lint of the latest edits is done.
-    pub fn pull_document(&mut self, id: RequestId, params: lsp::DocumentDiagnosticParams) {
-        let previous = params.previous_result_id;
-        let Some(path) = uri::to_path(&params.text_document.uri.0) else {
-            let empty = json!({"kind": "full", "items": []});
-            return self.reply(Response::new_ok(id, empty));
-        };
-        self.waiting.push(Waiting::Document(id, path, previous));
-        if !self.stale() {
-            self.answer_waiting();
-        }
-    }
-
-    fn document_report(&self, path: &Path, previous: Option<&str>) -> Value {
+    pub fn document_report(&self, path: &Path, previous: Option<&str>) -> Value {
         let shown = self.shown.get(path).cloned().unwrap_or_default();
         let id = shown.id.to_string();
         if previous == Some(id.as_str()) {
@@ -121,23 +71,8 @@ impl Server<'_> {
         json!({"kind": "full", "resultId": id, "items": shown.diagnostics})
     }
 
-    /// `workspace/diagnostic`: every file with findings (or that had some). Held while
-    /// nothing changed since the client's result ids, as clients re-send it at once.
-    pub fn pull_workspace(&mut self, id: RequestId, params: Value) {
-        let previous: HashMap<String, String> = params["previousResultIds"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|p| Some((p["uri"].as_str()?.to_string(), p["value"].as_str()?.to_string())))
-            .collect();
-        self.waiting.push(Waiting::Workspace(id, previous));
-        if !self.stale() {
-            self.answer_waiting();
-        }
-    }
-
     /// The workspace report, or `None` when every file is as the client has it.
-    fn workspace_report(&self, previous: &HashMap<String, String>) -> Option<Value> {
+    pub fn workspace_report(&self, previous: &HashMap<String, String>) -> Option<Value> {
         let mut paths: Vec<&PathBuf> = self.shown.keys().collect();
         paths.sort();
         let mut items = Vec::new();
@@ -148,7 +83,9 @@ impl Server<'_> {
             let id = shown.id.to_string();
             let version = self.latest.versions.get(path);
             if previous.get(&uri) == Some(&id) {
-                items.push(json!({"kind": "unchanged", "uri": uri, "version": version, "resultId": id}));
+                items.push(
+                    json!({"kind": "unchanged", "uri": uri, "version": version, "resultId": id}),
+                );
             } else {
                 changed = true;
                 items.push(json!({"kind": "full", "uri": uri, "version": version, "resultId": id, "items": shown.diagnostics}));

@@ -51,7 +51,8 @@ mod tests {
 
     #[test]
     fn settings_read_both_shapes_and_refuse_wrong_types() {
-        let direct = json!({"profile": "p.yaml", "unsafeFixes": true, "diagnosticMode": "openFilesOnly"});
+        let direct =
+            json!({"profile": "p.yaml", "unsafeFixes": true, "diagnosticMode": "openFilesOnly"});
         let s = Settings::from_value(&direct).unwrap().unwrap();
         assert_eq!(s.profile.as_deref(), Some("p.yaml"));
         assert!(s.unsafe_fixes);
@@ -62,6 +63,9 @@ mod tests {
         assert_eq!(s.diagnostic_mode, DiagnosticMode::Workspace);
         assert_eq!(Settings::from_value(&json!(null)), Ok(None));
         let err = Settings::from_value(&json!({"select": "TKE001"})).unwrap_err();
-        assert!(err.starts_with("lblint settings ignored: invalid type"), "{err}");
+        assert!(
+            err.starts_with("lblint settings ignored: invalid type"),
+            "{err}"
+        );
     }
 }

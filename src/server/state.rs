@@ -1,115 +1,19 @@
-//! The server's state and its loop: documents, settings, the debounced lint, requests.
+//! The server's loop: messages in order, documents, settings, the debounced lint,
+//! requests (pulls, hovers and code actions wait for the lint of the latest edits).
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender};
 use gen_lsp_types as lsp;
-use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use lsp_server::{Message, Notification, Request, RequestId, Response};
 use serde_json::{json, Value};
 
-use super::lint::{self, Job, Linted};
-use super::publish::Shown;
+use super::lint::{Job, Linted};
+use super::session::{Doc, Server, Waiting};
 use super::settings::Settings;
-use super::{codes, log, send, text, uri, Client};
+use super::{codes, log, send, text, uri};
 
-/// How the server runs (tests shorten the debounce).
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Quiet time after an edit before the workspace is linted again.
-    pub debounce: Duration,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            debounce: Duration::from_millis(150),
-        }
-    }
-}
-
-/// An open document: the client's URI for it, its text and version.
-pub(crate) struct Doc {
-    pub uri: String,
-    pub text: String,
-    pub version: i32,
-}
-
-/// A request answered after the lint in progress.
-pub(crate) enum Waiting {
-    Document(RequestId, PathBuf, Option<String>),
-    Workspace(RequestId, HashMap<String, String>),
-}
-
-pub(crate) struct Server<'c> {
-    pub conn: &'c Connection,
-    pub client: Client,
-    pub roots: Vec<PathBuf>,
-    pub cwd: PathBuf,
-    pub settings: Settings,
-    pub docs: HashMap<PathBuf, Doc>,
-    /// The last lint's findings.
-    pub latest: Linted,
-    /// What the client has been given, by path.
-    pub shown: HashMap<PathBuf, Shown>,
-    pub next_result: u64,
-    pub waiting: Vec<Waiting>,
-    generation: u64,
-    due: Option<Instant>,
-    in_flight: bool,
-    jobs: Sender<Job>,
-    results: Receiver<Linted>,
-    shutdown: bool,
-    next_id: i32,
-    config_request: Option<RequestId>,
-    last_errors: Vec<String>,
-    options: Options,
-}
-
-impl<'c> Server<'c> {
-    pub fn new(
-        conn: &'c Connection,
-        client: Client,
-        params: &Value,
-        options: Options,
-    ) -> std::io::Result<Server<'c>> {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        let settings = match Settings::from_value(&params["initializationOptions"]) {
-            Ok(settings) => settings.unwrap_or_default(),
-            Err(err) => {
-                log(&err);
-                Settings::default()
-            }
-        };
-        let (done, results) = crossbeam_channel::unbounded();
-        let jobs = lint::spawn(done)?;
-        let mut server = Server {
-            conn,
-            client,
-            roots: outermost(super::roots(params), &cwd),
-            cwd,
-            settings,
-            docs: HashMap::new(),
-            latest: Linted::default(),
-            shown: HashMap::new(),
-            next_result: 1,
-            waiting: Vec::new(),
-            generation: 0,
-            due: None,
-            in_flight: false,
-            jobs,
-            results,
-            shutdown: false,
-            next_id: 0,
-            config_request: None,
-            last_errors: Vec::new(),
-            options,
-        };
-        server.schedule(Duration::ZERO);
-        Ok(server)
-    }
-
+impl Server<'_> {
     /// The loop: messages in order, lint results as they come, the debounced lint when due.
     pub fn run(&mut self) -> i32 {
         loop {
@@ -148,7 +52,7 @@ impl<'c> Server<'c> {
         None
     }
 
-    fn request(&mut self, req: Request) {
+    pub fn request(&mut self, req: Request) {
         if self.shutdown {
             let text = "the server is shutting down".to_string();
             return self.reply(Response::new_err(req.id, codes::INVALID_REQUEST, text));
@@ -160,14 +64,23 @@ impl<'c> Server<'c> {
                 Ok(Value::Null)
             }
             "initialize" => Err((codes::INVALID_REQUEST, "already initialized".to_string())),
-            "textDocument/codeAction" => parse(params).map(|p| super::actions::code_actions(self, p)),
+            "textDocument/codeAction" | "textDocument/hover" if self.stale() => {
+                let req = Request { id, method, params };
+                return self.waiting.push(Waiting::Request(req));
+            }
+            "textDocument/codeAction" => {
+                parse(params).map(|p| super::actions::code_actions(self, p))
+            }
             "textDocument/hover" => parse(params).map(|p| super::hover::hover(self, p)),
             "textDocument/diagnostic" => match parse(params) {
                 Ok(p) => return self.pull_document(id, p),
                 Err(err) => Err(err),
             },
             "workspace/diagnostic" => return self.pull_workspace(id, params),
-            _ => Err((codes::METHOD_NOT_FOUND, format!("{method} is not supported"))),
+            _ => Err((
+                codes::METHOD_NOT_FOUND,
+                format!("{method} is not supported"),
+            )),
         };
         let response = match result {
             Ok(value) => Response::new_ok(id, value),
@@ -183,15 +96,25 @@ impl<'c> Server<'c> {
         let Notification { method, params } = n;
         let handled = match method.as_str() {
             "exit" => return Some(if self.shutdown { 0 } else { 1 }),
-            "initialized" => Ok(self.initialized()),
+            "initialized" => {
+                self.initialized();
+                Ok(())
+            }
             "textDocument/didOpen" => parse(params).map(|p| self.did_open(p)),
             "textDocument/didChange" => parse(params).map(|p| self.did_change(p)),
             "textDocument/didClose" => parse(params).map(|p| self.did_close(p)),
             "textDocument/didSave" | "workspace/didChangeWatchedFiles" => {
-                Ok(self.schedule(self.options.debounce))
+                self.schedule(self.options.debounce);
+                Ok(())
             }
-            "workspace/didChangeConfiguration" => Ok(self.configuration_changed(&params)),
-            "$/cancelRequest" => Ok(self.cancel(&params)),
+            "workspace/didChangeConfiguration" => {
+                self.configuration_changed(&params);
+                Ok(())
+            }
+            "$/cancelRequest" => {
+                self.cancel(&params);
+                Ok(())
+            }
             other if other.starts_with("$/") => Ok(()),
             other => Err((0, format!("unknown notification {other}: ignored"))),
         };
@@ -216,25 +139,25 @@ impl<'c> Server<'c> {
         }
     }
 
-    pub fn reply(&self, response: Response) {
-        send(self.conn, response);
-    }
-
     /// A request to the client; its response is read by [`Server::response`].
     fn ask(&mut self, method: &str, params: Value) -> RequestId {
         self.next_id += 1;
         let id = RequestId::from(format!("lblint-{}", self.next_id));
-        send(self.conn, Request::new(id.clone(), method.to_string(), params));
+        send(
+            self.conn,
+            Request::new(id.clone(), method.to_string(), params),
+        );
         id
     }
 
     /// Watch the config files and manifests, and ask for the editor's settings.
     fn initialized(&mut self) {
         if self.client.watch {
-            let watchers: Vec<Value> = ["**/lblint.yaml", "**/.lblint.yaml", "**/*.{yaml,yml,json}"]
-                .iter()
-                .map(|glob| json!({"globPattern": glob}))
-                .collect();
+            let watchers: Vec<Value> =
+                ["**/lblint.yaml", "**/.lblint.yaml", "**/*.{yaml,yml,json}"]
+                    .iter()
+                    .map(|glob| json!({"globPattern": glob}))
+                    .collect();
             let registration = json!({"registrations": [{
                 "id": "lblint-watched-files",
                 "method": "workspace/didChangeWatchedFiles",
@@ -279,7 +202,9 @@ impl<'c> Server<'c> {
         };
         let before = self.waiting.len();
         self.waiting.retain(|w| match w {
-            Waiting::Document(i, ..) | Waiting::Workspace(i, _) => *i != id,
+            Waiting::Request(Request { id: i, .. })
+            | Waiting::Document(i, ..)
+            | Waiting::Workspace(i, _) => *i != id,
         });
         if self.waiting.len() < before {
             self.reply(Response::new_err(id, -32800, "cancelled".to_string()));
@@ -299,6 +224,9 @@ impl<'c> Server<'c> {
         self.docs.insert(path, doc);
         // Open-files-only: its findings from the last lint show at once.
         self.publish_changes();
+        if !self.stale() {
+            self.answer_waiting();
+        }
         self.schedule(self.options.debounce);
     }
 
@@ -308,7 +236,10 @@ impl<'c> Server<'c> {
         let encoding = self.client.encoding;
         let doc = uri::to_path(&id.uri.0).and_then(|path| self.docs.get_mut(&path));
         let Some(doc) = doc else {
-            return log(&format!("didChange for {}, which is not open: ignored", id.uri.0));
+            return log(&format!(
+                "didChange for {}, which is not open: ignored",
+                id.uri.0
+            ));
         };
         text::apply_changes(&mut doc.text, params.content_changes, encoding);
         doc.version = version;
@@ -317,21 +248,68 @@ impl<'c> Server<'c> {
 
     fn did_close(&mut self, params: lsp::DidCloseTextDocumentParams) {
         let uri = params.text_document.uri.0;
-        if uri::to_path(&uri).and_then(|path| self.docs.remove(&path)).is_none() {
+        if uri::to_path(&uri)
+            .and_then(|path| self.docs.remove(&path))
+            .is_none()
+        {
             return log(&format!("didClose for {uri}, which is not open: ignored"));
         }
         self.publish_changes();
+        if !self.stale() {
+            self.answer_waiting();
+        }
         self.schedule(self.options.debounce);
     }
 
-    /// Lint after `delay` of quiet; each edit restarts the wait.
-    pub fn schedule(&mut self, delay: Duration) {
-        self.due = Some(Instant::now() + delay);
+    fn answer_waiting(&mut self) {
+        let mut still = Vec::new();
+        for waiting in std::mem::take(&mut self.waiting) {
+            match waiting {
+                Waiting::Request(req) => self.request(req),
+                Waiting::Document(id, path, previous) => {
+                    let report = self.document_report(&path, previous.as_deref());
+                    self.reply(Response::new_ok(id, report));
+                }
+                Waiting::Workspace(id, previous) => match self.workspace_report(&previous) {
+                    Some(report) => self.reply(Response::new_ok(id, report)),
+                    None => still.push(Waiting::Workspace(id, previous)),
+                },
+            }
+        }
+        self.waiting = still;
     }
 
-    /// Whether the findings are older than the documents or settings.
-    pub fn stale(&self) -> bool {
-        self.in_flight || self.due.is_some()
+    /// `textDocument/diagnostic`: answered once the lint of the latest edits is done.
+    pub fn pull_document(&mut self, id: RequestId, params: lsp::DocumentDiagnosticParams) {
+        let previous = params.previous_result_id;
+        let Some(path) = uri::to_path(&params.text_document.uri.0) else {
+            let empty = json!({"kind": "full", "items": []});
+            return self.reply(Response::new_ok(id, empty));
+        };
+        self.waiting.push(Waiting::Document(id, path, previous));
+        if !self.stale() {
+            self.answer_waiting();
+        }
+    }
+
+    /// `workspace/diagnostic`: every file with findings (or that had some). Held while
+    /// nothing changed since the client's result ids, as clients re-send it at once.
+    pub fn pull_workspace(&mut self, id: RequestId, params: Value) {
+        let previous: HashMap<String, String> = params["previousResultIds"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| {
+                Some((
+                    p["uri"].as_str()?.to_string(),
+                    p["value"].as_str()?.to_string(),
+                ))
+            })
+            .collect();
+        self.waiting.push(Waiting::Workspace(id, previous));
+        if !self.stale() {
+            self.answer_waiting();
+        }
     }
 
     fn start_if_due(&mut self) {
@@ -382,32 +360,23 @@ impl<'c> Server<'c> {
             for err in &linted.errors {
                 log(err);
                 let params = json!({"type": 1, "message": format!("lblint: {err}")});
-                send(self.conn, Notification::new("window/showMessage".to_string(), params));
+                send(
+                    self.conn,
+                    Notification::new("window/showMessage".to_string(), params),
+                );
             }
             self.last_errors = linted.errors.clone();
         }
         self.latest = linted;
         self.publish_changes();
+        if !self.stale() {
+            self.answer_waiting();
+        }
     }
 }
 
 /// A request's or notification's params as `T`, or the invalid-params error.
 fn parse<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, (i32, String)> {
-    serde_json::from_value(params).map_err(|e| (codes::INVALID_PARAMS, format!("invalid params: {e}")))
-}
-
-/// The roots, absolute, without any inside another (its files would be linted twice).
-fn outermost(roots: Vec<PathBuf>, cwd: &Path) -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = roots
-        .iter()
-        .map(|r| crate::walk::absolute(r, cwd))
-        .collect();
-    roots.sort();
-    let mut kept: Vec<PathBuf> = Vec::new();
-    for root in roots {
-        if !kept.iter().any(|k| root.starts_with(k)) {
-            kept.push(root);
-        }
-    }
-    kept
+    serde_json::from_value(params)
+        .map_err(|e| (codes::INVALID_PARAMS, format!("invalid params: {e}")))
 }

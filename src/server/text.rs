@@ -167,9 +167,15 @@ mod tests {
         // Inside the emoji's surrogate pair: the emoji's start.
         let rocket = text.find('🚀').unwrap();
         assert_eq!(offset(text, &lines, pos(1, 6), Encoding::Utf16), rocket);
-        assert_eq!(position(text, &lines, text.len(), Encoding::Utf16), pos(2, 4));
+        assert_eq!(
+            position(text, &lines, text.len(), Encoding::Utf16),
+            pos(2, 4)
+        );
         // An offset inside a character is moved onto its start.
-        assert_eq!(position(text, &lines, rocket + 1, Encoding::Utf8), pos(1, 9));
+        assert_eq!(
+            position(text, &lines, rocket + 1, Encoding::Utf8),
+            pos(1, 9)
+        );
     }
 
     #[test]
@@ -188,12 +194,24 @@ mod tests {
         let whole = TextDocumentContentChangeEvent::TextDocumentContentChangeWholeDocument(
             TextDocumentContentChangeWholeDocument::new("new".to_string()),
         );
-        apply_changes(&mut text, vec![whole, partial(pos(0, 3), pos(0, 3), "!")], Encoding::Utf8);
+        apply_changes(
+            &mut text,
+            vec![whole, partial(pos(0, 3), pos(0, 3), "!")],
+            Encoding::Utf8,
+        );
         assert_eq!(text, "new!");
         // A reversed range and one past the end are clamped, not a panic.
-        apply_changes(&mut text, vec![partial(pos(0, 3), pos(0, 1), "")], Encoding::Utf8);
+        apply_changes(
+            &mut text,
+            vec![partial(pos(0, 3), pos(0, 1), "")],
+            Encoding::Utf8,
+        );
         assert_eq!(text, "n!");
-        apply_changes(&mut text, vec![partial(pos(5, 5), pos(9, 9), "?")], Encoding::Utf8);
+        apply_changes(
+            &mut text,
+            vec![partial(pos(5, 5), pos(9, 9), "?")],
+            Encoding::Utf8,
+        );
         assert_eq!(text, "n!?");
     }
 

@@ -123,10 +123,18 @@ fn read_frame(input: &mut impl BufRead) -> io::Result<Option<Frame>> {
 
 /// A payload as a message, or the JSON-RPC error code and text for it.
 fn parse(body: &[u8]) -> Result<Message, (i32, String)> {
-    let value: serde_json::Value = serde_json::from_slice(body)
-        .map_err(|e| (-32700, format!("Parse error: the message is not JSON ({e})")))?;
-    serde_json::from_value(value)
-        .map_err(|e| (-32600, format!("Invalid request: not a JSON-RPC message ({e})")))
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
+        (
+            -32700,
+            format!("Parse error: the message is not JSON ({e})"),
+        )
+    })?;
+    serde_json::from_value(value).map_err(|e| {
+        (
+            -32600,
+            format!("Invalid request: not a JSON-RPC message ({e})"),
+        )
+    })
 }
 
 /// An error response with id null: the id of a message that could not be read is unknown.
@@ -138,7 +146,8 @@ fn reply_error(code: i32, message: &str) {
     })
     .to_string();
     let mut out = io::stdout().lock();
-    let written = write!(out, "Content-Length: {}\r\n\r\n{body}", body.len()).and_then(|_| out.flush());
+    let written =
+        write!(out, "Content-Length: {}\r\n\r\n{body}", body.len()).and_then(|_| out.flush());
     if let Err(err) = written {
         log(&format!("cannot write to the client: {err}"));
     }

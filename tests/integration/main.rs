@@ -39,6 +39,7 @@ mod proxy_controllers;
 mod proxy_protocol;
 mod robust;
 mod sarif;
+mod server;
 mod suppress;
 mod tke;
 mod tke_config;
