@@ -3,7 +3,7 @@
 //!
 //! One synchronous loop (lsp-server's crossbeam channels, no async runtime) applies every
 //! document notification in order and answers requests from the last lint; the lint runs
-//! on a worker thread ([`lint`]) over the whole workspace as `lblint check` reads it, with
+//! on a worker thread (`lint`) over the whole workspace as `lblint check` reads it, with
 //! the open documents' texts overlaid, debounced after edits.
 
 use std::path::PathBuf;

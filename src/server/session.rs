@@ -1,4 +1,4 @@
-//! The server's state: what the loop ([`super::state`]) and the request handlers
+//! The server's state: what the loop (`state`) and the request handlers
 //! (actions, hover, publish) share.
 
 use std::collections::HashMap;
