@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
@@ -14,7 +14,7 @@ use super::convert;
 use super::settings::Settings;
 use super::text::{self, Encoding};
 use super::uri;
-use crate::check::{CheckOptions, CheckOutcome};
+use crate::check::{CheckOptions, CheckOutcome, LoadCache};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::settings::SettingsError;
 use crate::source::SourceFile;
@@ -36,7 +36,12 @@ pub struct Job {
     pub encoding: Encoding,
     /// What displayed paths are relative to.
     pub cwd: PathBuf,
+    /// Files the client said changed on disk since the last job: read again.
+    pub forget: Vec<PathBuf>,
 }
+
+/// The worker's loaded files, one cache per root or loose file.
+type Caches = HashMap<PathBuf, Arc<Mutex<LoadCache>>>;
 
 /// One file's findings.
 #[derive(Debug, Default)]
@@ -67,9 +72,10 @@ pub fn spawn(results: Sender<Linted>) -> std::io::Result<Sender<Job>> {
     std::thread::Builder::new()
         .name("lblint-lint".to_string())
         .spawn(move || {
+            let mut caches = Caches::new();
             for job in queue {
                 let started = Instant::now();
-                let mut linted = match crate::panic::catch(|| lint(&job)) {
+                let mut linted = match crate::panic::catch(|| lint(&job, &mut caches)) {
                     Ok(linted) => linted,
                     Err(crash) => Linted {
                         generation: job.generation,
@@ -86,32 +92,57 @@ pub fn spawn(results: Sender<Linted>) -> std::io::Result<Sender<Job>> {
     Ok(jobs)
 }
 
-pub fn lint(job: &Job) -> Linted {
+fn lint(job: &Job, caches: &mut Caches) -> Linted {
     let mut out = Linted {
         generation: job.generation,
         versions: job.versions.clone(),
         ..Linted::default()
     };
     let overlay = Arc::new(job.overlay.clone());
-    for root in &job.roots {
-        lint_unit(root, root, job, &overlay, &mut out);
-    }
-    for file in &job.loose {
-        let dir = file.parent().unwrap_or(Path::new("/"));
-        lint_unit(file, dir, job, &overlay, &mut out);
+    let units: Vec<(&PathBuf, &Path)> = job
+        .roots
+        .iter()
+        .map(|root| (root, root.as_path()))
+        .chain(
+            job.loose
+                .iter()
+                .map(|file| (file, file.parent().unwrap_or(Path::new("/")))),
+        )
+        .collect();
+    caches.retain(|path, _| units.iter().any(|(unit, _)| *unit == path));
+    for (path, dir) in units {
+        let cache = caches.entry(path.clone()).or_default();
+        if let Ok(mut cache) = cache.lock() {
+            for changed in &job.forget {
+                cache.forget(changed);
+            }
+        }
+        let unit = Unit {
+            path,
+            dir,
+            cache: cache.clone(),
+        };
+        lint_unit(&unit, job, &overlay, &mut out);
     }
     out
 }
 
-/// Lint `path` with the config found from `dir` and the profile it or the settings name;
+/// One lint unit: a root, or a loose file, with the config found from `dir`.
+struct Unit<'a> {
+    path: &'a Path,
+    dir: &'a Path,
+    cache: Arc<Mutex<LoadCache>>,
+}
+
+/// Lint a unit with the config found from its `dir` and the profile it or the settings name;
 /// an unusable config or profile is reported on its own file instead.
 fn lint_unit(
-    path: &Path,
-    dir: &Path,
+    unit: &Unit<'_>,
     job: &Job,
     overlay: &Arc<HashMap<PathBuf, String>>,
     out: &mut Linted,
 ) {
+    let (path, dir) = (unit.path, unit.dir);
     let config = match crate::config::discover(dir) {
         None => None,
         Some(found) => match crate::config::load_config(&found, &job.cwd) {
@@ -137,6 +168,7 @@ fn lint_unit(
         select: job.settings.select.clone(),
         ignore: job.settings.ignore.clone(),
         overlay: Some(overlay.clone()),
+        cache: Some(unit.cache.clone()),
         ..CheckOptions::default()
     }
     .configured(config.as_ref(), &job.cwd);

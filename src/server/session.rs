@@ -26,7 +26,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            debounce: Duration::from_millis(30),
+            debounce: Duration::from_millis(10),
         }
     }
 }
@@ -59,6 +59,8 @@ pub(crate) struct Server<'c> {
     pub shown: HashMap<PathBuf, Shown>,
     pub next_result: u64,
     pub waiting: Vec<Waiting>,
+    /// Files changed on disk since the last lint, by the client's watchers.
+    pub forget: Vec<PathBuf>,
     pub generation: u64,
     pub due: Option<Instant>,
     pub in_flight: bool,
@@ -107,6 +109,7 @@ impl<'c> Server<'c> {
             shown: HashMap::new(),
             next_result: 1,
             waiting: Vec::new(),
+            forget: Vec::new(),
             generation: 0,
             due: None,
             in_flight: false,

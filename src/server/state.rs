@@ -103,7 +103,14 @@ impl Server<'_> {
             "textDocument/didOpen" => parse(params).map(|p| self.did_open(p)),
             "textDocument/didChange" => parse(params).map(|p| self.did_change(p)),
             "textDocument/didClose" => parse(params).map(|p| self.did_close(p)),
-            "textDocument/didSave" | "workspace/didChangeWatchedFiles" => {
+            "textDocument/didSave" => {
+                self.schedule(self.options.debounce);
+                Ok(())
+            }
+            "workspace/didChangeWatchedFiles" => {
+                let changed = params["changes"].as_array().into_iter().flatten();
+                let paths = changed.filter_map(|c| uri::to_path(c["uri"].as_str()?));
+                self.forget.extend(paths);
                 self.schedule(self.options.debounce);
                 Ok(())
             }
@@ -326,13 +333,14 @@ impl Server<'_> {
         self.in_flight = true;
     }
 
-    fn job(&self) -> Job {
+    fn job(&mut self) -> Job {
         let mut job = Job {
             generation: self.generation,
             roots: self.roots.clone(),
             settings: self.settings.clone(),
             encoding: self.client.encoding,
             cwd: self.cwd.clone(),
+            forget: std::mem::take(&mut self.forget),
             ..Job::default()
         };
         for (path, doc) in &self.docs {

@@ -88,6 +88,25 @@ fn server_clears_a_file_deleted_under_it() {
 }
 
 #[test]
+fn server_rereads_files_changed_on_disk() {
+    // Parsed files are kept between lints: a change on disk must still be read.
+    let good =
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    a: \"true\"\n";
+    let mut server = TestServer::start("reread", &[("svc.yaml", good)], push_client(), json!({}));
+    let open = server.open("other.yaml", Some("kind: ConfigMap\n"));
+    assert_eq!(open, "kind: ConfigMap\n");
+    // Same length, new text: the stamp (size, mtime) or the watcher's event shows it.
+    std::fs::write(server.path("svc.yaml"), good.replace("\"true\"", "true  ")).unwrap();
+    let change = json!({"changes": [{"uri": server.uri("svc.yaml"), "type": 2}]});
+    server.notify("workspace/didChangeWatchedFiles", change);
+    assert_eq!(
+        server.published("svc.yaml")["diagnostics"][0]["code"],
+        "K8S002"
+    );
+    assert_eq!(server.shutdown(), 0);
+}
+
+#[test]
 fn server_stays_responsive_with_a_50_mb_document() {
     let mut server = TestServer::start("big", &[("big.yaml", "a: 1\n")], push_client(), json!({}));
     let line = "# padding padding padding padding padding padding padding padding\n";
