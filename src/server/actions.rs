@@ -115,26 +115,20 @@ impl Cx<'_> {
 
     fn quick_fixes(&self, d: &Diagnostic, diagnostic: &lsp::Diagnostic, out: &mut Vec<Value>) {
         let rule = d.rule();
+        // Rendered output is regenerated: a fix or an ignore comment belongs in the template.
         if let Some(origin) = d.origin() {
-            let editable = d
-                .fix()
-                .into_iter()
-                .chain(d.suggestions())
-                .any(|f| f.has_edits());
-            if editable {
-                let title = format!("{rule}: edit `{origin}` instead (rendered output)");
-                let reason = crate::fix::preview::rendered_reason(origin);
-                out.extend(self.shown_only(title, diagnostic, &reason));
-            }
-        } else {
-            if let Some(fix) = d.fix() {
-                out.extend(self.fix_action(rule, fix, diagnostic));
-            }
-            for suggestion in d.suggestions() {
-                let title = format!("{rule}: {} (by hand)", suggestion.description());
-                let reason = "lblint shows this change but never applies it: make it by hand";
-                out.extend(self.shown_only(title, diagnostic, reason));
-            }
+            let title = format!("{rule}: edit `{origin}` instead (rendered output)");
+            let reason = crate::fix::preview::rendered_reason(origin);
+            out.extend(self.shown_only(title, diagnostic, &reason));
+            return;
+        }
+        if let Some(fix) = d.fix() {
+            out.extend(self.fix_action(rule, fix, diagnostic));
+        }
+        for suggestion in d.suggestions() {
+            let title = format!("{rule}: {}", suggestion.description());
+            let reason = "lblint shows this change but never applies it: make it by hand";
+            out.extend(self.shown_only(title, diagnostic, reason));
         }
         out.extend(self.ignore_here(d, diagnostic));
     }
@@ -152,7 +146,7 @@ impl Cx<'_> {
             Applicability::Unsafe => return None,
             Applicability::DisplayOnly => {
                 let reason = "lblint shows this fix but never applies it: make it by hand";
-                return self.shown_only(format!("{title} (by hand)"), diagnostic, reason);
+                return self.shown_only(title, diagnostic, reason);
             }
         };
         if !fix.has_edits() {

@@ -145,3 +145,38 @@ fn server_reloads_config_and_profile_and_reports_their_errors() {
     );
     assert_eq!(server.shutdown(), 0);
 }
+
+#[test]
+fn server_rendered_objects_get_the_note_not_an_edit() {
+    let rendered = "---\n# Source: web/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    service.cloud.tencent.com/prevent-loopback: true\n";
+    let files = [("rendered.yaml", rendered)];
+    let mut server = super::TestServer::start("rendered", &files, push_client(), json!({}));
+    let published = server.published("rendered.yaml");
+    assert_eq!(published["diagnostics"][0]["code"], "K8S002");
+    server.open("rendered.yaml", None);
+    let range = published["diagnostics"][0]["range"].clone();
+    let actions = server.code_actions("rendered.yaml", &range, None);
+    assert_eq!(
+        strings(&actions, "title"),
+        ["K8S002: edit `web/templates/service.yaml` instead (rendered output)"]
+    );
+    assert_eq!(
+        actions[0]["disabled"]["reason"],
+        "the object is rendered from `web/templates/service.yaml`; edit that file instead"
+    );
+    assert!(actions[0].get("edit").is_none());
+    // Fix-all leaves rendered output alone too.
+    let all = server.code_actions("rendered.yaml", &range, Some(&["source.fixAll.lblint"]));
+    assert_eq!(all, json!([]));
+    assert_eq!(server.shutdown(), 0);
+}
+
+#[test]
+fn server_reports_an_unknown_rule_in_its_settings() {
+    let mut server = start("unknown-rule", push_client(), json!({"select": ["TKE999"]}));
+    let shown = server.notification("window/showMessage", |_| true);
+    let message = shown["message"].as_str().unwrap();
+    assert!(message.contains("TKE999"), "{message}");
+    assert_eq!(shown["type"], 1);
+    assert_eq!(server.shutdown(), 0);
+}
