@@ -15,6 +15,9 @@ use crate::diagnostic::{Applicability, Diagnostic, FixRef};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::{parse_comment, CommentKind};
 
+/// Findings whose quick fixes one request gets.
+const MAX_FINDINGS: usize = 100;
+
 pub fn code_actions(server: &Server, params: lsp::CodeActionParams) -> Value {
     let Some(path) = uri::to_path(&params.text_document.uri.0) else {
         return json!([]);
@@ -58,10 +61,12 @@ pub fn code_actions(server: &Server, params: lsp::CodeActionParams) -> Value {
     };
     let mut actions = Vec::new();
     if wants("quickfix") {
-        for (finding, diagnostic) in file.findings.iter().zip(&file.diagnostics) {
-            if overlaps(diagnostic.range, params.range) {
-                cx.quick_fixes(finding, diagnostic, &mut actions);
-            }
+        let here = file.findings.iter().zip(&file.diagnostics);
+        let here = here.filter(|(_, diagnostic)| overlaps(diagnostic.range, params.range));
+        // A selection over a whole generated stream is not a request for every finding's
+        // actions at once.
+        for (finding, diagnostic) in here.take(MAX_FINDINGS) {
+            cx.quick_fixes(finding, diagnostic, &mut actions);
         }
     }
     if wants(FIX_ALL) {
@@ -243,17 +248,52 @@ fn verified(
     edit: (usize, usize, String),
     rule: &str,
 ) -> Option<(usize, usize, String)> {
-    let mut after = text.to_string();
-    after.replace_range(edit.0..edit.1, &edit.2);
+    // Only the YAML document holding the edit is read back: a 50 MB stream is not parsed
+    // again for each finding of a request.
+    let (from, to) = document_around(text, edit.0);
+    let before = &text[from..to];
+    let (start, end) = (edit.0 - from, edit.1 - from);
+    let mut after = before.to_string();
+    after.replace_range(start..end, &edit.2);
     let limits = crate::yaml::Limits::default();
     let loaded = crate::yaml::load(&after, &limits);
     let read_back = loaded.comments.iter().any(|c| {
-        c.span.start.offset <= edit.0 + edit.2.len()
-            && edit.0 <= c.span.end.offset
+        c.span.start.offset <= start + edit.2.len()
+            && start <= c.span.end.offset
             && matches!(parse_comment(&c.text), CommentKind::Ignore(i) if i.rules.iter().any(|r| r == rule))
     });
-    let errors_before = crate::yaml::load(text, &limits).errors.len();
+    let errors_before = crate::yaml::load(before, &limits).errors.len();
     (read_back && loaded.errors.len() <= errors_before).then_some(edit)
+}
+
+/// The byte range of the YAML document around `offset`: from the `---` line at or before
+/// it (or the start) to the next `---` line (or the end).
+fn document_around(text: &str, offset: usize) -> (usize, usize) {
+    let is_marker = |line: &str| {
+        line.strip_prefix("---")
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r', '\n']))
+    };
+    let line_start = crate::source::line_start(text, offset);
+    let mut from = 0;
+    let mut at = line_start;
+    while at > 0 {
+        let start = crate::source::line_start(text, at - 1);
+        if is_marker(&text[start..]) {
+            from = start;
+            break;
+        }
+        at = start;
+    }
+    let mut to = text.len();
+    let mut at = line_start;
+    while let Some(next) = text[at..].find('\n').map(|n| at + n + 1) {
+        if next < text.len() && is_marker(&text[next..]) {
+            to = next;
+            break;
+        }
+        at = next;
+    }
+    (from, to)
 }
 
 #[cfg(test)]
@@ -285,6 +325,15 @@ mod tests {
             apply("# lblint: ignore[TKE001]\ntarget: 1\n", "TKE001"),
             None
         );
+        // In a stream, only the finding's document is read back.
+        let stream = "a: 1\n---\nb:\n  target: x\n---\nc: [\n";
+        assert_eq!(
+            document_around(stream, stream.find("target").unwrap()),
+            (5, 24)
+        );
+        assert!(apply(stream, "TKE001")
+            .unwrap()
+            .contains("b:\n  # lblint: ignore[TKE001]\n  target"));
         // Inside a block scalar a `#` line is data: the check refuses it.
         assert_eq!(apply("k: |\n  text\n  target\n", "TKE001"), None);
     }
