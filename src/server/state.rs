@@ -231,9 +231,6 @@ impl Server<'_> {
         self.docs.insert(path, doc);
         // Open-files-only: its findings from the last lint show at once.
         self.publish_changes();
-        if !self.stale() {
-            self.answer_waiting();
-        }
         self.schedule(self.options.debounce);
     }
 
@@ -262,9 +259,6 @@ impl Server<'_> {
             return log(&format!("didClose for {uri}, which is not open: ignored"));
         }
         self.publish_changes();
-        if !self.stale() {
-            self.answer_waiting();
-        }
         self.schedule(self.options.debounce);
     }
 
