@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::Read as _;
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::config::RuleLevel;
@@ -20,7 +21,7 @@ use crate::rules::{self, Context, Rule, RuleMeta};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::ConfigIgnores;
 use crate::views::Views;
-use crate::walk::{self, InputSource, WalkError, WalkOptions};
+use crate::walk::{self, InputSource, RebasedGlobs, WalkError, WalkOptions};
 use crate::yaml::{Limits, Split};
 
 #[derive(Clone, Debug, Default)]
@@ -50,6 +51,28 @@ pub struct CheckOptions {
     pub overlay: Option<Arc<HashMap<std::path::PathBuf, String>>>,
     /// `--render`: kustomization roots and charts are rendered and linted as rendered.
     pub render: Option<RenderOptions>,
+    /// Files loaded by an earlier run of the same paths, reused while unchanged (the
+    /// language server lints the workspace after every edit).
+    pub cache: Option<Arc<std::sync::Mutex<LoadCache>>>,
+}
+
+impl CheckOptions {
+    /// What a config file sets: its include/exclude (relative to its directory), rule
+    /// levels and `ignore:` entries; `check` and the language server read it the same way.
+    pub fn configured(mut self, config: Option<&crate::config::Config>, cwd: &Path) -> Self {
+        let Some(config) = config else {
+            return self;
+        };
+        self.walk.rebased = Some(RebasedGlobs {
+            base: config.dir.clone(),
+            include: config.include.clone(),
+            exclude: config.exclude.clone(),
+        });
+        self.levels = config.rules.clone();
+        self.config_ignores = Some(config.ignores(cwd));
+        self.config_source = Some(config.source.clone());
+        self
+    }
 }
 
 #[derive(Debug)]
@@ -393,13 +416,7 @@ fn walk_and_load(options: &CheckOptions) -> Result<WalkedAndLoaded, CheckError> 
     } else {
         None
     };
-    let mut loaded = load_all(
-        &walked.files,
-        stdin_text.as_deref(),
-        options.threads,
-        options.walk.max_file_size,
-        options.overlay.as_deref(),
-    );
+    let mut loaded = load_cached(&walked.files, stdin_text.as_deref(), options);
     let limits = Limits::default();
     loaded.extend(rendered.buffers.iter().map(|b| {
         let bytes = Ok(b.text.clone().into_bytes());
@@ -442,4 +459,100 @@ fn render_walked(
     );
     walked.files.retain(|f| !rendered.covers(f, &cwd));
     rendered
+}
+
+/// Files read and parsed by an earlier run, by path: a file whose size and modification
+/// time (or overlay text) are unchanged is neither read nor parsed again. One cache per
+/// set of paths: a run forgets the files it did not walk.
+#[derive(Default)]
+pub struct LoadCache {
+    entries: HashMap<std::path::PathBuf, (Stamp, String, Loaded)>,
+}
+
+impl fmt::Debug for LoadCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LoadCache({} files)", self.entries.len())
+    }
+}
+
+impl LoadCache {
+    /// Drop a file (it changed in a way its stamp may not show).
+    pub fn forget(&mut self, path: &Path) {
+        self.entries.remove(path);
+    }
+}
+
+/// What a cached file was loaded from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Stamp {
+    Disk(u64, Option<std::time::SystemTime>),
+    Overlay(u64, usize),
+}
+
+impl Stamp {
+    fn of(path: &Path, overlay: Option<&HashMap<std::path::PathBuf, String>>) -> Option<Stamp> {
+        // Overlay keys are canonical: only a file of the same name can be one of them (a
+        // canonicalize per walked file would cost more than the cache saves).
+        let text = overlay
+            .filter(|o| o.keys().any(|k| k.file_name() == path.file_name()))
+            .and_then(|o| o.get(&std::fs::canonicalize(path).ok()?));
+        if let Some(text) = text {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            text.hash(&mut hasher);
+            return Some(Stamp::Overlay(hasher.finish(), text.len()));
+        }
+        let meta = std::fs::metadata(path).ok()?;
+        Some(Stamp::Disk(meta.len(), meta.modified().ok()))
+    }
+}
+
+/// [`load_all`], through `options.cache` when there is one: the files unchanged since the
+/// last run are taken from it, the others loaded (on worker threads) and kept.
+fn load_cached(
+    files: &[walk::InputFile],
+    stdin: Option<&[u8]>,
+    options: &CheckOptions,
+) -> Vec<Loaded> {
+    let overlay = options.overlay.as_deref();
+    let load = |files: &[walk::InputFile]| {
+        load_all(
+            files,
+            stdin,
+            options.threads,
+            options.walk.max_file_size,
+            overlay,
+        )
+    };
+    let Some(mut cache) = options.cache.as_ref().and_then(|c| c.lock().ok()) else {
+        return load(files);
+    };
+    let stamps: Vec<Option<(&std::path::PathBuf, Stamp)>> = files
+        .iter()
+        .map(|f| match &f.source {
+            InputSource::File(path) => Some((path, Stamp::of(path, overlay)?)),
+            InputSource::Stdin => None,
+        })
+        .collect();
+    let mut out: Vec<Option<Loaded>> = files
+        .iter()
+        .zip(&stamps)
+        .map(|(file, stamp)| {
+            let (path, stamp) = stamp.as_ref()?;
+            let (had, display, loaded) = cache.entries.get(*path)?;
+            (had == stamp && *display == file.display).then(|| loaded.clone())
+        })
+        .collect();
+    let missing: Vec<usize> = (0..files.len()).filter(|&i| out[i].is_none()).collect();
+    let to_load: Vec<walk::InputFile> = missing.iter().map(|&i| files[i].clone()).collect();
+    for (i, loaded) in missing.into_iter().zip(load(&to_load)) {
+        if let Some((path, stamp)) = &stamps[i] {
+            let entry = (stamp.clone(), files[i].display.clone(), loaded.clone());
+            cache.entries.insert((*path).clone(), entry);
+        }
+        out[i] = Some(loaded);
+    }
+    let walked: HashSet<&std::path::PathBuf> = stamps.iter().flatten().map(|(p, _)| *p).collect();
+    cache.entries.retain(|path, _| walked.contains(path));
+    out.into_iter().flatten().collect()
 }

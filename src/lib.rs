@@ -19,6 +19,7 @@ pub mod read;
 pub mod render;
 pub mod report;
 pub mod rules;
+pub mod server;
 pub mod settings;
 pub mod source;
 pub mod suppress;

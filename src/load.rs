@@ -18,6 +18,7 @@ use crate::walk::{self, InputFile, InputSource};
 use crate::yaml::{self, Limits, LoadedFile, MemoryBudget, Span, Split};
 
 /// One file, read and parsed (or not, and why).
+#[derive(Clone)]
 pub(crate) struct Loaded {
     pub(crate) file: Option<LintFile>,
     pub(crate) diagnostics: Vec<Diagnostic>,

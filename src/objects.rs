@@ -41,7 +41,7 @@ impl fmt::Display for ObjectRef {
 }
 
 /// A loaded input file.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct LintFile {
     pub source: Arc<SourceFile>,
     pub loaded: LoadedFile,

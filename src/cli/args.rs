@@ -57,6 +57,8 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Run the language server on stdin/stdout (diagnostics, code actions, hover).
+    Server,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

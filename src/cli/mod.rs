@@ -67,6 +67,7 @@ pub fn main() -> i32 {
         }
         Command::Schema { which } => run_schema(which),
         Command::Completions { shell } => run_completions(shell),
+        Command::Server => crate::server::run_stdio(),
     }
 }
 

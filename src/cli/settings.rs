@@ -10,7 +10,7 @@ use crate::config::{self, Config};
 use crate::diagnostic::FailOn;
 use crate::profile::Profile;
 use crate::report::Format;
-use crate::walk::{RebasedGlobs, WalkOptions};
+use crate::walk::WalkOptions;
 
 /// What one `lblint check` run does.
 pub(super) struct Settings {
@@ -124,21 +124,13 @@ fn check_options(args: &CheckArgs, config: Option<&Config>, cwd: &Path) -> Check
             exclude: args.exclude.clone(),
             follow_links: args.follow_links,
             max_file_size: args.max_file_size,
-            rebased: config.map(|c| RebasedGlobs {
-                base: c.dir.clone(),
-                include: c.include.clone(),
-                exclude: c.exclude.clone(),
-            }),
+            rebased: None,
         },
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         threads: args.threads,
-        levels: config.map(|c| c.rules.clone()).unwrap_or_default(),
-        config_ignores: config.map(|c| c.ignores(cwd)),
-        config_source: config.map(|c| c.source.clone()),
         no_ignores: args.no_ignores,
         context: args.context.clone(),
-        overlay: None,
         render: (args.render || config.is_some_and(|c| c.render.enabled)).then(|| {
             let options = config.map(|c| c.render.options.clone()).unwrap_or_default();
             crate::render::RenderOptions {
@@ -146,7 +138,9 @@ fn check_options(args: &CheckArgs, config: Option<&Config>, cwd: &Path) -> Check
                 ..options
             }
         }),
+        ..CheckOptions::default()
     }
+    .configured(config, cwd)
 }
 
 /// `--chart-root` (each must be a directory: a typo would quietly link nothing), then the

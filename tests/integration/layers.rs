@@ -30,6 +30,7 @@ const STAGES: &[&str] = &[
     "check",      // the driver
     "fix",        // --fix: edits applied, files re-linted
     "report",     // output formats
+    "server",     // the language server
     "cli",        // commands and flags
     "lib",
     "main",

@@ -41,6 +41,7 @@ mod proxy_protocol;
 mod render;
 mod robust;
 mod sarif;
+mod server;
 mod suppress;
 mod tke;
 mod tke_config;

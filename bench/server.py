@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""bench/server.py — `lblint server` on a 3,000-file workspace: edit-to-published-diagnostics
+latency (p50, p95), the initial workspace lint against `lblint check` on the same tree, and
+resident memory over many edits.
+
+Usage:  python3 bench/server.py [--lblint BIN] [--tree DIR] [--edits N] [--work DIR]
+  BIN   default target/release/lblint (build it first: cargo build --release)
+  DIR   a tree of manifests, default target/server-bench/tree, built by
+        ../shared/bench/make-bench.sh OUT 1 3000 (3,000 small real manifests)
+  N     edits timed (default 1000)
+The workspace is the tree plus testdata/context (a private CLB in orders.yaml, its caller in
+billing.yaml, the profile named by lblint.yaml). Each edit flips billing.yaml's call between
+the CLB's address and the Service's name, which changes orders.yaml's finding (error vs
+warning): the time is from sending didChange to receiving orders.yaml's publishDiagnostics.
+Only the standard library; Linux (/proc for memory).
+"""
+import argparse
+import json
+import os
+import queue
+import shutil
+import statistics
+import subprocess
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def frames(stream, out):
+    while True:
+        length = None
+        while True:
+            line = stream.readline()
+            if not line:
+                out.put(None)
+                return
+            line = line.strip()
+            if not line:
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        out.put(json.loads(stream.read(length)))
+
+
+def lines(stream, out):
+    for line in stream:
+        out.put(line.decode(errors="replace").rstrip())
+
+
+class Client:
+    def __init__(self, binary, cwd):
+        self.proc = subprocess.Popen([binary, "server"], cwd=cwd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.messages, self.log = queue.Queue(), queue.Queue()
+        threading.Thread(target=frames, args=(self.proc.stdout, self.messages), daemon=True).start()
+        threading.Thread(target=lines, args=(self.proc.stderr, self.log), daemon=True).start()
+        self.next_id = 0
+
+    def send(self, message):
+        body = json.dumps(dict(jsonrpc="2.0", **message)).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def request(self, method, params):
+        self.next_id += 1
+        self.send(dict(id=self.next_id, method=method, params=params))
+        return self.wait(lambda m: m.get("id") == self.next_id and "method" not in m)
+
+    def notify(self, method, params):
+        self.send(dict(method=method, params=params))
+
+    def wait(self, test, timeout=120):
+        deadline = time.time() + timeout
+        while True:
+            message = self.messages.get(timeout=max(0.1, deadline - time.time()))
+            if message is None:
+                raise SystemExit("the server exited")
+            if "method" in message and "id" in message:  # the server's requests
+                self.send(dict(id=message["id"], result=None))
+            if test(message):
+                return message
+
+    def wait_log(self, prefix, timeout=300):
+        deadline = time.time() + timeout
+        while True:
+            line = self.log.get(timeout=max(0.1, deadline - time.time()))
+            if prefix in line:
+                return line
+
+    def rss_kib(self):
+        with open(f"/proc/{self.proc.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+
+def uri(path):
+    return "file://" + path
+
+
+def check_ms(binary, ws, runs=3):
+    best = None
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([binary, "check", "--exit-zero", "-qq", ws], cwd=ws, check=True)
+        took = (time.perf_counter() - start) * 1000
+        best = took if best is None else min(best, took)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lblint", default=os.path.join(ROOT, "target/release/lblint"))
+    ap.add_argument("--tree", default=os.path.join(ROOT, "target/server-bench/tree"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "target/server-bench/ws"))
+    ap.add_argument("--edits", type=int, default=1000)
+    args = ap.parse_args()
+    ws = os.path.abspath(args.work)
+    shutil.rmtree(ws, ignore_errors=True)
+    shutil.copytree(args.tree, os.path.join(ws, "tree"))
+    for name in ["orders.yaml", "billing.yaml", "profile.yaml"]:
+        shutil.copy(os.path.join(ROOT, "testdata/context", name), ws)
+    with open(os.path.join(ws, "lblint.yaml"), "w") as config:
+        config.write("profile: profile.yaml\n")
+    files = sum(len(f) for _, _, f in os.walk(ws))
+    print(f"workspace: {files} files; lblint: {args.lblint}")
+
+    check = check_ms(args.lblint, ws)
+    client = Client(args.lblint, ws)
+    start = time.perf_counter()
+    client.request("initialize", {"processId": os.getpid(), "rootUri": uri(ws), "capabilities": {}})
+    client.notify("initialized", {})
+    orders = uri(os.path.join(ws, "orders.yaml"))
+    client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == orders)
+    first = (time.perf_counter() - start) * 1000
+    lint_line = client.wait_log("lint 1 took")
+    print(f"initial lint: {first:.0f} ms to orders.yaml's diagnostics ({lint_line.split(': ', 1)[1]}); "
+          f"lblint check on the same tree: {check:.0f} ms (best of 3); ratio {first / check:.2f}x")
+
+    billing_path = os.path.join(ws, "billing.yaml")
+    text = open(billing_path).read()
+    billing = uri(billing_path)
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": billing, "languageId": "yaml", "version": 1, "text": text}})
+    line_no = next(i for i, l in enumerate(text.split("\n")) if "10.20.30.40" in l)
+    line = text.split("\n")[line_no]
+    col = line.index("10.20.30.40")
+    current, latencies, rss = "10.20.30.40", [], {}
+    for version in range(2, args.edits + 2):
+        new = "orders" if current == "10.20.30.40" else "10.20.30.40"
+        change = {"range": {"start": {"line": line_no, "character": col},
+                            "end": {"line": line_no, "character": col + len(current)}},
+                  "text": new}
+        sent = time.perf_counter()
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": billing, "version": version}, "contentChanges": [change]})
+        client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                    and m["params"]["uri"] == orders)
+        latencies.append((time.perf_counter() - sent) * 1000)
+        current = new
+        if version - 1 in (10, args.edits):
+            rss[version - 1] = client.rss_kib()
+    latencies.sort()
+    p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+    print(f"edit to published: p50 {p(0.5):.0f} ms, p95 {p(0.95):.0f} ms, "
+          f"mean {statistics.mean(latencies):.0f} ms over {len(latencies)} edits")
+    if len(rss) == 2:
+        a, b = rss[10], rss[args.edits]
+        print(f"RSS after edit 10: {a / 1024:.1f} MiB; after edit {args.edits}: {b / 1024:.1f} MiB "
+              f"({(b - a) * 100 / a:+.1f}%)")
+    client.request("shutdown", None)
+    client.notify("exit", None)
+    print(f"exit status: {client.proc.wait(timeout=30)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+//! Hover, pull diagnostics, settings and reloads.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::e2e::start;
+use super::{push_client, strings};
+
+#[test]
+fn server_hover_on_a_finding_and_on_a_suppression_comment() {
+    let mut server = start("hover", push_client(), json!({}));
+    let orders = server.published("orders.yaml");
+    let start = &orders["diagnostics"][0]["range"]["start"];
+    server.open("orders.yaml", None);
+    let (line, character) = (
+        start["line"].as_u64().unwrap() as u32,
+        start["character"].as_u64().unwrap() as u32,
+    );
+    let hover = server.hover("orders.yaml", line, character + 2);
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        value.starts_with("**TKE001** `tke-l4-loopback` (warning)\n\n"),
+        "{value}"
+    );
+    assert!(value.contains("# TKE001 `tke-l4-loopback`"), "{value}");
+    assert_eq!(hover["contents"]["kind"], "markdown");
+    assert_eq!(hover["range"]["start"], *start);
+    // Off the finding: nothing.
+    assert_eq!(server.hover("orders.yaml", 0, 0), Value::Null);
+    // On a rule key in a suppression comment, by name.
+    let text = "kind: ConfigMap  # lblint: ignore[K8S001, annotation-value-not-string] why\n";
+    server.open("notes.yaml", Some(text));
+    let at = text.find("annotation-value").unwrap() as u32 + 4;
+    let hover = server.hover("notes.yaml", 0, at);
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("**K8S002**"),
+        "{hover}"
+    );
+    assert_eq!(server.shutdown(), 0);
+}
+
+fn pull_client() -> Value {
+    let mut caps = push_client();
+    caps["textDocument"]["diagnostic"] = json!({"dynamicRegistration": false});
+    caps["workspace"]["diagnostics"] = json!({"refreshSupport": true});
+    caps
+}
+
+#[test]
+fn server_pull_diagnostics_with_result_ids() {
+    let mut server = start("pull", pull_client(), json!({}));
+    let provider = &server.initialize_result["capabilities"]["diagnosticProvider"];
+    assert_eq!(provider["interFileDependencies"], true);
+    server.open("labels.yaml", None);
+    let uri = server.uri("labels.yaml");
+    let first = server.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(first["kind"], "full");
+    assert_eq!(first["items"][0]["code"], "K8S002");
+    let id = first["resultId"].clone();
+    let again = server.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": uri}, "previousResultId": id}),
+    );
+    assert_eq!(again, json!({"kind": "unchanged", "resultId": id}));
+    // The workspace report has files nobody opened.
+    let all = server.request("workspace/diagnostic", json!({"previousResultIds": []}));
+    let uris = strings(&all["items"], "uri");
+    assert!(
+        uris.contains(&server.uri("orders.yaml").as_str()),
+        "{all:#}"
+    );
+    // Never pushed.
+    let pushed = server.drain(Duration::from_millis(300));
+    assert!(
+        !pushed.iter().any(|m| matches!(m, lsp_server::Message::Notification(n) if n.method == "textDocument/publishDiagnostics")),
+        "{pushed:?}"
+    );
+    assert_eq!(server.shutdown(), 0);
+}
+
+#[test]
+fn server_settings_select_and_open_files_only() {
+    let options = json!({"select": ["K8S002"], "diagnosticMode": "openFilesOnly"});
+    let mut server = start("settings", push_client(), options);
+    // Nothing open: nothing published; opening labels.yaml shows its K8S002 only.
+    server.open("labels.yaml", None);
+    let labels = server.published("labels.yaml");
+    assert_eq!(labels["diagnostics"][0]["code"], "K8S002");
+    // The editor's settings (workspace/configuration) replace them: TKE001 only, everywhere.
+    server.settings = json!({"select": ["TKE001"]});
+    server.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": null}),
+    );
+    let orders = server.published("orders.yaml");
+    assert_eq!(orders["diagnostics"][0]["code"], "TKE001");
+    assert_eq!(server.published("labels.yaml")["diagnostics"], json!([]));
+    assert_eq!(server.shutdown(), 0);
+}
+
+#[test]
+fn server_reloads_config_and_profile_and_reports_their_errors() {
+    let mut server = start("reload", push_client(), json!({}));
+    let orders = server.published("orders.yaml");
+    assert_eq!(orders["diagnostics"][0]["severity"], 1);
+    // A profile error is shown on the profile, and nothing else is linted.
+    let profile = server.path("profile.yaml");
+    let good = std::fs::read_to_string(&profile).unwrap();
+    std::fs::write(&profile, good.replace("mode: ipvs", "mode: ipvx")).unwrap();
+    let changed = json!({"changes": [{"uri": server.uri("profile.yaml"), "type": 2}]});
+    server.notify("workspace/didChangeWatchedFiles", changed.clone());
+    let error = server.published("profile.yaml");
+    crate::snapshot!(
+        "server_profile_error",
+        serde_json::to_string_pretty(&server.stable(&error)).unwrap()
+    );
+    assert_eq!(server.published("orders.yaml")["diagnostics"], json!([]));
+    // Fixed: the findings come back and the error goes.
+    std::fs::write(&profile, &good).unwrap();
+    server.notify("workspace/didChangeWatchedFiles", changed);
+    assert_eq!(server.published("profile.yaml")["diagnostics"], json!([]));
+    assert_eq!(
+        server.published("orders.yaml")["diagnostics"][0]["code"],
+        "TKE001"
+    );
+    // A config error is shown on lblint.yaml.
+    std::fs::write(
+        server.path("lblint.yaml"),
+        "profile: profile.yaml\nfailOn: sometimes\n",
+    )
+    .unwrap();
+    let changed = json!({"changes": [{"uri": server.uri("lblint.yaml"), "type": 2}]});
+    server.notify("workspace/didChangeWatchedFiles", changed);
+    let error = server.published("lblint.yaml");
+    assert_eq!(
+        error["diagnostics"][0]["range"]["start"]["line"], 1,
+        "{error:#}"
+    );
+    assert_eq!(server.shutdown(), 0);
+}
+
+#[test]
+fn server_rendered_objects_get_the_note_not_an_edit() {
+    let rendered = "---\n# Source: web/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    service.cloud.tencent.com/prevent-loopback: true\n";
+    let files = [("rendered.yaml", rendered)];
+    let mut server = super::TestServer::start("rendered", &files, push_client(), json!({}));
+    let published = server.published("rendered.yaml");
+    assert_eq!(published["diagnostics"][0]["code"], "K8S002");
+    server.open("rendered.yaml", None);
+    let range = published["diagnostics"][0]["range"].clone();
+    let actions = server.code_actions("rendered.yaml", &range, None);
+    assert_eq!(
+        strings(&actions, "title"),
+        ["K8S002: edit `web/templates/service.yaml` instead (rendered output)"]
+    );
+    assert_eq!(
+        actions[0]["disabled"]["reason"],
+        "the object is rendered from `web/templates/service.yaml`; edit that file instead"
+    );
+    assert!(actions[0].get("edit").is_none());
+    // Fix-all leaves rendered output alone too.
+    let all = server.code_actions("rendered.yaml", &range, Some(&["source.fixAll.lblint"]));
+    assert_eq!(all, json!([]));
+    assert_eq!(server.shutdown(), 0);
+}
+
+#[test]
+fn server_reports_an_unknown_rule_in_its_settings() {
+    let mut server = start("unknown-rule", push_client(), json!({"select": ["TKE999"]}));
+    let shown = server.notification("window/showMessage", |_| true);
+    let message = shown["message"].as_str().unwrap();
+    assert!(message.contains("TKE999"), "{message}");
+    assert_eq!(shown["type"], 1);
+    assert_eq!(server.shutdown(), 0);
+}

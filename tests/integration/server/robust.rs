@@ -1,0 +1,133 @@
+//! Messages out of order, unknown, malformed; a file deleted under the server; a 50 MB
+//! document. Each is answered as the protocol says (or logged), and the server goes on.
+
+use std::time::{Duration, Instant};
+
+use lblint::server::{serve, Options};
+use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use serde_json::{json, Value};
+
+use super::{push_client, TestServer};
+
+#[test]
+fn server_answers_requests_before_initialize_and_exits_on_exit() {
+    let (server, client) = Connection::memory();
+    let thread = std::thread::spawn(move || serve(server, Options::default()));
+    let req = Request::new(RequestId::from(7), "textDocument/hover".into(), json!({}));
+    client.sender.send(req.into()).unwrap();
+    let note = Notification::new("textDocument/didOpen".into(), json!({}));
+    client.sender.send(note.into()).unwrap();
+    match client
+        .receiver
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap()
+    {
+        Message::Response(r) => {
+            assert_eq!(r.id, RequestId::from(7));
+            assert_eq!(r.response_result.unwrap_err().code, -32002);
+        }
+        other => panic!("{other:?}"),
+    }
+    client
+        .sender
+        .send(Notification::new("exit".into(), Value::Null).into())
+        .unwrap();
+    // Exit without shutdown: status 1, as the protocol says.
+    assert_eq!(thread.join().unwrap(), 1);
+}
+
+#[test]
+fn server_survives_unknown_invalid_and_out_of_order_messages() {
+    let mut server = TestServer::start(
+        "robust",
+        &[("a.yaml", "kind: ConfigMap\n")],
+        push_client(),
+        json!({}),
+    );
+    let unknown = server.request("textDocument/definition", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601);
+    let invalid = server.request("textDocument/hover", json!({"textDocument": 3}));
+    assert_eq!(invalid["error"]["code"], -32602);
+    let again = server.request("initialize", json!({"capabilities": {}}));
+    assert_eq!(again["error"]["code"], -32600);
+    server.notify("textDocument/didChange", json!({"textDocument": {"uri": server.uri("nope.yaml"), "version": 3}, "contentChanges": [{"text": "x"}]}));
+    server.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": "untitled:1"}}),
+    );
+    server.notify("textDocument/didOpen", json!({"textDocument": {"uri": "untitled:1", "languageId": "yaml", "version": 1, "text": "a: b"}}));
+    server.notify("custom/unknown", json!({"x": 1}));
+    server.notify("textDocument/didOpen", json!({"wrong": true}));
+    // Hover on a document that is not open, code actions for a file without findings.
+    assert_eq!(server.hover("a.yaml", 0, 0), Value::Null);
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}});
+    assert_eq!(server.code_actions("a.yaml", &range, None), json!([]));
+    // After shutdown, requests are refused; exit then ends with status 0.
+    assert_eq!(server.request("shutdown", Value::Null), Value::Null);
+    let late = server.request("textDocument/hover", json!({}));
+    assert_eq!(late["error"]["code"], -32600);
+    server.notify("exit", Value::Null);
+}
+
+#[test]
+fn server_clears_a_file_deleted_under_it() {
+    let bad = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    service.cloud.tencent.com/prevent-loopback: true\n";
+    let mut server = TestServer::start("deleted", &[("gone.yaml", bad)], push_client(), json!({}));
+    assert_eq!(
+        server.published("gone.yaml")["diagnostics"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    std::fs::remove_file(server.path("gone.yaml")).unwrap();
+    let change = json!({"changes": [{"uri": server.uri("gone.yaml"), "type": 3}]});
+    server.notify("workspace/didChangeWatchedFiles", change);
+    assert_eq!(server.published("gone.yaml")["diagnostics"], json!([]));
+    assert_eq!(server.shutdown(), 0);
+}
+
+#[test]
+fn server_rereads_files_changed_on_disk() {
+    // Parsed files are kept between lints: a change on disk must still be read.
+    let good =
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    a: \"true\"\n";
+    let mut server = TestServer::start("reread", &[("svc.yaml", good)], push_client(), json!({}));
+    let open = server.open("other.yaml", Some("kind: ConfigMap\n"));
+    assert_eq!(open, "kind: ConfigMap\n");
+    // Same length, new text: the stamp (size, mtime) or the watcher's event shows it.
+    std::fs::write(server.path("svc.yaml"), good.replace("\"true\"", "true  ")).unwrap();
+    let change = json!({"changes": [{"uri": server.uri("svc.yaml"), "type": 2}]});
+    server.notify("workspace/didChangeWatchedFiles", change);
+    assert_eq!(
+        server.published("svc.yaml")["diagnostics"][0]["code"],
+        "K8S002"
+    );
+    assert_eq!(server.shutdown(), 0);
+}
+
+#[test]
+fn server_stays_responsive_with_a_50_mb_document() {
+    let mut server = TestServer::start("big", &[("big.yaml", "a: 1\n")], push_client(), json!({}));
+    let line = "# padding padding padding padding padding padding padding padding\n";
+    let big = line.repeat(50 * 1024 * 1024 / line.len());
+    std::fs::write(server.path("big.yaml"), &big).unwrap();
+    let started = Instant::now();
+    server.open("big.yaml", Some(&big));
+    // The main loop answers while the worker lints.
+    let end = big.lines().count() as u32;
+    assert_eq!(server.hover("big.yaml", end + 5, 99), Value::Null);
+    let at = json!({"line": 3, "character": 2});
+    server.change(
+        "big.yaml",
+        2,
+        json!([{"range": {"start": at, "end": at}, "text": "x"}]),
+    );
+    assert_eq!(server.hover("big.yaml", 3, 2), Value::Null);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.shutdown(), 0);
+}
