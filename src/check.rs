@@ -494,7 +494,7 @@ impl Stamp {
         // Overlay keys are canonical: only a file of the same name can be one of them (a
         // canonicalize per walked file would cost more than the cache saves).
         let text = overlay
-            .filter(|o| o.keys().any(|k| k.file_name() == path.file_name()))
+            .filter(|_| overlaid(path, overlay))
             .and_then(|o| o.get(&std::fs::canonicalize(path).ok()?));
         if let Some(text) = text {
             use std::hash::{Hash, Hasher};
@@ -505,6 +505,23 @@ impl Stamp {
         let meta = std::fs::metadata(path).ok()?;
         Some(Stamp::Disk(meta.len(), meta.modified().ok()))
     }
+
+    /// The walk's own size and time of a file, else [`Stamp::of`].
+    fn walked(
+        file: &walk::InputFile,
+        path: &Path,
+        overlay: Option<&HashMap<std::path::PathBuf, String>>,
+    ) -> Option<Stamp> {
+        match file.stamp {
+            Some((len, modified)) if !overlaid(path, overlay) => Some(Stamp::Disk(len, modified)),
+            _ => Stamp::of(path, overlay),
+        }
+    }
+}
+
+/// Can `path` be an overlay's (by name: the keys are canonical paths)?
+fn overlaid(path: &Path, overlay: Option<&HashMap<std::path::PathBuf, String>>) -> bool {
+    overlay.is_some_and(|o| o.keys().any(|k| k.file_name() == path.file_name()))
 }
 
 /// [`load_all`], through `options.cache` when there is one: the files unchanged since the
@@ -530,7 +547,7 @@ fn load_cached(
     let stamps: Vec<Option<(&std::path::PathBuf, Stamp)>> = files
         .iter()
         .map(|f| match &f.source {
-            InputSource::File(path) => Some((path, Stamp::of(path, overlay)?)),
+            InputSource::File(path) => Some((path, Stamp::walked(f, path, overlay)?)),
             InputSource::Stdin => None,
         })
         .collect();

@@ -384,6 +384,7 @@ mod tests {
         let input = InputFile {
             display: "vanishing.yaml".into(),
             source: InputSource::File(path.clone()),
+            stamp: None,
         };
         // Walked, then deleted before the read.
         std::fs::remove_file(&path).unwrap();
@@ -398,6 +399,7 @@ mod tests {
             &InputFile {
                 display: "<stdin>".into(),
                 source: InputSource::Stdin,
+                stamp: None,
             },
             Some(&b"# 0123456789\n"[..]),
             &Limits::default(),

@@ -89,6 +89,9 @@ pub enum InputSource {
 pub struct InputFile {
     pub display: String,
     pub source: InputSource,
+    /// Size and modification time as the walk saw them (a file, not standard input):
+    /// the language server's load cache compares them without a second `stat`.
+    pub stamp: Option<(u64, Option<std::time::SystemTime>)>,
 }
 
 /// A file found but not linted (too large, unreadable directory entry, link loop).
@@ -272,6 +275,7 @@ pub fn walk(
             found.walked.files.push(InputFile {
                 display: stdin_name.unwrap_or("<stdin>").to_string(),
                 source: InputSource::Stdin,
+                stamp: None,
             });
             continue;
         }
@@ -329,8 +333,9 @@ impl Found {
         self.walked.skipped.push(Skipped { display, reason });
     }
 
-    fn add(&mut self, display: String, path: &Path, cwd: Option<&Path>) {
-        self.seen.add(&mut self.walked, display, path, cwd);
+    fn add(&mut self, display: String, path: &Path, cwd: Option<&Path>, meta: &std::fs::Metadata) {
+        let stamp = (meta.len(), meta.modified().ok());
+        self.seen.add(&mut self.walked, display, path, cwd, stamp);
     }
 }
 
@@ -359,7 +364,7 @@ impl Walker<'_> {
             Ok(m) => match crate::read::irregular_kind(&m) {
                 Some(kind) => found.skip(display, not_regular(kind)),
                 None if m.len() > max => found.skip(display, too_large(m.len(), max)),
-                None => found.add(display, path, self.cwd.as_deref()),
+                None => found.add(display, path, self.cwd.as_deref(), &m),
             },
             Err(e) => found.skip(display, format!("cannot read: {e}")),
         }
@@ -430,7 +435,14 @@ struct Seen {
 
 impl Seen {
     /// Take a file unless it was taken already (named twice, or named and walked).
-    fn add(&mut self, walked: &mut Walked, display: String, path: &Path, cwd: Option<&Path>) {
+    fn add(
+        &mut self,
+        walked: &mut Walked,
+        display: String,
+        path: &Path,
+        cwd: Option<&Path>,
+        stamp: (u64, Option<std::time::SystemTime>),
+    ) {
         let same_file = absolute(path, cwd.unwrap_or(Path::new("/")));
         match self.paths.get(&display) {
             Some(taken) if *taken == same_file => {}
@@ -445,6 +457,7 @@ impl Seen {
                 walked.files.push(InputFile {
                     display,
                     source: InputSource::File(path.to_path_buf()),
+                    stamp: Some(stamp),
                 });
             }
         }

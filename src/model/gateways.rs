@@ -148,6 +148,9 @@ fn move_to_implementation_services(
     ws: &Workspace,
     entry_points: &mut [EntryPoint],
 ) -> HashSet<usize> {
+    if !entry_points.iter().any(|e| e.kind == EntryKind::Gateway) {
+        return HashSet::new();
+    }
     let services: Vec<(usize, BTreeMap<&str, &str>)> = entry_points
         .iter()
         .enumerate()

@@ -17,16 +17,16 @@ use super::{log, send, uri, Client};
 /// How the server runs (tests shorten the debounce).
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Quiet time after an edit before the workspace is linted again. Short: the edits
-    /// that come while a lint runs are coalesced into the next one anyway, so a long wait
-    /// would only add to every edit's latency.
+    /// Quiet time after an edit before the workspace is linted again. None by default: the
+    /// edits that come while a lint runs are coalesced into the next one anyway (one lint
+    /// in flight at a time), so a wait would only add to every edit's latency.
     pub debounce: Duration,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
-            debounce: Duration::from_millis(10),
+            debounce: Duration::ZERO,
         }
     }
 }
