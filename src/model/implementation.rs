@@ -25,7 +25,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::objects::Workspace;
-use crate::views::{Annotations, GatewayView, Views};
+use crate::views::{Annotations, GatewayView, ServicePort, Views};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Implementation {
@@ -96,7 +96,46 @@ pub struct InferredService<'w> {
     pub load_balancer: bool,
 }
 
-impl InferredService<'_> {
+impl<'w> InferredService<'w> {
+    /// The Service's ports: one per distinct listener port, as each implementation builds
+    /// them (the research's "Service ports": Istio `extractServicePorts` adds its
+    /// `status-port` 15021 and makes every port TCP; Contour's provisioner drops UDP
+    /// listeners; the others give a UDP listener a UDP port).
+    pub fn ports(&self, gateway: &GatewayView<'w>) -> Vec<ServicePort<'w>> {
+        let mut ports: Vec<ServicePort<'w>> = Vec::new();
+        let mut add = |node, number, protocol| {
+            if !ports
+                .iter()
+                .any(|p| p.port == Some(number) && p.protocol == protocol)
+            {
+                ports.push(ServicePort {
+                    node,
+                    port: Some(number),
+                    node_port: None,
+                    protocol,
+                });
+            }
+        };
+        // Istio's first port, shown at the first listener (it has no node of its own).
+        if let (Implementation::Istio, Some(first)) =
+            (self.implementation, gateway.listeners.first())
+        {
+            add(first.node, 15021, "TCP");
+        }
+        for listener in &gateway.listeners {
+            let Some(number) = listener.port.and_then(|p| p.as_i64()) else {
+                continue;
+            };
+            let udp = listener.protocol.and_then(|p| p.as_str()) == Some("UDP");
+            match (self.implementation, udp) {
+                (Implementation::Contour, true) => {}
+                (Implementation::Istio, _) | (_, false) => add(listener.node, number, "TCP"),
+                (_, true) => add(listener.node, number, "UDP"),
+            }
+        }
+        ports
+    }
+
     /// "Service `envoy-web-eg-1a2b3c4d` in `envoy-gateway-system`, which Envoy Gateway creates
     /// for it (inferred from GatewayClass `eg`)".
     pub fn describe(&self) -> String {

@@ -116,6 +116,25 @@ impl<'a> Context<'a> {
         )
     }
 
+    /// The ports of the load balancer's Service: a Service's own, or for a Gateway whose
+    /// implementation creates its Service, the ports it gives it (`model::implementation`).
+    pub fn lb_ports(&self, entry: &crate::model::EntryPoint) -> Vec<crate::views::ServicePort<'a>> {
+        if let Some(service) = self.views.service(entry.object) {
+            return service.ports.to_vec();
+        }
+        let object = &self.ws.objects[entry.object];
+        let Some(gateway) = self
+            .views
+            .gateways()
+            .find(|g| std::ptr::eq(g.object, object))
+        else {
+            return Vec::new();
+        };
+        crate::model::implementation::inferred_service(self.ws, &self.views, gateway)
+            .map(|s| s.ports(gateway))
+            .unwrap_or_default()
+    }
+
     /// The Service a Gateway's implementation creates, when `object` is such a Gateway.
     pub fn inferred_service(
         &self,

@@ -16,6 +16,11 @@ type At = (String, String, u64, u64);
 /// `lblint check` of `text` on standard input with the DOKS profile: (rule, severity, line,
 /// column) and the messages.
 fn lint(text: &str) -> (Vec<At>, Vec<String>) {
+    lint_with(DOKS, text)
+}
+
+/// [`lint`] with another profile.
+fn lint_with(profile: &str, text: &str) -> (Vec<At>, Vec<String>) {
     let run = lblint_stdin(
         &[
             "check",
@@ -23,7 +28,7 @@ fn lint(text: &str) -> (Vec<At>, Vec<String>) {
             "json",
             "--no-config",
             "--profile",
-            DOKS,
+            profile,
             "-",
         ],
         Some(text.as_bytes()),
@@ -217,5 +222,72 @@ fn envoy_gateways_quickstart_gets_its_documented_service_name() {
         messages[0].contains("(its Service `envoy-default-eg-e41e7b31`, inferred)"),
         "{}",
         messages[0]
+    );
+}
+
+/// The inferred Service's ports are the Gateway's listener ports, so the rules that read
+/// ports judge it: Linode's default PROXY protocol applies to each TCP port, and
+/// DigitalOcean's `tls-ports` to the HTTPS listener's 443.
+#[test]
+fn rules_that_read_ports_see_the_listeners() {
+    const LKE: &str = "testdata/gateways/profile-lke.yaml";
+    let text = std::fs::read_to_string("testdata/gateways/envoy-gateway-quickstart.yaml").unwrap();
+    let with = |annotations: &str, listener: &str| {
+        text.replace(
+            "spec:\n  gatewayClassName: eg\n",
+            &format!(
+                "spec:\n  gatewayClassName: eg\n  infrastructure:\n    annotations:\n{annotations}"
+            ),
+        )
+        .replace(
+            "      port: 8080\n",
+            &format!("      port: 8080\n{listener}"),
+        )
+    };
+    let lke = with(
+        "      service.beta.kubernetes.io/linode-loadbalancer-default-proxy-protocol: v2\n",
+        "",
+    );
+    assert_eq!(lint_with(LKE, &lke).0, one("LKE001", "error", 19, 7));
+    // A UDP listener: Envoy Gateway gives it a UDP port, where Linode refuses PROXY
+    // protocol; Istio makes every port TCP, so there it is simply on.
+    let udp = lke.replace(
+        "    - name: http\n      protocol: HTTP\n      port: 8080\n",
+        "    - name: dns\n      protocol: UDP\n      port: 53\n",
+    );
+    assert_ne!(udp, lke);
+    let (_, refused) = lint_with(LKE, &udp);
+    assert!(
+        refused[0].contains("proxy protocol [v2] is not supported for UDP"),
+        "{refused:?}"
+    );
+    let istio = udp.replace(
+        "  controllerName: gateway.envoyproxy.io/gatewayclass-controller",
+        "  controllerName: istio.io/gateway-controller",
+    );
+    let (_, on) = lint_with(LKE, &istio);
+    assert!(on[0].contains("speaks PROXY protocol"), "{on:?}");
+    // DigitalOcean: TLS on 443 only when a listener makes the Service a 443 port.
+    let tls = "      service.beta.kubernetes.io/do-loadbalancer-tls-ports: \"443\"\n      \
+               service.beta.kubernetes.io/do-loadbalancer-certificate-id: abc\n";
+    let https = "    - name: https\n      protocol: HTTPS\n      port: 443\n";
+    let (found, messages) = lint(&with(tls, https));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "DOKS001");
+    assert!(messages[0].contains("terminates TLS"), "{}", messages[0]);
+    let (found, _) = lint(&with(tls, ""));
+    assert_eq!(found, one("K8S001", "note", 106, 49));
+}
+
+/// Hetzner's controller-wide PROXY default (`usesProxyProtocol`) applies to the Service an
+/// implementation creates as to any other; the finding points at the Gateway's class.
+#[test]
+fn hetzners_controller_default_reaches_inferred_services() {
+    let path = "testdata/gateways/envoy-gateway-quickstart.yaml";
+    let profile = "testdata/gateways/profile-hetzner-proxy.yaml";
+    let (_, report) = check_json(&["--no-config", "--profile", profile, path]);
+    assert_eq!(
+        findings(&report),
+        vec![f("HETZNER001", "warning", path, 16, 21)]
     );
 }

@@ -249,8 +249,7 @@ fn secure_port<'w>(
             .iter()
             .find_map(|&k| Some((k, view.entry(k)?.1, vec![443])));
     }
-    let service_view = cx.views.service(entry.object);
-    for port in service_view.iter().flat_map(|s| s.ports.iter()) {
+    for port in &cx.lb_ports(entry) {
         let Some(number) = port.port else { continue };
         // `buildForwardingRules`: a UDP port's rule is UDP whatever the annotations say.
         if port.protocol == "UDP" {

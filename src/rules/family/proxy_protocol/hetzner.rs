@@ -99,8 +99,13 @@ pub fn proxy_protocol<'w>(
             "hcops/hclbServiceOptsBuilder.extract",
         )
         .map(Err),
+        // The controller-wide default: the finding points at the Service's type, or at a
+        // Gateway's class (its implementation makes the Service).
         (None, _) if cx.profile.ccm_uses_proxy_protocol().value == Some(true) => {
-            cx.views.service(entry.object)?.service_type().map(Ok)
+            match cx.views.service(entry.object) {
+                Some(view) => view.service_type().map(Ok),
+                None => cx.views.gateway(entry.object)?.class_name.map(Ok),
+            }
         }
         _ => None,
     }

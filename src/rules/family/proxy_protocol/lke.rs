@@ -88,9 +88,8 @@ fn port_settings<'w>(
 /// `tls-secret-name` (not on UDP). An `https` port terminates TLS with its
 /// `tls-secret-name` (`getTLSCertInfo` refuses it missing). PROXY protocol on any port wins.
 fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Triggered<'w>> {
-    let service_view = cx.views.service(entry.object)?;
     let (mut proxy, mut tls) = (None, None);
-    for port in service_view.ports.iter() {
+    for port in &cx.lb_ports(entry) {
         let Some(number) = port.port else { continue };
         match port_config(cx, service, number, port.protocol) {
             Err(r) => return Some(Triggered::Rejected(r)),

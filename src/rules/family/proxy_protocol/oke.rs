@@ -58,7 +58,7 @@ fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option
     {
         return None;
     }
-    let ports = &cx.views.service(entry.object)?.ports;
+    let ports = &cx.lb_ports(entry);
     if is_network_lb(&view) {
         // `getListenersNetworkLoadBalancer`: `true` lower-cased; PPv2 on TCP listeners.
         let (key, _) = view.entry(NLB_PPV2)?;

@@ -121,7 +121,7 @@ enum Proxy<'w> {
 
 fn proxy_ports<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option<Proxy<'w>> {
     let view = cx.lb_annotations(service);
-    let ports = &cx.views.service(entry.object)?.ports;
+    let ports = &cx.lb_ports(entry);
     let mut first: Option<&'static str> = None;
     let mut covered = 0;
     for port in ports {
