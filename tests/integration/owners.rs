@@ -206,3 +206,41 @@ fn a_classless_ingress_follows_its_owner_not_the_profile_alone() {
     assert_ne!(tke, text);
     assert!(!served(&tke));
 }
+
+/// Internal load-balancer annotations read as each controller reads them, not with one
+/// case-insensitive "true" (testdata/model/internal-annotations.yaml says which way each).
+#[test]
+fn internal_annotations_are_read_as_each_controller_reads_them() {
+    let run = crate::lblint(&[
+        "model",
+        "testdata/model/internal-annotations.yaml",
+        "--no-config",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let model: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let networks: Vec<(String, String)> = model["entryPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["object"]["name"].as_str().unwrap().to_string(),
+                e["network"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("azure-true-capital", "public"),
+        ("gke-first-key-external", "public"),
+        ("aws-internal-zero", "private"),
+        ("oci-internal-one", "private"),
+        ("ibm-private-capital", "private"),
+        ("openstack-true-capital", "unknown"),
+    ];
+    assert_eq!(
+        networks,
+        expected.map(|(n, w)| (n.to_string(), w.to_string()))
+    );
+}
