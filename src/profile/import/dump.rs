@@ -32,13 +32,33 @@ pub struct Obj<'d> {
 }
 
 impl<'d> Obj<'d> {
-    /// `Kind/namespace/name` (or `Kind/name` for cluster-scoped objects).
+    /// `Kind/namespace/name` (or `Kind/name` for cluster-scoped objects). A static pod's
+    /// mirror is named after its node, which is per-node data: `kube-proxy-<node>`.
     pub fn id(&self) -> String {
+        let name = match self.mirrored_node() {
+            Some(node) => match self.name.strip_suffix(node) {
+                Some(prefix) => format!("{prefix}<node>"),
+                None => "<static pod>".to_string(),
+            },
+            None => self.name.to_string(),
+        };
         if self.namespace.is_empty() {
-            format!("{}/{}", self.kind, self.name)
+            format!("{}/{}", self.kind, name)
         } else {
-            format!("{}/{}/{}", self.kind, self.namespace, self.name)
+            format!("{}/{}/{name}", self.kind, self.namespace)
         }
+    }
+
+    /// The node a static pod's mirror pod belongs to (its owner reference).
+    fn mirrored_node(&self) -> Option<&'d str> {
+        if self.kind != "Pod" {
+            return None;
+        }
+        self.get(&["metadata", "ownerReferences"])?
+            .items()
+            .find(|o| o.get("kind").and_then(|k| k.as_str()) == Some("Node"))?
+            .get("name")?
+            .as_str()
     }
 
     pub fn get(&self, path: &[&str]) -> Option<NodeRef<'d>> {

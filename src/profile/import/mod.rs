@@ -133,6 +133,17 @@ fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
     }
     let containers = workloads::containers(dump);
     workloads::kube_proxy(dump, &containers, &mut found);
+    let k3s = node_objs.iter().any(|n| {
+        n.text(&["spec", "providerID"])
+            .is_some_and(|id| id.starts_with("k3s://"))
+    });
+    if k3s && containers.iter().all(|c| !workloads::is_kube_proxy(c)) {
+        found.unknown(
+            "spec.kubeProxy.mode",
+            "k3s runs kube-proxy inside its own process, which no dump shows: state the mode \
+             it runs with (k3s's --kube-proxy-arg)",
+        );
+    }
     workloads::network(&containers, &mut found);
     workloads::controllers(dump, &containers, &mut found);
     unstated_controllers(provider, &mut found);

@@ -66,8 +66,9 @@ const LABELS: &[(Provider, &str, Option<&str>)] = &[
     ),
     (
         Provider::Ack,
-        "alibabacloud.com/",
-        Some("alibabacloud.com/nodepool-id"),
+        "node.alibabacloud.com/",
+        // Set by the CCM's node controller (pkg/controller/node/manager.go).
+        Some("node.alibabacloud.com/nodepool-id"),
     ),
     (Provider::Hetzner, "instance.hetzner.cloud/", None),
     (Provider::Oke, "oci.oraclecloud.com/", None),
@@ -155,19 +156,22 @@ fn alibaba_bare(id: &str) -> bool {
     })
 }
 
-/// The lowest kubelet version of the nodes, as written.
+/// The lowest kubelet version of the nodes, as written (node names are per-node data: the
+/// evidence counts the nodes instead).
 pub fn lowest_kubelet(nodes: &[Obj<'_>]) -> Option<(String, String)> {
-    nodes
+    let versions: Vec<_> = nodes
         .iter()
-        .filter_map(|n| Some((n.text(&["status", "nodeInfo", "kubeletVersion"])?, n.name)))
-        .filter_map(|(v, name)| Some((parse_version(v)?, v, name)))
-        .min_by(|a, b| a.0.cmp(&b.0))
-        .map(|(_, v, name)| {
-            (
-                v.to_string(),
-                format!("the lowest kubelet version, Node {name}"),
-            )
-        })
+        .filter_map(|n| n.text(&["status", "nodeInfo", "kubeletVersion"]))
+        .filter_map(|v| Some((parse_version(v)?, v)))
+        .collect();
+    let (_, lowest) = versions.iter().min_by(|a, b| a.0.cmp(&b.0))?;
+    Some((
+        lowest.to_string(),
+        format!(
+            "the lowest status.nodeInfo.kubeletVersion of {} node(s)",
+            versions.len()
+        ),
+    ))
 }
 
 pub fn labels<'d>(node: &Obj<'d>) -> BTreeMap<&'d str, &'d str> {

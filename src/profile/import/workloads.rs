@@ -178,11 +178,23 @@ fn mode_of(dump: &Dump<'_>, c: &Container<'_>) -> Option<(String, String)> {
             });
         }
     }
-    let mode = c.flag("proxy-mode")?;
-    Some((
-        mode.to_string(),
-        format!("{} flag --proxy-mode={mode}", c.owner.id()),
-    ))
+    match (c.flag("proxy-mode"), c.flag("config")) {
+        (Some(mode), _) => Some((
+            mode.to_string(),
+            format!("{} flag --proxy-mode={mode}", c.owner.id()),
+        )),
+        // kube-proxy's platformApplyDefaults (cmd/kube-proxy/app/server_linux.go): an unset
+        // mode is iptables on Linux.
+        (None, None) => Some((
+            "iptables".to_string(),
+            format!(
+                "{}, which runs kube-proxy with neither --config nor --proxy-mode: its default mode, iptables on Linux",
+                c.owner.id()
+            ),
+        )),
+        // A config file lblint cannot see: unknown.
+        (None, Some(_)) => None,
+    }
 }
 
 /// The ConfigMap and key a container reads at `path`, through its volume mounts.
@@ -221,11 +233,25 @@ fn cilium_replacement(dump: &Dump<'_>, found: &mut Found) {
         (o.kind == "ConfigMap" && o.name == "cilium-config")
             .then(|| Some((o.text(&["data", "kube-proxy-replacement"])?, o.id())))?
     });
-    match replacement {
-        Some((value @ ("true" | "strict"), id)) => found.set(
+    // GKE Dataplane V2 runs its Cilium as kube-system/anetd, without kube-proxy
+    // (cilium/cilium-cli#216: "The agent pod is named `anet`").
+    let anetd = dump
+        .objects
+        .iter()
+        .find(|o| o.kind == "DaemonSet" && o.namespace == "kube-system" && o.name == "anetd");
+    match (replacement, anetd) {
+        (Some((value @ ("true" | "strict"), id)), _) => found.set(
             "spec.kubeProxy.mode",
             "ebpf",
             format!("no kube-proxy in the dumps, and {id} has kube-proxy-replacement: {value}"),
+        ),
+        (_, Some(anetd)) => found.set(
+            "spec.kubeProxy.mode",
+            "ebpf",
+            format!(
+                "no kube-proxy in the dumps, and {}: GKE Dataplane V2's Cilium answers Services",
+                anetd.id()
+            ),
         ),
         _ => found.unknown(
             "spec.kubeProxy.mode",
