@@ -5,6 +5,8 @@
 
 mod dump;
 mod nodes;
+mod split;
+mod value;
 mod workloads;
 mod write;
 
@@ -87,7 +89,7 @@ pub struct Imported {
 /// Import a profile from the dumps.
 pub fn import(inputs: Vec<Input>) -> Result<Imported, SettingsError> {
     let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
-    let loaded = Loaded::parse(inputs)?;
+    let loaded = Loaded::parse(&inputs)?;
     let dump = loaded.dump();
     let (found, pools, lbs, links) = facts(&dump, &names);
     let profile = write::profile(&names, &found, &pools, &lbs, &links);
@@ -112,14 +114,8 @@ type Facts = (
 
 fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
     let mut found = Found::default();
-    let node_objs: Vec<_> = dump
-        .objects
-        .iter()
-        .filter(|o| o.kind == "Node")
-        .copied()
-        .collect();
-    let provider = nodes::provider(&node_objs, &mut found);
-    match (dump.server_version, nodes::lowest_kubelet(&node_objs)) {
+    let provider = nodes::provider(dump.nodes, &mut found);
+    match (dump.server_version, nodes::lowest_kubelet(dump.nodes)) {
         (Some((version, input)), _) => found.set(
             "spec.kubernetesVersion",
             version,
@@ -133,11 +129,7 @@ fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
     }
     let containers = workloads::containers(dump);
     workloads::kube_proxy(dump, &containers, &mut found);
-    let k3s = node_objs.iter().any(|n| {
-        n.text(&["spec", "providerID"])
-            .is_some_and(|id| id.starts_with("k3s://"))
-    });
-    if k3s && containers.iter().all(|c| !workloads::is_kube_proxy(c)) {
+    if dump.nodes.k3s() && containers.iter().all(|c| !workloads::is_kube_proxy(c)) {
         found.unknown(
             "spec.kubeProxy.mode",
             "k3s runs kube-proxy inside its own process, which no dump shows: state the mode \
@@ -147,7 +139,7 @@ fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
     workloads::network(&containers, &mut found);
     workloads::controllers(dump, &containers, &mut found);
     unstated_controllers(provider, &mut found);
-    let pools = nodes::pools(&node_objs, provider);
+    let pools = nodes::pools(dump.nodes, provider);
     let lbs = write::load_balancers(dump);
     let links = write::ingress_links(dump, &containers);
     (found, pools, lbs, links)

@@ -4,13 +4,14 @@
 //! Load Balancer Controller, and TKE's controller versions.
 
 use super::dump::{Dump, Obj};
+use super::value::Val;
 use super::Found;
-use crate::yaml::{load, Limits, NodeRef};
+use crate::yaml::{load, Limits};
 
 /// A container of a workload or Pod.
 pub struct Container<'d> {
     pub owner: Obj<'d>,
-    pub node: NodeRef<'d>,
+    pub node: &'d Val,
     pub image: &'d str,
 }
 
