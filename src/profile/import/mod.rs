@@ -161,8 +161,9 @@ fn unstated_controllers(provider: Option<Provider>, found: &mut Found) {
     if provider == Some(Eks) && found.get("spec.addons.awsLoadBalancerController").is_some() {
         found.unknown(
             "spec.addons.awsLoadBalancerControllerOptions.serviceMutatorWebhook",
-            "add `kubectl get mutatingwebhookconfigurations -o yaml` (unstated, rules assume the \
-             controller's default: on from v2.5.0)",
+            "the Deployment cannot show it (the chart's enableServiceMutatorWebhook creates only \
+             the webhook configuration): add `kubectl get mutatingwebhookconfigurations -o yaml`; \
+             unstated, rules assume the controller's default, on from v2.5.0",
         );
     }
 }

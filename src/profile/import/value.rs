@@ -155,7 +155,6 @@ pub fn keep(kind: &str) -> Option<&'static [&'static [&'static str]]> {
             &["spec", "type"],
             &["status", "loadBalancer"],
         ],
-        "Gateway" => &[NAME, NAMESPACE, &["status", "addresses"]],
         "IngressClass" => &[NAME, &["spec", "controller"]],
         "MutatingWebhookConfiguration" => &[NAME, &["webhooks", "name"]],
         _ => return None,

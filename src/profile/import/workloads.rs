@@ -6,6 +6,7 @@
 use super::dump::{Dump, Obj};
 use super::value::Val;
 use super::Found;
+use crate::yaml::go_values::pflags;
 use crate::yaml::{load, Limits};
 
 /// A container of a workload or Pod.
@@ -16,30 +17,20 @@ pub struct Container<'d> {
 }
 
 impl<'d> Container<'d> {
-    /// `command` then `args`, split into words.
-    pub fn words(&self) -> Vec<&'d str> {
-        ["command", "args"]
+    /// The value of `--flag=value` or `--flag value` in `command` then `args`; the last
+    /// one when repeated, as pflag keeps it.
+    pub fn flag(&self, flag: &str) -> Option<String> {
+        let items: Vec<&str> = ["command", "args"]
             .iter()
             .filter_map(|k| self.node.get(k))
-            .flat_map(|l| l.items())
-            .filter_map(|n| n.as_str())
-            .flat_map(str::split_whitespace)
-            .collect()
-    }
-
-    /// The value of `--flag=value` or `--flag value`.
-    pub fn flag(&self, flag: &str) -> Option<&'d str> {
-        let words = self.words();
-        words.iter().enumerate().find_map(|(i, w)| {
-            let rest = w.strip_prefix("--")?.strip_prefix(flag)?;
-            match rest.strip_prefix('=') {
-                Some(value) => Some(value.trim_matches('"')),
-                None if rest.is_empty() => {
-                    words.get(i + 1).copied().filter(|n| !n.starts_with('-'))
-                }
-                None => None,
-            }
-        })
+            .flat_map(Val::items)
+            .filter_map(Val::as_str)
+            .collect();
+        pflags(&items)
+            .into_iter()
+            .rev()
+            .find(|(name, _)| name == flag)
+            .map(|(_, value)| value)
     }
 
     /// The env entry `name`, with its inline value (`None` for one from `valueFrom`, a
@@ -151,11 +142,11 @@ pub fn kube_proxy(dump: &Dump<'_>, all: &[Container<'_>], found: &mut Found) {
 /// The mode one kube-proxy runs with: its `--config` file's `mode`, else `--proxy-mode`.
 fn mode_of(dump: &Dump<'_>, c: &Container<'_>) -> Option<(String, String)> {
     if let Some(path) = c.flag("config") {
-        if let Some((configmap, key)) = mounted_configmap(c, path) {
+        if let Some((configmap, key)) = mounted_configmap(c, &path) {
             let cm = dump.objects.iter().find(|o| {
                 o.kind == "ConfigMap" && o.name == configmap && o.namespace == c.owner.namespace
             })?;
-            let text = cm.get(&["data", key])?.as_str()?;
+            let text = cm.get(&["data", &key])?.as_str()?;
             let config = load(text, &Limits::default());
             let mode = config
                 .documents
@@ -199,7 +190,7 @@ fn mode_of(dump: &Dump<'_>, c: &Container<'_>) -> Option<(String, String)> {
 }
 
 /// The ConfigMap and key a container reads at `path`, through its volume mounts.
-fn mounted_configmap<'d>(c: &Container<'d>, path: &'d str) -> Option<(&'d str, &'d str)> {
+fn mounted_configmap<'d>(c: &Container<'d>, path: &str) -> Option<(&'d str, String)> {
     let spec = match c.owner.kind {
         "Pod" => c.owner.get(&["spec"]),
         _ => c.owner.get(&["spec", "template", "spec"]),
@@ -222,7 +213,8 @@ fn mounted_configmap<'d>(c: &Container<'d>, path: &'d str) -> Option<(&'d str, &
             .flat_map(|i| i.items())
             .find(|i| i.get("path").and_then(|p| p.as_str()) == Some(file))
             .and_then(|i| i.get("key")?.as_str())
-            .unwrap_or(file);
+            .unwrap_or(file)
+            .to_string();
         return Some((cm.get("name")?.as_str()?, key));
     }
     None
