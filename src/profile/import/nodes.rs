@@ -114,22 +114,24 @@ struct Group {
 }
 
 impl Group {
+    /// Add a node to `group`, or start one with it (returned).
     fn add(
         group: Option<&mut Group>,
         labels: &BTreeMap<String, String>,
         taints: &[Taint],
     ) -> Option<Group> {
-        let node = Group {
-            labels: labels.clone(),
-            taints: taints.to_vec(),
-            nodes: 1,
-        };
         match group {
             Some(group) => {
-                group.merge(&node);
+                group.labels.retain(|k, v| labels.get(k) == Some(v));
+                group.taints.retain(|t| taints.contains(t));
+                group.nodes += 1;
                 None
             }
-            None => Some(node),
+            None => Some(Group {
+                labels: labels.clone(),
+                taints: taints.to_vec(),
+                nodes: 1,
+            }),
         }
     }
 
