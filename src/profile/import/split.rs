@@ -48,6 +48,8 @@ pub fn documents_of_list(text: &str) -> Option<ListItems> {
             Some(Some(_)) if blank => {}
             Some(Some(k)) if indent > k => {}
             Some(Some(k)) if indent == k && dash => items.push((at, at)),
+            // A second `items:` (the last one counts, as in Kubernetes): not this shape.
+            Some(Some(_)) if indent == 0 && is_items_key(content) => return None,
             Some(Some(_)) => {
                 state = None;
                 done = true;
@@ -147,5 +149,51 @@ impl<'de> Visitor<'de> for Items<'_> {
             (self.each)(item);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::documents_of_list;
+
+    fn items(text: &str) -> Option<Vec<&str>> {
+        let list = documents_of_list(text)?;
+        Some(list.items.iter().map(|&(s, e)| &text[s..e]).collect())
+    }
+
+    #[test]
+    fn kubectl_lists_are_cut_at_their_items() {
+        // kubectl's shape: items at column 0, `kind: List` after them; a block scalar and a
+        // comment at column 0 stay in their item.
+        let text = "apiVersion: v1\nitems:\n- kind: ConfigMap\n  data:\n    config: |\n      \
+                    mode: ipvs\n\n# between\n- kind: Node\nkind: List\nmetadata: {}\n";
+        assert_eq!(
+            items(text).unwrap(),
+            [
+                "- kind: ConfigMap\n  data:\n    config: |\n      mode: ipvs\n\n# between\n",
+                "- kind: Node\n"
+            ]
+        );
+        // Indented items, `kind: List` first.
+        let text = "kind: List\nitems:\n  - kind: A\n    x: 1\n  - kind: B\n";
+        assert_eq!(
+            items(text).unwrap(),
+            ["  - kind: A\n    x: 1\n", "  - kind: B\n"]
+        );
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_whole_parse() {
+        for text in [
+            // Flow items, several documents, no List kind, a tab, a second `items:`.
+            "kind: List\nitems: [{kind: A}]\n",
+            "kind: List\nitems:\n- kind: A\n---\nkind: Node\n",
+            "apiVersion: v1\nitems:\n- kind: A\n",
+            "kind: List\nitems:\n\t- kind: A\n",
+            "kind: List\nitems:\n- kind: A\nitems:\n- kind: B\n",
+            "kind: Node\nmetadata: {name: a}\n",
+        ] {
+            assert!(items(text).is_none(), "{text}");
+        }
     }
 }
