@@ -115,6 +115,16 @@ pub enum ProfileCommand {
         /// Write the profile here instead of to standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Refuse dump files larger than this: bytes, or a number with a unit (KB, MB, GB
+        /// are powers of 1000; KiB, MiB, GiB powers of 1024). The read is streamed: memory
+        /// stays near the size of the largest file.
+        #[arg(
+            long = "max-file-size",
+            value_name = "SIZE",
+            default_value = "1GiB",
+            value_parser = super::size::parse_size
+        )]
+        max_file_size: u64,
     },
     /// Validate a cluster profile file.
     Check {

@@ -62,9 +62,11 @@ pub fn main() -> i32 {
             proxy_mode,
         }) => run_profile_init(provider, proxy_mode),
         Command::Profile(ProfileCommand::Check { file }) => run_profile_check(&file),
-        Command::Profile(ProfileCommand::Import { files, output }) => {
-            profile_import::run(&files, output.as_deref())
-        }
+        Command::Profile(ProfileCommand::Import {
+            files,
+            output,
+            max_file_size,
+        }) => profile_import::run(&files, output.as_deref(), max_file_size),
         Command::Schema { which } => run_schema(which),
         Command::Completions { shell } => run_completions(shell),
         Command::Server => crate::server::run_stdio(),

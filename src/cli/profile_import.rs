@@ -4,21 +4,19 @@
 
 use std::io::Read as _;
 use std::path::Path;
-use std::sync::Arc;
 
 use super::{print_located_error, EXIT_FAILURE, EXIT_OK};
 use crate::profile::import::{import, Input};
 
-/// Dumps of big clusters run to hundreds of MB; beyond this a file is refused, not read.
-const MAX_DUMP_BYTES: u64 = 1 << 30;
-
-pub fn run(files: &[std::path::PathBuf], output: Option<&Path>) -> i32 {
+/// `max_file_size`: dumps of big clusters run to hundreds of MB; beyond this a file is
+/// refused, not read (`--max-file-size`).
+pub fn run(files: &[std::path::PathBuf], output: Option<&Path>, max_file_size: u64) -> i32 {
     let mut inputs = Vec::new();
     for path in files {
-        match read(path) {
+        match read(path, max_file_size) {
             Ok(text) => inputs.push(Input {
                 name: path.display().to_string(),
-                text: Arc::from(text),
+                text,
             }),
             Err(message) => {
                 eprintln!("lblint: error: {}: {message}", path.display());
@@ -54,23 +52,29 @@ pub fn run(files: &[std::path::PathBuf], output: Option<&Path>) -> i32 {
     }
 }
 
-fn read(path: &Path) -> Result<String, String> {
+fn read(path: &Path, limit: u64) -> Result<String, String> {
+    let too_large = |len: String| {
+        format!("{len}, over the limit of {limit} bytes (raise it with --max-file-size)")
+    };
     let bytes = if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
-            .take(MAX_DUMP_BYTES + 1)
+            .take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
-        if bytes.len() as u64 > MAX_DUMP_BYTES {
-            return Err(format!("over {MAX_DUMP_BYTES} bytes"));
+        if bytes.len() as u64 > limit {
+            return Err(too_large("standard input is longer".to_string()));
         }
         bytes
     } else {
-        crate::read::read_regular(path, MAX_DUMP_BYTES).map_err(|e| e.to_string())?
+        crate::read::read_regular(path, limit).map_err(|e| match e {
+            crate::read::ReadError::TooLarge { len, .. } => too_large(format!("it is {len} bytes")),
+            e => e.to_string(),
+        })?
     };
-    let text = String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text ({e})"))?;
-    Ok(text
-        .strip_prefix('\u{FEFF}')
-        .map(str::to_string)
-        .unwrap_or(text))
+    let mut text = String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text ({e})"))?;
+    if text.starts_with('\u{FEFF}') {
+        text.drain(..'\u{FEFF}'.len_utf8());
+    }
+    Ok(text)
 }

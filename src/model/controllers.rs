@@ -12,6 +12,7 @@ use crate::objects::{Object, ObjectId, Workspace};
 use crate::profile::{Profile, Provider};
 use crate::views::pod_template;
 use crate::views::Views;
+use crate::yaml::go_values::pflags as flags;
 use crate::yaml::NodeRef;
 
 use super::address::{Address, AddressSource};
@@ -109,35 +110,6 @@ fn contour(ws: &Workspace, workload: ObjectId, image: &str, words: &[&str]) -> O
         publish_how: format!(" (Contour's Envoy Service {namespace}/{name}, --envoy-service-name)"),
         publish: Some((namespace, name)),
     })
-}
-
-/// `--flag=value` or `--flag value` in a container's args or command.
-fn flags(items: &[&str]) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        // One string may hold a whole shell command line (split once: a script of
-        // thousands of words is read in one pass).
-        let words: Vec<&str> = item.split_whitespace().collect();
-        for (j, word) in words.iter().enumerate() {
-            let Some(flag) = word.strip_prefix("--") else {
-                continue;
-            };
-            match flag.split_once('=') {
-                Some((k, v)) => out.push((k.to_ascii_lowercase(), v.trim_matches('"').to_string())),
-                None => {
-                    let next = words
-                        .get(j + 1)
-                        .copied()
-                        .or_else(|| items.get(i + 1).copied())
-                        .filter(|n| !n.starts_with('-'));
-                    if let Some(value) = next {
-                        out.push((flag.to_ascii_lowercase(), value.to_string()));
-                    }
-                }
-            }
-        }
-    }
-    out
 }
 
 fn controller_of(ws: &Workspace, workload: ObjectId) -> Option<Controller> {

@@ -99,6 +99,37 @@ fn syntax_error(function: &str, text: &str) -> String {
     )
 }
 
+/// Long flags of a Go command line (`--name=value` or `--name value`, as spf13/pflag reads
+/// them) from `command`/`args` items, in order, names lower-cased; a repeated flag appears
+/// each time (pflag keeps the last).
+pub fn pflags(items: &[&str]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        // One string may hold a whole shell command line (split once: a script of
+        // thousands of words is read in one pass).
+        let words: Vec<&str> = item.split_whitespace().collect();
+        for (j, word) in words.iter().enumerate() {
+            let Some(flag) = word.strip_prefix("--") else {
+                continue;
+            };
+            match flag.split_once('=') {
+                Some((k, v)) => out.push((k.to_ascii_lowercase(), v.trim_matches('"').to_string())),
+                None => {
+                    let next = words
+                        .get(j + 1)
+                        .copied()
+                        .or_else(|| items.get(i + 1).copied())
+                        .filter(|n| !n.starts_with('-'));
+                    if let Some(value) = next {
+                        out.push((flag.to_ascii_lowercase(), value.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,8 @@
 
 mod dump;
 mod nodes;
+mod split;
+mod value;
 mod workloads;
 mod write;
 
@@ -87,7 +89,7 @@ pub struct Imported {
 /// Import a profile from the dumps.
 pub fn import(inputs: Vec<Input>) -> Result<Imported, SettingsError> {
     let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
-    let loaded = Loaded::parse(inputs)?;
+    let loaded = Loaded::parse(&inputs)?;
     let dump = loaded.dump();
     let (found, pools, lbs, links) = facts(&dump, &names);
     let profile = write::profile(&names, &found, &pools, &lbs, &links);
@@ -112,14 +114,8 @@ type Facts = (
 
 fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
     let mut found = Found::default();
-    let node_objs: Vec<_> = dump
-        .objects
-        .iter()
-        .filter(|o| o.kind == "Node")
-        .copied()
-        .collect();
-    let provider = nodes::provider(&node_objs, &mut found);
-    match (dump.server_version, nodes::lowest_kubelet(&node_objs)) {
+    let provider = nodes::provider(dump.nodes, &mut found);
+    match (dump.server_version, nodes::lowest_kubelet(dump.nodes)) {
         (Some((version, input)), _) => found.set(
             "spec.kubernetesVersion",
             version,
@@ -133,10 +129,17 @@ fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
     }
     let containers = workloads::containers(dump);
     workloads::kube_proxy(dump, &containers, &mut found);
+    if dump.nodes.k3s() && containers.iter().all(|c| !workloads::is_kube_proxy(c)) {
+        found.unknown(
+            "spec.kubeProxy.mode",
+            "k3s runs kube-proxy inside its own process, which no dump shows: state the mode \
+             it runs with (k3s's --kube-proxy-arg)",
+        );
+    }
     workloads::network(&containers, &mut found);
     workloads::controllers(dump, &containers, &mut found);
     unstated_controllers(provider, &mut found);
-    let pools = nodes::pools(&node_objs, provider);
+    let pools = nodes::pools(dump.nodes, provider);
     let lbs = write::load_balancers(dump);
     let links = write::ingress_links(dump, &containers);
     (found, pools, lbs, links)
@@ -158,8 +161,9 @@ fn unstated_controllers(provider: Option<Provider>, found: &mut Found) {
     if provider == Some(Eks) && found.get("spec.addons.awsLoadBalancerController").is_some() {
         found.unknown(
             "spec.addons.awsLoadBalancerControllerOptions.serviceMutatorWebhook",
-            "add `kubectl get mutatingwebhookconfigurations -o yaml` (unstated, rules assume the \
-             controller's default: on from v2.5.0)",
+            "the Deployment cannot show it (the chart's enableServiceMutatorWebhook creates only \
+             the webhook configuration): add `kubectl get mutatingwebhookconfigurations -o yaml`; \
+             unstated, rules assume the controller's default, on from v2.5.0",
         );
     }
 }

@@ -1,12 +1,14 @@
 //! Facts from the nodes: the provider (`spec.providerID`, confirmed by the provider's node
 //! labels), the lowest kubelet version, and the node pools (the provider's pool label, else
-//! instance type and taints). Per-node data (names, IPs, ids) is never copied.
+//! instance type and taints). Nodes are folded into [`Nodes`] one at a time as they are read
+//! and not kept: a dump of any number of nodes costs the size of its pools. Per-node data
+//! (names, IPs, ids) is never copied.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::dump::Obj;
+use super::value::Val;
 use super::Found;
-use crate::profile::version::parse_version;
+use crate::profile::version::{parse_version, Version};
 use crate::profile::Provider;
 
 /// providerID prefixes, from each cloud controller's code (rules of the README's profile
@@ -66,8 +68,9 @@ const LABELS: &[(Provider, &str, Option<&str>)] = &[
     ),
     (
         Provider::Ack,
-        "alibabacloud.com/",
-        Some("alibabacloud.com/nodepool-id"),
+        "node.alibabacloud.com/",
+        // Set by the CCM's node controller (pkg/controller/node/manager.go).
+        Some("node.alibabacloud.com/nodepool-id"),
     ),
     (Provider::Hetzner, "instance.hetzner.cloud/", None),
     (Provider::Oke, "oci.oraclecloud.com/", None),
@@ -85,25 +88,124 @@ const PER_NODE: &[&str] = &[
     "oci.oraclecloud.com/fault-domain",
 ];
 
-/// The provider the nodes' providerIDs name; several is a conflict.
-pub fn provider(nodes: &[Obj<'_>], found: &mut Found) -> Option<Provider> {
-    // Per provider: how many nodes, and the providerID form (node names are not copied).
-    let mut seen: BTreeMap<&'static str, (Provider, String, usize)> = BTreeMap::new();
-    for node in nodes {
-        let Some(id) = node.text(&["spec", "providerID"]) else {
-            continue;
-        };
-        // Only the form is named as evidence: the ids themselves are per-node data.
-        let found = PROVIDER_IDS
-            .iter()
-            .find(|(prefix, _)| id.starts_with(prefix))
-            .map(|&(prefix, p)| (p, format!("{prefix}…")))
-            .or_else(|| alibaba_bare(id).then(|| (Provider::Ack, "<region>.i-…".to_string())));
-        if let Some((p, form)) = found {
-            seen.entry(p.as_str()).or_insert((p, form, 0)).2 += 1;
+/// What the nodes say, folded one node at a time.
+#[derive(Clone, Default)]
+pub struct Nodes {
+    /// Per provider: how many nodes, and the providerID form (node names are not copied).
+    providers: BTreeMap<&'static str, (Provider, String, usize)>,
+    /// Providers whose node labels some node carries.
+    labelled: BTreeSet<&'static str>,
+    /// The lowest kubelet version, and how many nodes state one.
+    lowest: Option<(Version, String)>,
+    kubelets: usize,
+    k3s: bool,
+    /// Nodes by (pool label, its value), for every provider's pool label a node carries.
+    by_label: BTreeMap<(&'static str, String), Group>,
+    /// Nodes by (instance type and taints, the pool labels they carry).
+    by_type: BTreeMap<(String, Vec<&'static str>), Group>,
+}
+
+/// The labels and taints every node of a group has, and how many nodes it holds.
+#[derive(Clone)]
+struct Group {
+    labels: BTreeMap<String, String>,
+    taints: Vec<(String, String, String)>,
+    nodes: usize,
+}
+
+impl Group {
+    /// Add a node to `group`, or start one with it (returned).
+    fn add(
+        group: Option<&mut Group>,
+        labels: &BTreeMap<String, String>,
+        taints: &[Taint],
+    ) -> Option<Group> {
+        match group {
+            Some(group) => {
+                group.labels.retain(|k, v| labels.get(k) == Some(v));
+                group.taints.retain(|t| taints.contains(t));
+                group.nodes += 1;
+                None
+            }
+            None => Some(Group {
+                labels: labels.clone(),
+                taints: taints.to_vec(),
+                nodes: 1,
+            }),
         }
     }
-    match seen.len() {
+
+    fn merge(&mut self, other: &Group) {
+        self.labels.retain(|k, v| other.labels.get(k) == Some(v));
+        self.taints.retain(|t| other.taints.contains(t));
+        self.nodes += other.nodes;
+    }
+}
+
+type Taint = (String, String, String);
+
+impl Nodes {
+    /// Fold one Node (its kept fields) in.
+    pub fn add(&mut self, node: &Val) {
+        let labels = labels(node);
+        if let Some(id) = node.path(&["spec", "providerID"]).and_then(Val::as_str) {
+            self.k3s |= id.starts_with("k3s://");
+            // Only the form is named as evidence: the ids themselves are per-node data.
+            let found = PROVIDER_IDS
+                .iter()
+                .find(|(prefix, _)| id.starts_with(prefix))
+                .map(|&(prefix, p)| (p, format!("{prefix}…")))
+                .or_else(|| alibaba_bare(id).then(|| (Provider::Ack, "<region>.i-…".to_string())));
+            if let Some((p, form)) = found {
+                self.providers.entry(p.as_str()).or_insert((p, form, 0)).2 += 1;
+            }
+        }
+        for (p, prefix, _) in LABELS {
+            if labels.keys().any(|k| k.starts_with(prefix)) {
+                self.labelled.insert(p.as_str());
+            }
+        }
+        let kubelet = node
+            .path(&["status", "nodeInfo", "kubeletVersion"])
+            .and_then(Val::as_str);
+        if let Some((version, text)) = kubelet.and_then(|v| Some((parse_version(v)?, v))) {
+            self.kubelets += 1;
+            if self.lowest.as_ref().is_none_or(|(low, _)| version < *low) {
+                self.lowest = Some((version, text.to_string()));
+            }
+        }
+        let taints = taints(node);
+        let mut carried = Vec::new();
+        for (_, _, pool_label) in LABELS {
+            if let Some(label) = pool_label {
+                if let Some(value) = labels.get(*label) {
+                    carried.push(*label);
+                    let key = (*label, value.clone());
+                    if let Some(new) = Group::add(self.by_label.get_mut(&key), &labels, &taints) {
+                        self.by_label.insert(key, new);
+                    }
+                }
+            }
+        }
+        let kind = labels
+            .get("node.kubernetes.io/instance-type")
+            .map_or("unknown-type", String::as_str);
+        let tainted = if taints.is_empty() { "" } else { "-tainted" };
+        let key = (format!("{kind}{tainted}"), carried);
+        if let Some(new) = Group::add(self.by_type.get_mut(&key), &labels, &taints) {
+            self.by_type.insert(key, new);
+        }
+    }
+
+    /// Whether the nodes are k3s's (whose kube-proxy runs inside the k3s process).
+    pub fn k3s(&self) -> bool {
+        self.k3s
+    }
+}
+
+/// The provider the nodes' providerIDs name; several is a conflict.
+pub fn provider(nodes: &Nodes, found: &mut Found) -> Option<Provider> {
+    match nodes.providers.len() {
         0 => {
             found.unknown(
                 "spec.provider",
@@ -112,18 +214,9 @@ pub fn provider(nodes: &[Obj<'_>], found: &mut Found) -> Option<Provider> {
             None
         }
         1 => {
-            let (provider, form, count) = seen.into_values().next()?;
+            let (provider, form, count) = nodes.providers.values().next()?.clone();
             let why = format!("the providerID {form} of {count} node(s)");
-            let confirmed =
-                LABELS
-                    .iter()
-                    .find(|(p, _, _)| *p == provider)
-                    .is_some_and(|(_, prefix, _)| {
-                        nodes
-                            .iter()
-                            .any(|n| labels(n).keys().any(|k| k.starts_with(prefix)))
-                    });
-            let why = if confirmed {
+            let why = if nodes.labelled.contains(provider.as_str()) {
                 format!("{why}, and the provider's node labels")
             } else {
                 why
@@ -132,7 +225,8 @@ pub fn provider(nodes: &[Obj<'_>], found: &mut Found) -> Option<Provider> {
             Some(provider)
         }
         _ => {
-            let names: Vec<String> = seen
+            let names: Vec<String> = nodes
+                .providers
                 .values()
                 .map(|(p, form, count)| {
                     format!("{} ({count} node(s) with providerID {form})", p.as_str())
@@ -155,36 +249,34 @@ fn alibaba_bare(id: &str) -> bool {
     })
 }
 
-/// The lowest kubelet version of the nodes, as written.
-pub fn lowest_kubelet(nodes: &[Obj<'_>]) -> Option<(String, String)> {
-    nodes
-        .iter()
-        .filter_map(|n| Some((n.text(&["status", "nodeInfo", "kubeletVersion"])?, n.name)))
-        .filter_map(|(v, name)| Some((parse_version(v)?, v, name)))
-        .min_by(|a, b| a.0.cmp(&b.0))
-        .map(|(_, v, name)| {
-            (
-                v.to_string(),
-                format!("the lowest kubelet version, Node {name}"),
-            )
-        })
+/// The lowest kubelet version of the nodes, as written (node names are per-node data: the
+/// evidence counts the nodes instead).
+pub fn lowest_kubelet(nodes: &Nodes) -> Option<(String, String)> {
+    let (_, lowest) = nodes.lowest.as_ref()?;
+    Some((
+        lowest.clone(),
+        format!(
+            "the lowest status.nodeInfo.kubeletVersion of {} node(s)",
+            nodes.kubelets
+        ),
+    ))
 }
 
-pub fn labels<'d>(node: &Obj<'d>) -> BTreeMap<&'d str, &'d str> {
-    node.get(&["metadata", "labels"])
+fn labels(node: &Val) -> BTreeMap<String, String> {
+    node.path(&["metadata", "labels"])
         .into_iter()
-        .flat_map(|m| m.entries())
-        .filter_map(|(k, v)| Some((k.as_str()?, v.as_str()?)))
+        .flat_map(Val::entries)
+        .filter_map(|(k, v)| Some((k.to_string(), v.as_str()?.to_string())))
         .collect()
 }
 
-fn taints(node: &Obj<'_>) -> Vec<(String, String, String)> {
-    let mut out: Vec<(String, String, String)> = node
-        .get(&["spec", "taints"])
+fn taints(node: &Val) -> Vec<Taint> {
+    let mut out: Vec<Taint> = node
+        .path(&["spec", "taints"])
         .into_iter()
-        .flat_map(|t| t.items())
+        .flat_map(Val::items)
         .map(|t| {
-            let text = |k: &str| t.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
+            let text = |k: &str| t.get(k).and_then(Val::as_str).unwrap_or("").to_string();
             (text("key"), text("value"), text("effect"))
         })
         .collect();
@@ -197,74 +289,53 @@ pub struct Pool {
     pub name: String,
     pub super_nodes: bool,
     pub labels: BTreeMap<String, String>,
-    pub taints: Vec<(String, String, String)>,
+    pub taints: Vec<Taint>,
     pub nodes: usize,
     pub by: String,
 }
 
 /// Node pools: by the provider's pool label, else by instance type and taints; with the
 /// labels every node of the pool has.
-pub fn pools(nodes: &[Obj<'_>], provider: Option<Provider>) -> Vec<Pool> {
+pub fn pools(nodes: &Nodes, provider: Option<Provider>) -> Vec<Pool> {
     let pool_label = provider
         .and_then(|p| LABELS.iter().find(|(q, _, _)| *q == p))
         .and_then(|(_, _, l)| *l);
-    let mut groups: BTreeMap<String, (String, Vec<&Obj<'_>>)> = BTreeMap::new();
-    for node in nodes {
-        let labels = labels(node);
-        let (key, by) = match pool_label.and_then(|l| Some((l, *labels.get(l)?))) {
-            Some((label, value)) => (value.to_string(), format!("label {label}")),
-            None => {
-                let kind = labels
-                    .get("node.kubernetes.io/instance-type")
-                    .copied()
-                    .unwrap_or("unknown-type");
-                let tainted = if taints(node).is_empty() {
-                    ""
-                } else {
-                    "-tainted"
-                };
-                (
-                    format!("{kind}{tainted}"),
-                    "instance type and taints".to_string(),
-                )
-            }
-        };
-        groups
-            .entry(key)
-            .or_insert_with(|| (by, Vec::new()))
-            .1
-            .push(node);
+    let mut groups: BTreeMap<String, (String, Group)> = BTreeMap::new();
+    let mut put = |name: &str, by: String, group: &Group| match groups.get_mut(name) {
+        Some((_, seen)) => seen.merge(group),
+        None => {
+            groups.insert(name.to_string(), (by, group.clone()));
+        }
+    };
+    for ((label, value), group) in &nodes.by_label {
+        if Some(*label) == pool_label {
+            put(value, format!("label {label}"), group);
+        }
+    }
+    // Nodes without the provider's pool label go by instance type and taints.
+    for ((key, carried), group) in &nodes.by_type {
+        if pool_label.is_none_or(|l| !carried.contains(&l)) {
+            put(key, "instance type and taints".to_string(), group);
+        }
     }
     groups
         .into_iter()
-        .map(|(name, (by, members))| {
-            let mut common: BTreeMap<String, String> = labels(members[0])
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            for node in &members[1..] {
-                let theirs = labels(node);
-                common.retain(|k, v| theirs.get(k.as_str()) == Some(&v.as_str()));
-            }
-            common.retain(|k, _| {
+        .map(|(name, (by, mut group))| {
+            group.labels.retain(|k, _| {
                 !PER_NODE.contains(&k.as_str())
                     && !k.contains("node-id")
                     && !k.contains("instance-id")
             });
-            let mut shared = taints(members[0]);
-            for node in &members[1..] {
-                let theirs = taints(node);
-                shared.retain(|t| theirs.contains(t));
-            }
             Pool {
-                super_nodes: common
+                super_nodes: group
+                    .labels
                     .get("node.kubernetes.io/instance-type")
                     .map(String::as_str)
                     == Some("eklet"),
                 name,
-                labels: common,
-                taints: shared,
-                nodes: members.len(),
+                labels: group.labels,
+                taints: group.taints,
+                nodes: group.nodes,
                 by,
             }
         })

@@ -4,41 +4,33 @@
 //! Load Balancer Controller, and TKE's controller versions.
 
 use super::dump::{Dump, Obj};
+use super::value::Val;
 use super::Found;
-use crate::yaml::{load, Limits, NodeRef};
+use crate::yaml::go_values::pflags;
+use crate::yaml::{load, Limits};
 
 /// A container of a workload or Pod.
 pub struct Container<'d> {
     pub owner: Obj<'d>,
-    pub node: NodeRef<'d>,
+    pub node: &'d Val,
     pub image: &'d str,
 }
 
 impl<'d> Container<'d> {
-    /// `command` then `args`, split into words.
-    pub fn words(&self) -> Vec<&'d str> {
-        ["command", "args"]
+    /// The value of `--flag=value` or `--flag value` in `command` then `args`; the last
+    /// one when repeated, as pflag keeps it.
+    pub fn flag(&self, flag: &str) -> Option<String> {
+        let items: Vec<&str> = ["command", "args"]
             .iter()
             .filter_map(|k| self.node.get(k))
-            .flat_map(|l| l.items())
-            .filter_map(|n| n.as_str())
-            .flat_map(str::split_whitespace)
-            .collect()
-    }
-
-    /// The value of `--flag=value` or `--flag value`.
-    pub fn flag(&self, flag: &str) -> Option<&'d str> {
-        let words = self.words();
-        words.iter().enumerate().find_map(|(i, w)| {
-            let rest = w.strip_prefix("--")?.strip_prefix(flag)?;
-            match rest.strip_prefix('=') {
-                Some(value) => Some(value.trim_matches('"')),
-                None if rest.is_empty() => {
-                    words.get(i + 1).copied().filter(|n| !n.starts_with('-'))
-                }
-                None => None,
-            }
-        })
+            .flat_map(Val::items)
+            .filter_map(Val::as_str)
+            .collect();
+        pflags(&items)
+            .into_iter()
+            .rev()
+            .find(|(name, _)| name == flag)
+            .map(|(_, value)| value)
     }
 
     /// The env entry `name`, with its inline value (`None` for one from `valueFrom`, a
@@ -150,11 +142,11 @@ pub fn kube_proxy(dump: &Dump<'_>, all: &[Container<'_>], found: &mut Found) {
 /// The mode one kube-proxy runs with: its `--config` file's `mode`, else `--proxy-mode`.
 fn mode_of(dump: &Dump<'_>, c: &Container<'_>) -> Option<(String, String)> {
     if let Some(path) = c.flag("config") {
-        if let Some((configmap, key)) = mounted_configmap(c, path) {
+        if let Some((configmap, key)) = mounted_configmap(c, &path) {
             let cm = dump.objects.iter().find(|o| {
                 o.kind == "ConfigMap" && o.name == configmap && o.namespace == c.owner.namespace
             })?;
-            let text = cm.get(&["data", key])?.as_str()?;
+            let text = cm.get(&["data", &key])?.as_str()?;
             let config = load(text, &Limits::default());
             let mode = config
                 .documents
@@ -178,15 +170,27 @@ fn mode_of(dump: &Dump<'_>, c: &Container<'_>) -> Option<(String, String)> {
             });
         }
     }
-    let mode = c.flag("proxy-mode")?;
-    Some((
-        mode.to_string(),
-        format!("{} flag --proxy-mode={mode}", c.owner.id()),
-    ))
+    match (c.flag("proxy-mode"), c.flag("config")) {
+        (Some(mode), _) => Some((
+            mode.to_string(),
+            format!("{} flag --proxy-mode={mode}", c.owner.id()),
+        )),
+        // kube-proxy's platformApplyDefaults (cmd/kube-proxy/app/server_linux.go): an unset
+        // mode is iptables on Linux.
+        (None, None) => Some((
+            "iptables".to_string(),
+            format!(
+                "{}, which runs kube-proxy with neither --config nor --proxy-mode: its default mode, iptables on Linux",
+                c.owner.id()
+            ),
+        )),
+        // A config file lblint cannot see: unknown.
+        (None, Some(_)) => None,
+    }
 }
 
 /// The ConfigMap and key a container reads at `path`, through its volume mounts.
-fn mounted_configmap<'d>(c: &Container<'d>, path: &'d str) -> Option<(&'d str, &'d str)> {
+fn mounted_configmap<'d>(c: &Container<'d>, path: &str) -> Option<(&'d str, String)> {
     let spec = match c.owner.kind {
         "Pod" => c.owner.get(&["spec"]),
         _ => c.owner.get(&["spec", "template", "spec"]),
@@ -209,7 +213,8 @@ fn mounted_configmap<'d>(c: &Container<'d>, path: &'d str) -> Option<(&'d str, &
             .flat_map(|i| i.items())
             .find(|i| i.get("path").and_then(|p| p.as_str()) == Some(file))
             .and_then(|i| i.get("key")?.as_str())
-            .unwrap_or(file);
+            .unwrap_or(file)
+            .to_string();
         return Some((cm.get("name")?.as_str()?, key));
     }
     None
@@ -221,11 +226,25 @@ fn cilium_replacement(dump: &Dump<'_>, found: &mut Found) {
         (o.kind == "ConfigMap" && o.name == "cilium-config")
             .then(|| Some((o.text(&["data", "kube-proxy-replacement"])?, o.id())))?
     });
-    match replacement {
-        Some((value @ ("true" | "strict"), id)) => found.set(
+    // GKE Dataplane V2 runs its Cilium as kube-system/anetd, without kube-proxy
+    // (cilium/cilium-cli#216: "The agent pod is named `anet`").
+    let anetd = dump
+        .objects
+        .iter()
+        .find(|o| o.kind == "DaemonSet" && o.namespace == "kube-system" && o.name == "anetd");
+    match (replacement, anetd) {
+        (Some((value @ ("true" | "strict"), id)), _) => found.set(
             "spec.kubeProxy.mode",
             "ebpf",
             format!("no kube-proxy in the dumps, and {id} has kube-proxy-replacement: {value}"),
+        ),
+        (_, Some(anetd)) => found.set(
+            "spec.kubeProxy.mode",
+            "ebpf",
+            format!(
+                "no kube-proxy in the dumps, and {}: GKE Dataplane V2's Cilium answers Services",
+                anetd.id()
+            ),
         ),
         _ => found.unknown(
             "spec.kubeProxy.mode",

@@ -61,8 +61,8 @@ pub fn ingress_links(dump: &Dump<'_>, containers: &[Container<'_>]) -> Vec<Link>
             let Some(publish) = c.flag("publish-service") else {
                 continue;
             };
-            let serves = c.flag("controller-class") == Some(controller)
-                || c.flag("ingress-class") == Some(class.name)
+            let serves = c.flag("controller-class").as_deref() == Some(controller)
+                || c.flag("ingress-class").as_deref() == Some(class.name)
                 || (controller == "k8s.io/ingress-nginx" && c.image.contains("ingress-nginx"));
             let Some((ns, name)) = publish.split_once('/') else {
                 continue;

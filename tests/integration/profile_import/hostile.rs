@@ -1,0 +1,141 @@
+//! Bad input to `lblint profile import`: not a dump, a dump of the wrong kind, cut-short YAML
+//! and JSON, deep nesting, a file over the size limit: each a located error, never a panic.
+//! And a big generated dump: read item by item, every node counted.
+
+use super::import;
+use crate::cli::tempdir;
+use crate::{lblint, lblint_stdin};
+
+/// A kubectl-style `get nodes -o yaml` List of `n` nodes in two pools (items at column 0,
+/// `kind: List` after them, as kubectl writes it).
+fn nodes(n: usize) -> String {
+    let mut out = String::from("apiVersion: v1\nitems:\n");
+    for i in 0..n {
+        out.push_str(&format!(
+            "- apiVersion: v1\n  kind: Node\n  metadata:\n    labels:\n      \
+             eks.amazonaws.com/nodegroup: group-{}\n      kubernetes.io/hostname: ip-{i}\n    \
+             name: ip-{i}\n  spec:\n    providerID: aws:///us-east-1a/i-{i:017x}\n  status:\n    \
+             nodeInfo:\n      kubeletVersion: v1.30.{}\n",
+            i % 2,
+            4 + i % 3
+        ));
+    }
+    out + "kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+}
+
+#[test]
+fn bad_input_is_a_located_error() {
+    let secrets = "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    \
+                   name: token\n  data:\n    token: c2VjcmV0\nkind: List\n";
+    let whole = nodes(2);
+    let cut_at_line = &whole[..whole.find("- apiVersion").unwrap() + 60];
+    let cut_at_line = &cut_at_line[..cut_at_line.rfind('\n').unwrap() + 1];
+    let deep_json = format!("{{\"items\": {}{}}}", "[".repeat(5000), "]".repeat(5000));
+    let deep_yaml = format!(
+        "kind: Node\nmetadata: {}{}\n",
+        "[".repeat(1000),
+        "]".repeat(1000)
+    );
+    // (file, text, where and what the error says)
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("empty.yaml", "", &["not a kubectl dump"]),
+        (
+            "plain.yaml",
+            "name: not a dump\nreplicas: 3\n",
+            &["plain.yaml:1:1", "not a kubectl dump"],
+        ),
+        (
+            "secrets.yaml",
+            secrets,
+            &[
+                "secrets.yaml:3:1",
+                "nothing to import: a dump of Secret objects",
+            ],
+        ),
+        (
+            "truncated.yaml",
+            "apiVersion: v1\nkind: List\nitems:\n  - kind: Node\n    metadata: {name: [a\n",
+            &["truncated.yaml:5:"],
+        ),
+        (
+            "cut.yaml",
+            cut_at_line,
+            &["cut.yaml:", "cut short: `items` without the `kind: List`"],
+        ),
+        (
+            "cut.json",
+            "{\"apiVersion\": \"v1\", \"items\": [{\"kind\": \"Node\",\n \"metadata\": {\"name\"",
+            &["cut.json:2:", "EOF while parsing"],
+        ),
+        (
+            "deep.json",
+            &deep_json,
+            &["deep.json:1:", "recursion limit exceeded"],
+        ),
+        (
+            "deep.yaml",
+            &deep_yaml,
+            &["deep.yaml:2:", "nesting too deep"],
+        ),
+    ];
+    let dir = tempdir("import-bad");
+    for (name, text, expected) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let run = lblint(&["profile", "import", path.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{name}: {}", run.stderr);
+        for part in *expected {
+            assert!(run.stderr.contains(part), "{name}: {part}:\n{}", run.stderr);
+        }
+    }
+    let run = lblint(&[
+        "profile",
+        "import",
+        dir.join("missing.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("missing.yaml"), "{}", run.stderr);
+    let run = lblint_stdin(&["profile", "import", "-"], Some(&[0xff, 0xfe, 0x00][..]));
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("not UTF-8"), "{}", run.stderr);
+}
+
+/// A big dump is read item by item (memory stays near the file's size: bench/README.md);
+/// over `--max-file-size` it is refused with the limit and the option that raises it.
+#[test]
+fn a_big_dump_is_streamed_or_refused_over_the_limit() {
+    let dir = tempdir("import-big");
+    let path = dir.join("nodes.yaml");
+    std::fs::write(&path, nodes(4000)).unwrap();
+    let path = path.to_str().unwrap();
+    let (profile, _) = import(&[path]);
+    for line in [
+        "# from the providerID aws://… of 4000 node(s), and the provider's node labels",
+        "# from the lowest status.nodeInfo.kubeletVersion of 4000 node(s)\n  kubernetesVersion: v1.30.4",
+        "# 2000 node(s), grouped by label eks.amazonaws.com/nodegroup",
+    ] {
+        assert!(profile.contains(line), "{line}:\n{profile}");
+    }
+    assert!(!profile.contains("ip-1"), "{profile}");
+    // The same dump, piped, as JSON-free YAML: same facts.
+    let piped = lblint_stdin(&["profile", "import", "-"], Some(nodes(4000).as_bytes()));
+    assert_eq!(
+        piped.stdout.lines().skip(1).collect::<Vec<_>>(),
+        profile.lines().skip(1).collect::<Vec<_>>()
+    );
+    let run = lblint(&["profile", "import", "--max-file-size", "100KB", path]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("over the limit of 100000 bytes (raise it with --max-file-size)"),
+        "{}",
+        run.stderr
+    );
+    let run = lblint_stdin(
+        &["profile", "import", "--max-file-size", "100KB", "-"],
+        Some(nodes(4000).as_bytes()),
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--max-file-size"), "{}", run.stderr);
+}
