@@ -492,6 +492,10 @@ fn openstack_v2_needs_occm_1_31_and_an_unstated_version_is_a_warning() {
     let (found, message) = lint(old_k8s);
     assert_eq!(found, one("OPENSTACK001", "warning", 8, 5));
     assert!(
+        message.contains("`web` may speak PROXY protocol"),
+        "{message}"
+    );
+    assert!(
         message.contains(
             "set `spec.addons.cloudControllerManager` in the cluster profile to settle it"
         ),

@@ -223,6 +223,7 @@ impl Rule for ProxyProvider {
             let Some(bypass) = Bypass::unless(way_out) else {
                 continue;
             };
+            let maybe_on = uncertain.is_some();
             let bypass = match (uncertain, bypass) {
                 (None, bypass) => bypass,
                 (Some(on), Bypass::Sure(why) | Bypass::Unknown(why)) => {
@@ -236,6 +237,7 @@ impl Rule for ProxyProvider {
                 .collect();
             let trap = report::Trap {
                 feature,
+                maybe_on,
                 at,
                 bypass,
                 fix: (self.help)(),

@@ -92,6 +92,9 @@ pub(super) struct Trap<'w> {
     /// Edits for the ways out that fit in the manifest: an unsafe one becomes the finding's
     /// fix (`--fix --unsafe-fixes`), the others are shown as suggestions.
     pub edits: Vec<Fix>,
+    /// The feature is on only if an unstated fact says so ([`super::Triggered::Uncertain`]):
+    /// the lead says the load balancer *may* have it.
+    pub maybe_on: bool,
 }
 
 /// Report `trap` on the Service of `entry`: an error when a pod really calls the load
@@ -110,8 +113,13 @@ pub(super) fn report(
         return;
     };
     let callers = calls_first(cx.model.callers_of(index));
-    let (severity, message, why) =
-        words(cx, entry, trap.feature, &bypass, callers.first().copied());
+    let (severity, message, why) = words(
+        cx,
+        entry,
+        (trap.feature, trap.maybe_on),
+        &bypass,
+        callers.first().copied(),
+    );
     let service = &ws.objects[entry.object];
     let mut d = meta
         .diagnostic(severity, ws.location(service, trap.at.span()), message)
@@ -161,7 +169,7 @@ fn as_reported(cx: &Context<'_>, entry: &EntryPoint, bypass: Bypass) -> Option<B
 fn words(
     cx: &Context<'_>,
     entry: &EntryPoint,
-    feature: Feature,
+    (feature, maybe_on): (Feature, bool),
     bypass: &Bypass,
     first: Option<&Caller>,
 ) -> (Severity, String, String) {
@@ -170,7 +178,11 @@ fn words(
     let name = ws.objects[entry.object].name();
     let (what, breaks) = match feature {
         Feature::ProxyProtocol => (
-            "speaks PROXY protocol",
+            if maybe_on {
+                "may speak PROXY protocol"
+            } else {
+                "speaks PROXY protocol"
+            },
             "the backend gets the request without the PROXY header (ingress-nginx logs \"broken \
              header\", the client gets an empty reply)",
         ),
