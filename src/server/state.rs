@@ -342,12 +342,16 @@ impl Server<'_> {
             if !self.roots.iter().any(|root| path.starts_with(root)) {
                 job.loose.push(path.clone());
             }
-            // A document deleted from disk is linted with the others only while it exists.
-            if let Ok(real) = std::fs::canonicalize(path) {
-                job.overlay.insert(real, doc.text.clone());
+            // A new file not saved yet (or deleted under the editor) is linted from its text
+            // where it would be on disk.
+            if std::fs::symlink_metadata(path).is_err() {
+                job.unsaved.push(path.clone());
             }
+            job.overlay
+                .insert(crate::walk::canonical(path), doc.text.clone());
         }
         job.loose.sort();
+        job.unsaved.sort();
         job
     }
 
