@@ -10,6 +10,7 @@ use lblint::server::{serve, Options};
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use serde_json::{json, Value};
 
+mod actions;
 mod e2e;
 mod features;
 mod positions;
