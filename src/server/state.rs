@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 
 use super::lint::{Job, Linted};
 use super::session::{Doc, Server, Waiting};
-use super::settings::Settings;
 use super::{codes, log, send, text, uri};
 
 impl Server<'_> {
@@ -192,8 +191,10 @@ impl Server<'_> {
         }
     }
 
+    /// The client's section over the initialization options: each answer is the whole
+    /// section, so a key the editor no longer sets falls back to them.
     fn apply_settings(&mut self, value: &Value) {
-        match Settings::from_value(value) {
+        match self.initial_settings.merged(value) {
             Ok(Some(settings)) if settings != self.settings => {
                 self.settings = settings;
                 self.schedule(Duration::ZERO);
