@@ -86,6 +86,33 @@ fn server_pull_diagnostics_with_result_ids() {
 }
 
 #[test]
+fn server_answers_a_held_workspace_pull_at_shutdown() {
+    let mut server = start("pull-held", pull_client(), json!({}));
+    let all = server.request("workspace/diagnostic", json!({"previousResultIds": []}));
+    let ids: Vec<Value> = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| json!({"uri": i["uri"], "value": i["resultId"]}))
+        .collect();
+    assert!(!ids.is_empty(), "{all:#}");
+    // Nothing changed since these ids: the pull is held until something does.
+    let held = server.send_request("workspace/diagnostic", json!({"previousResultIds": ids}));
+    let quiet = server.drain(Duration::from_millis(300));
+    assert!(
+        !quiet
+            .iter()
+            .any(|m| matches!(m, lsp_server::Message::Response(_))),
+        "{quiet:#?}"
+    );
+    // Shutdown answers it (empty report: nothing changed), then itself.
+    let shutdown = server.send_request("shutdown", Value::Null);
+    assert_eq!(server.response(&held), json!({"items": []}));
+    assert_eq!(server.response(&shutdown), Value::Null);
+    server.notify("exit", Value::Null);
+}
+
+#[test]
 fn server_settings_select_and_open_files_only() {
     let options = json!({"select": ["K8S002"], "diagnosticMode": "openFilesOnly"});
     let mut server = start("settings", push_client(), options);
