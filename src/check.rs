@@ -495,7 +495,7 @@ impl Stamp {
         // canonicalize per walked file would cost more than the cache saves).
         let text = overlay
             .filter(|_| overlaid(path, overlay))
-            .and_then(|o| o.get(&std::fs::canonicalize(path).ok()?));
+            .and_then(|o| o.get(&walk::canonical(path)));
         if let Some(text) = text {
             use std::hash::{Hash, Hasher};
             let mut hasher = std::collections::hash_map::DefaultHasher::new();

@@ -182,7 +182,7 @@ fn load_one(
             InputSource::File(path) => match overlay.and_then(|texts| {
                 // Canonical: one file linted under two names (--follow-links) reads its
                 // one new text under both.
-                texts.get(&std::fs::canonicalize(path).ok()?)
+                texts.get(&walk::canonical(path))
             }) {
                 Some(text) => Ok(text.as_bytes().to_vec()),
                 None => read_capped(path, max_size),

@@ -9,6 +9,9 @@ use std::path::{Component, Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
 
+mod unsaved;
+pub use unsaved::canonical;
+
 /// Extensions a directory walk picks up when no `--include` is given.
 const MANIFEST_EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
 
@@ -27,6 +30,10 @@ pub struct WalkOptions {
     /// file's). Their `exclude` adds to [`WalkOptions::exclude`]; their `include` is used
     /// only when [`WalkOptions::include`] is empty.
     pub rebased: Option<RebasedGlobs>,
+    /// Absolute paths of files that are not on disk (the language server's unsaved
+    /// buffers, whose texts are in the check's overlay): taken where a walk would take
+    /// them once saved, and named as paths without "not found".
+    pub unsaved: Vec<PathBuf>,
 }
 
 /// Include/exclude globs relative to `base` (an absolute, normalized directory).
@@ -45,6 +52,7 @@ impl Default for WalkOptions {
             follow_links: false,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             rebased: None,
+            unsaved: Vec::new(),
         }
     }
 }
@@ -266,7 +274,7 @@ pub fn walk(
     let mut found = Found::default();
     // Check every named path before walking, so a typo fails the run before any output.
     for path in paths {
-        if !is_stdin(path) && std::fs::symlink_metadata(path).is_err() {
+        if !is_stdin(path) && std::fs::symlink_metadata(path).is_err() && !walker.is_unsaved(path) {
             return Err(WalkError::NotFound(os_text(path.as_os_str()).into_owned()));
         }
     }
@@ -282,6 +290,9 @@ pub fn walk(
         let meta = std::fs::metadata(path);
         if meta.as_ref().is_ok_and(|m| m.is_dir()) {
             walker.directory(&mut found, path);
+            walker.unsaved_under(&mut found, path);
+        } else if walker.is_unsaved(path) {
+            walker.unsaved_named(&mut found, path);
         } else {
             walker.named_file(&mut found, path, meta);
         }
@@ -334,7 +345,7 @@ impl Found {
     }
 
     fn add(&mut self, display: String, path: &Path, cwd: Option<&Path>, meta: &std::fs::Metadata) {
-        let stamp = (meta.len(), meta.modified().ok());
+        let stamp = Some((meta.len(), meta.modified().ok()));
         self.seen.add(&mut self.walked, display, path, cwd, stamp);
     }
 }
@@ -441,7 +452,7 @@ impl Seen {
         display: String,
         path: &Path,
         cwd: Option<&Path>,
-        stamp: (u64, Option<std::time::SystemTime>),
+        stamp: Option<(u64, Option<std::time::SystemTime>)>,
     ) {
         let same_file = absolute(path, cwd.unwrap_or(Path::new("/")));
         match self.paths.get(&display) {
@@ -457,7 +468,7 @@ impl Seen {
                 walked.files.push(InputFile {
                     display,
                     source: InputSource::File(path.to_path_buf()),
-                    stamp: Some(stamp),
+                    stamp,
                 });
             }
         }

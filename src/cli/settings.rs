@@ -125,6 +125,7 @@ fn check_options(args: &CheckArgs, config: Option<&Config>, cwd: &Path) -> Check
             follow_links: args.follow_links,
             max_file_size: args.max_file_size,
             rebased: None,
+            unsaved: Vec::new(),
         },
         select: args.select.clone(),
         ignore: args.ignore.clone(),

@@ -169,10 +169,13 @@ impl Cx<'_> {
     }
 
     /// "Ignore RULE here": the rule added to the suppression comment on the line above, or
-    /// a new `# lblint: ignore[RULE]` line above the finding's, at its indentation. JSON
-    /// has no comments: none there.
+    /// a new `# lblint: ignore[RULE]` line above the finding's, at its indentation and with
+    /// its line ending. JSON has no comments: none there.
     fn ignore_here(&self, d: &Diagnostic, diagnostic: &lsp::Diagnostic) -> Option<Value> {
-        if self.json {
+        // An LBL004 note is about a suppression comment, annotation or config entry: a new
+        // comment above it suppresses nothing (and is itself unused). It has no fix either:
+        // removing the suppression is the author's call.
+        if self.json || d.rule() == crate::rules::lbl::UNUSED_SUPPRESSION.id {
             return None;
         }
         let (start, end, new_text) =
@@ -232,15 +235,27 @@ pub fn ignore_edit(text: &str, offset: usize, rule: &str) -> Option<(usize, usiz
             }
         }
     }
+    let newline = line_ending(line)
+        .or_else(|| line_ending(text))
+        .unwrap_or("\n");
     verified(
         text,
         (
             line_start,
             line_start,
-            format!("{indent}# lblint: ignore[{rule}]\n"),
+            format!("{indent}# lblint: ignore[{rule}]{newline}"),
         ),
         rule,
     )
+}
+
+/// How the first line of `text` ends, if it ends: a new line matches its neighbours.
+fn line_ending(text: &str) -> Option<&'static str> {
+    let end = text.find('\n')?;
+    Some(match text[..end].ends_with('\r') {
+        true => "\r\n",
+        false => "\n",
+    })
 }
 
 fn verified(
@@ -314,6 +329,16 @@ mod tests {
         assert_eq!(
             apply(text, "TKE001").unwrap(),
             "a:\n  b: 1\n  # lblint: ignore[TKE001]\n  target: x\n"
+        );
+        // CRLF text gets a CRLF line, also on a last line without an ending.
+        let text = "a:\r\n  b: 1\r\n  target: x\r\n";
+        assert_eq!(
+            apply(text, "TKE001").unwrap(),
+            "a:\r\n  b: 1\r\n  # lblint: ignore[TKE001]\r\n  target: x\r\n"
+        );
+        assert_eq!(
+            apply("a:\r\n  target: x", "TKE001").unwrap(),
+            "a:\r\n  # lblint: ignore[TKE001]\r\n  target: x"
         );
         let text = "a:\r\n  # lblint: ignore[K8S001] reason\r\n  target: x\r\n";
         assert_eq!(

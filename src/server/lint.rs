@@ -30,6 +30,8 @@ pub struct Job {
     pub loose: Vec<PathBuf>,
     /// Open documents' texts, by canonical path (as `CheckOptions::overlay` wants them).
     pub overlay: HashMap<PathBuf, String>,
+    /// Open documents that are not on disk, as `WalkOptions::unsaved` takes them.
+    pub unsaved: Vec<PathBuf>,
     /// Open documents' versions, by path.
     pub versions: HashMap<PathBuf, i32>,
     pub settings: Settings,
@@ -169,6 +171,10 @@ fn lint_unit(
         ignore: job.settings.ignore.clone(),
         overlay: Some(overlay.clone()),
         cache: Some(unit.cache.clone()),
+        walk: crate::walk::WalkOptions {
+            unsaved: job.unsaved.clone(),
+            ..crate::walk::WalkOptions::default()
+        },
         ..CheckOptions::default()
     }
     .configured(config.as_ref(), &job.cwd);

@@ -52,6 +52,8 @@ pub(crate) struct Server<'c> {
     pub roots: Vec<PathBuf>,
     pub cwd: PathBuf,
     pub settings: Settings,
+    /// The `initializationOptions` settings, under every `workspace/configuration` answer.
+    pub initial_settings: Settings,
     pub docs: HashMap<PathBuf, Doc>,
     /// The last lint's findings.
     pub latest: Linted,
@@ -89,7 +91,7 @@ impl<'c> Server<'c> {
         options: Options,
     ) -> std::io::Result<Server<'c>> {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        let settings = match Settings::from_value(&params["initializationOptions"]) {
+        let settings = match Settings::default().merged(&params["initializationOptions"]) {
             Ok(settings) => settings.unwrap_or_default(),
             Err(err) => {
                 log(&err);
@@ -103,6 +105,7 @@ impl<'c> Server<'c> {
             client,
             roots: outermost(super::roots(params), &cwd),
             cwd,
+            initial_settings: settings.clone(),
             settings,
             docs: HashMap::new(),
             latest: Linted::default(),

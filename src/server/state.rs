@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 
 use super::lint::{Job, Linted};
 use super::session::{Doc, Server, Waiting};
-use super::settings::Settings;
 use super::{codes, log, send, text, uri};
 
 impl Server<'_> {
@@ -29,6 +28,7 @@ impl Server<'_> {
                     }
                     Err(_) => {
                         log("the client closed the connection without `exit`");
+                        self.answer_all_waiting();
                         return 1;
                     }
                 },
@@ -60,6 +60,8 @@ impl Server<'_> {
         let Request { id, method, params } = req;
         let result = match method.as_str() {
             "shutdown" => {
+                // No lint comes after this one matters: held requests are answered now.
+                self.answer_all_waiting();
                 self.shutdown = true;
                 Ok(Value::Null)
             }
@@ -68,10 +70,7 @@ impl Server<'_> {
                 let req = Request { id, method, params };
                 return self.waiting.push(Waiting::Request(req));
             }
-            "textDocument/codeAction" => {
-                parse(params).map(|p| super::actions::code_actions(self, p))
-            }
-            "textDocument/hover" => parse(params).map(|p| super::hover::hover(self, p)),
+            "textDocument/codeAction" | "textDocument/hover" => self.answer_now(&method, params),
             "textDocument/diagnostic" => match parse(params) {
                 Ok(p) => return self.pull_document(id, p),
                 Err(err) => Err(err),
@@ -95,7 +94,10 @@ impl Server<'_> {
     fn notification(&mut self, n: Notification) -> Option<i32> {
         let Notification { method, params } = n;
         let handled = match method.as_str() {
-            "exit" => return Some(if self.shutdown { 0 } else { 1 }),
+            "exit" => {
+                self.answer_all_waiting();
+                return Some(if self.shutdown { 0 } else { 1 });
+            }
             "initialized" => {
                 self.initialized();
                 Ok(())
@@ -192,8 +194,10 @@ impl Server<'_> {
         }
     }
 
+    /// The client's section over the initialization options: each answer is the whole
+    /// section, so a key the editor no longer sets falls back to them.
     fn apply_settings(&mut self, value: &Value) {
-        match Settings::from_value(value) {
+        match self.initial_settings.merged(value) {
             Ok(Some(settings)) if settings != self.settings => {
                 self.settings = settings;
                 self.schedule(Duration::ZERO);
@@ -260,6 +264,40 @@ impl Server<'_> {
         }
         self.publish_changes();
         self.schedule(self.options.debounce);
+    }
+
+    /// A code action or hover from the findings as they are.
+    fn answer_now(&self, method: &str, params: Value) -> Result<Value, (i32, String)> {
+        match method {
+            "textDocument/codeAction" => {
+                parse(params).map(|p| super::actions::code_actions(self, p))
+            }
+            _ => parse(params).map(|p| super::hover::hover(self, p)),
+        }
+    }
+
+    /// Answer every held request from the findings as they are (a held workspace pull
+    /// with an empty report: nothing changed since the client's ids), at shutdown, exit
+    /// or a closed connection, so no request goes unanswered.
+    fn answer_all_waiting(&mut self) {
+        for waiting in std::mem::take(&mut self.waiting) {
+            let response = match waiting {
+                Waiting::Request(Request { id, method, params }) => {
+                    match self.answer_now(&method, params) {
+                        Ok(value) => Response::new_ok(id, value),
+                        Err((code, text)) => Response::new_err(id, code, text),
+                    }
+                }
+                Waiting::Document(id, path, previous) => {
+                    Response::new_ok(id, self.document_report(&path, previous.as_deref()))
+                }
+                Waiting::Workspace(id, previous) => {
+                    let report = self.workspace_report(&previous);
+                    Response::new_ok(id, report.unwrap_or_else(|| json!({"items": []})))
+                }
+            };
+            self.reply(response);
+        }
     }
 
     fn answer_waiting(&mut self) {
@@ -342,12 +380,16 @@ impl Server<'_> {
             if !self.roots.iter().any(|root| path.starts_with(root)) {
                 job.loose.push(path.clone());
             }
-            // A document deleted from disk is linted with the others only while it exists.
-            if let Ok(real) = std::fs::canonicalize(path) {
-                job.overlay.insert(real, doc.text.clone());
+            // A new file not saved yet (or deleted under the editor) is linted from its text
+            // where it would be on disk.
+            if std::fs::symlink_metadata(path).is_err() {
+                job.unsaved.push(path.clone());
             }
+            job.overlay
+                .insert(crate::walk::canonical(path), doc.text.clone());
         }
         job.loose.sort();
+        job.unsaved.sort();
         job
     }
 

@@ -52,10 +52,11 @@ pub fn stdio() -> io::Result<(Connection, Threads)> {
 
 /// Read messages until end of input, `exit`, or a read error.
 fn read_loop(input: &mut impl BufRead, incoming: &crossbeam_channel::Sender<Message>) {
+    let mut skipped = |line: String| log(&format!("malformed header {line:?}: skipped"));
     loop {
-        let message = match read_frame(input) {
+        let message = match read_frame(input, &mut skipped) {
             Ok(None) => return,
-            Ok(Some(Frame::Body(body))) => match parse(&body) {
+            Ok(Some(body)) => match parse(&body) {
                 Ok(message) => message,
                 Err((code, text)) => {
                     log(&text);
@@ -63,11 +64,6 @@ fn read_loop(input: &mut impl BufRead, incoming: &crossbeam_channel::Sender<Mess
                     continue;
                 }
             },
-            Ok(Some(Frame::BadHeader(line))) => {
-                let text = format!("malformed header {line:?}: skipped");
-                log(&text);
-                continue;
-            }
             Err(err) => {
                 log(&format!("cannot read from the client: {err}"));
                 return;
@@ -80,45 +76,83 @@ fn read_loop(input: &mut impl BufRead, incoming: &crossbeam_channel::Sender<Mess
     }
 }
 
-/// One framed payload, or a header line that is not one (skipped: the next line may
-/// start a good header again).
-enum Frame {
-    Body(Vec<u8>),
-    BadHeader(String),
-}
-
 /// Payloads larger than this are refused unread (an editor never sends one; a corrupt
 /// length must not allocate gigabytes).
 const MAX_PAYLOAD: usize = 256 << 20;
 
-fn read_frame(input: &mut impl BufRead) -> io::Result<Option<Frame>> {
+/// Header lines are cut to this many bytes (the rest is read and dropped): a header is a
+/// few dozen bytes, and a line of garbage must not be held whole.
+const MAX_HEADER_LINE: usize = 4096;
+
+/// The next framed payload. Header lines that are not headers (not `name: value`, not
+/// UTF-8, a bad length, a header block with no length) are given to `skipped` and reading
+/// goes on: the next `Content-Length` line and blank line frame a message again.
+fn read_frame(
+    input: &mut impl BufRead,
+    skipped: &mut impl FnMut(String),
+) -> io::Result<Option<Vec<u8>>> {
     let mut length = None;
-    let mut line = String::new();
+    let mut line = Vec::new();
     loop {
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        if !read_line(input, &mut line)? {
             return Ok(None);
         }
-        let header = line.trim_end_matches(['\r', '\n']);
-        if header.is_empty() {
-            break;
-        }
-        let Some((name, value)) = header.split_once(':') else {
-            return Ok(Some(Frame::BadHeader(header.to_string())));
-        };
-        if name.trim().eq_ignore_ascii_case("Content-Length") {
-            match value.trim().parse::<usize>() {
-                Ok(n) if n <= MAX_PAYLOAD => length = Some(n),
-                _ => return Ok(Some(Frame::BadHeader(header.to_string()))),
+        let bytes = line.strip_suffix(b"\n").unwrap_or(&line);
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        if bytes.is_empty() {
+            match length.take() {
+                Some(length) => {
+                    let mut body = vec![0; length];
+                    input.read_exact(&mut body)?;
+                    return Ok(Some(body));
+                }
+                None => {
+                    skipped("(no Content-Length)".to_string());
+                    continue;
+                }
             }
         }
+        let header = std::str::from_utf8(bytes).ok();
+        match header.and_then(|h| h.split_once(':')) {
+            Some((name, value)) if name.trim().eq_ignore_ascii_case("Content-Length") => {
+                match value.trim().parse::<usize>() {
+                    Ok(n) if n <= MAX_PAYLOAD => length = Some(n),
+                    _ => skipped(String::from_utf8_lossy(bytes).into_owned()),
+                }
+            }
+            // Content-Type and other headers: nothing to do.
+            Some(_) => {}
+            None => skipped(String::from_utf8_lossy(bytes).into_owned()),
+        }
     }
-    let Some(length) = length else {
-        return Ok(Some(Frame::BadHeader("(no Content-Length)".to_string())));
-    };
-    let mut body = vec![0; length];
-    input.read_exact(&mut body)?;
-    Ok(Some(Frame::Body(body)))
+}
+
+/// One line, `\n` included, into `line` (at most [`MAX_HEADER_LINE`] bytes of it); false
+/// at end of input.
+fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> {
+    line.clear();
+    let mut read_any = false;
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(buf) => buf,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        if buf.is_empty() {
+            return Ok(read_any);
+        }
+        read_any = true;
+        let (used, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (buf.len(), false),
+        };
+        let room = MAX_HEADER_LINE.saturating_sub(line.len());
+        line.extend_from_slice(&buf[..used.min(room)]);
+        input.consume(used);
+        if done {
+            return Ok(true);
+        }
+    }
 }
 
 /// A payload as a message, or the JSON-RPC error code and text for it.
@@ -157,20 +191,22 @@ fn reply_error(code: i32, message: &str) {
 mod tests {
     use super::*;
 
-    fn frames(input: &str) -> Vec<String> {
-        let mut input = io::Cursor::new(input.as_bytes().to_vec());
+    fn frames(input: &[u8]) -> Vec<String> {
+        let mut input = io::Cursor::new(input.to_vec());
         let mut out = Vec::new();
-        while let Ok(Some(frame)) = read_frame(&mut input) {
-            out.push(match frame {
-                Frame::Body(body) => match parse(&body) {
-                    Ok(Message::Notification(n)) => format!("notification {}", n.method),
-                    Ok(other) => format!("{other:?}"),
-                    Err((code, _)) => format!("error {code}"),
-                },
-                Frame::BadHeader(line) => format!("bad header {line}"),
+        loop {
+            let mut skipped = Vec::new();
+            let frame = read_frame(&mut input, &mut |line| skipped.push(line));
+            out.extend(skipped.into_iter().map(|line| format!("bad header {line}")));
+            let Ok(Some(body)) = frame else {
+                return out;
+            };
+            out.push(match parse(&body) {
+                Ok(Message::Notification(n)) => format!("notification {}", n.method),
+                Ok(other) => format!("{other:?}"),
+                Err((code, _)) => format!("error {code}"),
             });
         }
-        out
     }
 
     #[test]
@@ -182,7 +218,7 @@ mod tests {
             good.len()
         );
         assert_eq!(
-            frames(&input),
+            frames(input.as_bytes()),
             [
                 "bad header garbage",
                 "error -32700",
@@ -191,6 +227,34 @@ mod tests {
                 "bad header Content-Length: 99999999999",
                 // The blank line after the refused header ends a header with no length.
                 "bad header (no Content-Length)",
+            ]
+        );
+    }
+
+    #[test]
+    fn non_utf8_headers_are_skipped_and_bodies_are_parse_errors() {
+        let good = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+        let mut input = b"\xff\xfe garbage\r\n".to_vec();
+        // A bad line inside a header block: the block's length still frames the body.
+        input.extend(format!("Content-Length: {}\r\n", good.len()).as_bytes());
+        input.extend(b"X-\xff: 1\r\n\r\n");
+        input.extend(good.as_bytes());
+        let body = b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}";
+        input.extend(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+        input.extend(body);
+        // A line longer than any header is cut, not held whole.
+        input.extend(vec![b'x'; MAX_HEADER_LINE * 3]);
+        input.extend(format!("\r\nContent-Length: {}\r\n\r\n{good}", good.len()).as_bytes());
+        let long = format!("bad header {}", "x".repeat(MAX_HEADER_LINE));
+        assert_eq!(
+            frames(&input),
+            [
+                "bad header \u{fffd}\u{fffd} garbage",
+                "bad header X-\u{fffd}: 1",
+                "notification initialized",
+                "error -32700",
+                &long,
+                "notification initialized",
             ]
         );
     }

@@ -86,6 +86,33 @@ fn server_pull_diagnostics_with_result_ids() {
 }
 
 #[test]
+fn server_answers_a_held_workspace_pull_at_shutdown() {
+    let mut server = start("pull-held", pull_client(), json!({}));
+    let all = server.request("workspace/diagnostic", json!({"previousResultIds": []}));
+    let ids: Vec<Value> = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| json!({"uri": i["uri"], "value": i["resultId"]}))
+        .collect();
+    assert!(!ids.is_empty(), "{all:#}");
+    // Nothing changed since these ids: the pull is held until something does.
+    let held = server.send_request("workspace/diagnostic", json!({"previousResultIds": ids}));
+    let quiet = server.drain(Duration::from_millis(300));
+    assert!(
+        !quiet
+            .iter()
+            .any(|m| matches!(m, lsp_server::Message::Response(_))),
+        "{quiet:#?}"
+    );
+    // Shutdown answers it (empty report: nothing changed), then itself.
+    let shutdown = server.send_request("shutdown", Value::Null);
+    assert_eq!(server.response(&held), json!({"items": []}));
+    assert_eq!(server.response(&shutdown), Value::Null);
+    server.notify("exit", Value::Null);
+}
+
+#[test]
 fn server_settings_select_and_open_files_only() {
     let options = json!({"select": ["K8S002"], "diagnosticMode": "openFilesOnly"});
     let mut server = start("settings", push_client(), options);
@@ -93,8 +120,9 @@ fn server_settings_select_and_open_files_only() {
     server.open("labels.yaml", None);
     let labels = server.published("labels.yaml");
     assert_eq!(labels["diagnostics"][0]["code"], "K8S002");
-    // The editor's settings (workspace/configuration) replace them: TKE001 only, everywhere.
-    server.settings = json!({"select": ["TKE001"]});
+    // The editor's settings (workspace/configuration) override the keys they set: TKE001
+    // only, everywhere.
+    server.settings = json!({"select": ["TKE001"], "diagnosticMode": "workspace"});
     server.notify(
         "workspace/didChangeConfiguration",
         json!({"settings": null}),
@@ -102,6 +130,37 @@ fn server_settings_select_and_open_files_only() {
     let orders = server.published("orders.yaml");
     assert_eq!(orders["diagnostics"][0]["code"], "TKE001");
     assert_eq!(server.published("labels.yaml")["diagnostics"], json!([]));
+    assert_eq!(server.shutdown(), 0);
+}
+
+#[test]
+fn server_settings_from_the_editor_override_only_the_keys_they_set() {
+    let mut server = start(
+        "settings-merge",
+        push_client(),
+        json!({"ignore": ["TKE001"]}),
+    );
+    // An empty section (an editor with no lblint settings) once reset the options.
+    server.settings = json!({});
+    assert_eq!(
+        server.published("labels.yaml")["diagnostics"][0]["code"],
+        "K8S002"
+    );
+    // The hover is answered after the lint that any settings change started.
+    assert_eq!(server.hover("labels.yaml", 0, 0), Value::Null);
+    let orders = server.uri("orders.yaml");
+    let seen = server.drain(Duration::from_millis(300));
+    let published_orders = seen
+        .iter()
+        .any(|m| matches!(m, lsp_server::Message::Notification(n) if n.params["uri"] == orders));
+    assert!(!published_orders, "{seen:#?}");
+    // A key set overrides; set to null (or dropped again) it falls back to the options.
+    let set = |ignore: Value| json!({"settings": {"lblint": {"ignore": ignore}}});
+    server.notify("workspace/didChangeConfiguration", set(json!([])));
+    let published = server.published("orders.yaml");
+    assert_eq!(published["diagnostics"][0]["code"], "TKE001");
+    server.notify("workspace/didChangeConfiguration", set(Value::Null));
+    assert_eq!(server.published("orders.yaml")["diagnostics"], json!([]));
     assert_eq!(server.shutdown(), 0);
 }
 

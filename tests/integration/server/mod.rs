@@ -10,6 +10,7 @@ use lblint::server::{serve, Options};
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use serde_json::{json, Value};
 
+mod actions;
 mod e2e;
 mod features;
 mod positions;
@@ -104,11 +105,17 @@ impl TestServer {
 
     /// Send a request; its result, or its error object.
     pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.response(&id)
+    }
+
+    /// Send a request without waiting for its response.
+    pub fn send_request(&mut self, method: &str, params: Value) -> RequestId {
         self.next_id += 1;
         let id = RequestId::from(self.next_id);
         let req = Request::new(id.clone(), method.to_string(), params);
         self.client.sender.send(req.into()).unwrap();
-        self.response(&id)
+        id
     }
 
     pub fn response(&mut self, id: &RequestId) -> Value {

@@ -131,3 +131,60 @@ fn server_stays_responsive_with_a_50_mb_document() {
     );
     assert_eq!(server.shutdown(), 0);
 }
+
+const K8S002: &str = "annotation `service.cloud.tencent.com/prevent-loopback: true` on Service/web is not a string: Kubernetes (YAML 1.1) reads `true` as the boolean true, and annotation values must be strings, so the API server rejects the object.\nhelp: quote the value: `service.cloud.tencent.com/prevent-loopback: \"true\"`";
+
+/// The codes and messages of a publication.
+fn findings(published: &Value) -> Vec<(String, String)> {
+    let all = published["diagnostics"].as_array().unwrap();
+    all.iter()
+        .map(|d| {
+            let code = d["code"].as_str().unwrap().to_string();
+            (code, d["message"].as_str().unwrap().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn server_lints_unsaved_new_files_inside_and_outside_the_workspace() {
+    // The private CLB is on disk; its caller exists only in the editor.
+    let mut files = super::e2e::workspace();
+    files.retain(|(name, _)| name != "billing.yaml" && name != "labels.yaml");
+    let billing = std::fs::read_to_string("testdata/context/billing.yaml").unwrap();
+    let mut server =
+        TestServer::start("unsaved", &super::as_refs(&files), push_client(), json!({}));
+    let alone = server.published("orders.yaml");
+    let message = alone["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("No in-cluster caller of its address is visible"));
+    assert_eq!(alone["diagnostics"][0]["severity"], 2);
+    server.open("new/billing.yaml", Some(&billing));
+    // Linted as part of the workspace: the finding on the LB names the unsaved caller.
+    let orders = server.published("orders.yaml");
+    assert_eq!(orders["diagnostics"][0]["code"], "TKE001");
+    assert_eq!(orders["diagnostics"][0]["severity"], 1);
+    let related = &orders["diagnostics"][0]["relatedInformation"];
+    assert!(
+        related
+            .to_string()
+            .contains(&server.uri("new/billing.yaml")),
+        "{orders:#}"
+    );
+    // Outside every root: linted alone, without a "path not found" error.
+    let outside = crate::cli::tempdir("server-unsaved-outside").join("svc.yaml");
+    let text = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    service.cloud.tencent.com/prevent-loopback: true\n";
+    let uri = lblint::server::uri::from_path(&outside);
+    let doc = json!({"uri": uri, "languageId": "yaml", "version": 1, "text": text});
+    server.notify("textDocument/didOpen", json!({"textDocument": doc}));
+    let published = server.notification("textDocument/publishDiagnostics", |p| {
+        p["uri"] == uri && p["diagnostics"] != json!([])
+    });
+    assert_eq!(findings(&published), [("K8S002".into(), K8S002.into())]);
+    let shown: Vec<Message> = server.drain(Duration::from_millis(300));
+    assert!(
+        !shown
+            .iter()
+            .any(|m| matches!(m, Message::Notification(n) if n.method == "window/showMessage")),
+        "{shown:#?}"
+    );
+    assert_eq!(server.shutdown(), 0);
+}

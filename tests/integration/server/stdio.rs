@@ -101,3 +101,44 @@ fn server_binary_answers_garbage_with_a_parse_error() {
     drop(input);
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }
+
+#[test]
+fn server_binary_skips_a_non_utf8_header_line() {
+    let (mut child, mut input, mut out) = spawn(Stdio::piped());
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"processId": null, "capabilities": {}}});
+    input.write_all(&frame(&init.to_string())).unwrap();
+    assert_eq!(read_message(&mut out)["id"], 1);
+    // Once cost the session: the line was read as a String and the error ended the reader.
+    input.write_all(b"\xff\xfe garbage\r\n").unwrap();
+    let body = b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"\xff\"}";
+    input
+        .write_all(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes())
+        .unwrap();
+    input.write_all(body).unwrap();
+    input.flush().unwrap();
+    assert_eq!(
+        read_message(&mut out),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700,
+               "message": "Parse error: the message is not JSON (invalid unicode code point at line 1 column 35)"}})
+    );
+    let shutdown = json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"});
+    input.write_all(&frame(&shutdown.to_string())).unwrap();
+    assert_eq!(
+        read_message(&mut out),
+        json!({"jsonrpc": "2.0", "id": 3, "result": null})
+    );
+    input
+        .write_all(&frame(r#"{"jsonrpc":"2.0","method":"exit"}"#))
+        .unwrap();
+    drop(input);
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    let mut err = child.stderr.take().unwrap();
+    err.read_to_string(&mut stderr).unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("lblint server: malformed header \"\u{fffd}\u{fffd} garbage\": skipped\n"),
+        "{stderr}"
+    );
+}
