@@ -214,7 +214,7 @@ fn target(
             let rest: PathBuf = Path::new(written).components().skip(1).collect();
             let base = bases.get(&normalize(&chart.join(rest)), false)?;
             let text = &base.source.text;
-            let at = super::template::locate(text, object.kind(), &way_keys(&way));
+            let at = super::template::locate(text, &rendered_from(ws, object), &way_keys(&way));
             (
                 base.source.clone(),
                 Some(crate::yaml::Extent::new(at.0, at.1)),
@@ -229,6 +229,27 @@ fn target(
             end: file.pos_at(extent.end()),
         },
     })
+}
+
+/// `object` among the objects of its kind that the same template rendered (same
+/// `# Source:`, same rendered text), in the text's order.
+fn rendered_from<'o>(ws: &Workspace, object: &'o Object) -> super::template::Rendered<'o> {
+    let mut siblings: Vec<&Object> = ws
+        .objects
+        .iter()
+        .filter(|o| o.file == object.file && o.origin == object.origin && o.kind() == object.kind())
+        .collect();
+    siblings.sort_by_key(|o| ws.document(o).span.start.offset);
+    let at = ws.document(object).span.start.offset;
+    super::template::Rendered {
+        kind: object.kind(),
+        name: object.name(),
+        index: siblings
+            .iter()
+            .position(|o| ws.document(o).span.start.offset == at)
+            .unwrap_or(0),
+        count: siblings.len(),
+    }
 }
 
 /// The keys of a way, without list items (a template is matched by keys).

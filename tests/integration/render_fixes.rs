@@ -1,0 +1,35 @@
+//! `check --render` review fixes (issue 32): findings on the right template document,
+//! components never rendered alone, the pre-commit count of rendered files, the time
+//! budget over a tool's children, and kustomize's messages in the user's paths.
+
+use crate::render::{compact_lines, crate_root, render_compact, stand_in};
+
+/// Several objects of one kind from one template: each finding lands in the document that
+/// rendered its object (by order when the counts agree, by name under a `range`).
+#[test]
+fn findings_land_in_the_template_document_of_their_object() {
+    let rendered = crate_root().join("testdata/render/helm-docs-rendered.yaml");
+    let helm = stand_in(
+        "helm",
+        &format!(
+            "[ \"$1\" = template ] || exit 0\n/bin/cat '{}'\n",
+            rendered.display()
+        ),
+    );
+    let args = ["--select", "K8S002", "testdata/render/helm-docs"];
+    let run = render_compact(crate_root(), &[helm.path()], &args);
+    let at = |file: &str, line: u32, name: &str| {
+        format!("testdata/render/helm-docs/web/templates/{file}:{line}:5: error[K8S002] annotation `flag: true` on Service/{name} is not a string: Kubernetes (YAML 1.1) reads `true` as the boolean true, and annotation values must be strings, so the API server rejects the object.")
+    };
+    assert_eq!(
+        compact_lines(&run),
+        [
+            at("range.yaml", 8, "release-name-a"),
+            at("range.yaml", 8, "release-name-b"),
+            at("range.yaml", 19, "release-name-edge"),
+            at("svc.yaml", 16, "release-name-web"),
+        ],
+        "{}",
+        run.stderr
+    );
+}
