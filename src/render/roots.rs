@@ -1,5 +1,5 @@
 //! What to render: kustomization roots (a kustomization no other kustomization of the
-//! walked tree includes) and chart folders (a `Chart.yaml` not inside another chart), each
+//! walked tree includes, and not a `Component`) and chart folders (a `Chart.yaml` not inside another chart), each
 //! with the raw files its render replaces. Paths are absolute and lexical, as the walk
 //! names files (links are not resolved).
 
@@ -24,6 +24,9 @@ pub(super) struct Kustomization {
     pub(super) dir: PathBuf,
     pub(super) source: Arc<SourceFile>,
     pub(super) refs: Vec<Ref>,
+    /// `kind: Component`: only ever included by another kustomization, never built alone
+    /// (kustomize refuses to).
+    pub(super) component: bool,
 }
 
 /// A path a kustomization names: where it is written, and what it resolves to.
@@ -122,10 +125,12 @@ pub(super) fn read_kustomization(file: &Path, cwd: &Path) -> Option<Kustomizatio
         }
     }
     let shown = display_relative(file, cwd);
+    let component = value.get("kind").and_then(Value::as_str) == Some("Component");
     Some(Kustomization {
         dir,
         source: Arc::new(SourceFile::new(shown, text)),
         refs,
+        component,
     })
 }
 
@@ -164,7 +169,7 @@ pub(super) fn find(files: &[InputFile], cwd: &Path) -> Found {
         .collect();
     let kustomizations = all
         .into_iter()
-        .filter(|k| !included.contains(&k.dir))
+        .filter(|k| !k.component && !included.contains(&k.dir))
         .map(|k| closure(k, cwd))
         .collect();
     Found {

@@ -33,3 +33,21 @@ fn findings_land_in_the_template_document_of_their_object() {
         run.stderr
     );
 }
+
+/// A `Component` no walked kustomization includes is not a root: kustomize cannot build
+/// it alone, so it is not run, and its files are linted as they are.
+#[test]
+fn a_component_alone_is_not_rendered() {
+    let never = stand_in("kubectl", "echo called >&2\nexit 99\n");
+    let run = render_compact(
+        crate_root(),
+        &[never.path()],
+        &["testdata/render/component"],
+    );
+    assert_eq!(
+        compact_lines(&run),
+        ["testdata/render/component/lb.yaml:7:11: error[K8S002] annotation `flag: yes` on Service/orders is not a string: Kubernetes (YAML 1.1) reads `yes` as the boolean true, and annotation values must be strings, so the API server rejects the object. Quoted, the value Kubernetes sees becomes the string \"yes\", not \"true\": \"true\" was probably meant."],
+        "{}",
+        run.stderr
+    );
+}
