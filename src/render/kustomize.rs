@@ -219,7 +219,6 @@ fn finish(
         text: String::from_utf8_lossy(&stdout).into_owned(),
         origin: Origin::Kustomize { wrapper },
         root: source.clone(),
-        feeds: displays(&root.covered),
     })
 }
 
