@@ -409,6 +409,26 @@ fn charts_are_rendered_with_their_values_and_mapped_to_templates() {
     );
 }
 
+/// `check --render --format json --context=TREE TREE/FILE` (the lblint-render hook, FILE
+/// staged), with the TKE profile: the run and its report.
+pub fn check_staged(path: &[&Path], file: &str) -> (Run, Value) {
+    let context = format!("--context={TREE}");
+    let file = format!("{TREE}/{file}");
+    let args = [
+        "check",
+        "--render",
+        "--format",
+        "json",
+        "--profile",
+        PROFILE,
+    ];
+    let mut args = args.to_vec();
+    args.extend([context.as_str(), file.as_str()]);
+    let run = run_with_path(crate_root(), path, &args);
+    let report = serde_json::from_str(&run.stdout).unwrap();
+    (run, report)
+}
+
 /// The pre-commit view (`--context`): a staged file feeds the roots that list it, and
 /// their findings are reported; a root it does not feed stays quiet.
 #[test]
@@ -418,20 +438,7 @@ fn a_staged_base_or_overlay_file_relints_the_roots_it_feeds() {
     };
     let bin = kubectl.parent().unwrap();
     let staged = |file: &str| {
-        let context = format!("--context={TREE}");
-        let file = format!("{TREE}/{file}");
-        let args = [
-            "check",
-            "--render",
-            "--format",
-            "json",
-            "--profile",
-            PROFILE,
-            &context,
-            &file,
-        ];
-        let run = run_with_path(crate_root(), &[bin], &args);
-        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        let (_, report) = check_staged(&[bin], file);
         let names: Vec<String> = report["diagnostics"]
             .as_array()
             .unwrap()

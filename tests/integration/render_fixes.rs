@@ -3,7 +3,7 @@
 //! budget over a tool's children, and kustomize's messages in the user's paths.
 
 use crate::render::{
-    compact_lines, crate_root, need_kubectl, render_compact, run_with_path, stand_in, PROFILE, TREE,
+    check_staged, compact_lines, crate_root, need_kubectl, render_compact, stand_in, TREE,
 };
 
 /// Several objects of one kind from one template: each finding lands in the document that
@@ -56,28 +56,10 @@ fn a_component_alone_is_not_rendered() {
 
 /// `check --render --context DIR FILE` (the lblint-render hook), FILE a base file that
 /// every root replaces: `FILE`, not its roots, is the linted file, rendered or not.
-fn staged_base(path: &[&std::path::Path]) -> (crate::Run, serde_json::Value) {
-    let context = format!("--context={TREE}");
-    let file = format!("{TREE}/base/orders.yaml");
-    let args = [
-        "check",
-        "--render",
-        "--format",
-        "json",
-        "--profile",
-        PROFILE,
-    ];
-    let mut args = args.to_vec();
-    args.extend([context.as_str(), file.as_str()]);
-    let run = run_with_path(crate_root(), path, &args);
-    let report = serde_json::from_str(&run.stdout).unwrap();
-    (run, report)
-}
-
 #[test]
 fn a_staged_file_that_a_render_replaces_counts_as_linted() {
     let failing = stand_in("kubectl", "echo 'error: boom' >&2\nexit 7\n");
-    let (run, report) = staged_base(&[failing.path()]);
+    let (run, report) = check_staged(&[failing.path()], "base/orders.yaml");
     assert!(!run.stderr.contains("no files to lint"), "{}", run.stderr);
     assert_eq!(report["summary"]["files"], 1);
     let failures: Vec<String> = report["diagnostics"]
@@ -97,7 +79,7 @@ fn a_staged_file_that_a_render_replaces_counts_as_linted() {
     let Some(kubectl) = need_kubectl() else {
         return;
     };
-    let (run, report) = staged_base(&[kubectl.parent().unwrap()]);
+    let (run, report) = check_staged(&[kubectl.parent().unwrap()], "base/orders.yaml");
     assert!(!run.stderr.contains("no files to lint"), "{}", run.stderr);
     assert_eq!(report["summary"]["files"], 1);
     assert_eq!(report["diagnostics"].as_array().unwrap().len(), 2);
