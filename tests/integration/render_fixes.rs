@@ -3,7 +3,8 @@
 //! budget over a tool's children, and kustomize's messages in the user's paths.
 
 use crate::render::{
-    check_staged, compact_lines, crate_root, need_kubectl, render_compact, stand_in, TREE,
+    check_staged, compact_lines, crate_root, need_kubectl, render_compact, run_with_path, stand_in,
+    TREE,
 };
 
 /// Several objects of one kind from one template: each finding lands in the document that
@@ -83,4 +84,34 @@ fn a_staged_file_that_a_render_replaces_counts_as_linted() {
     assert!(!run.stderr.contains("no files to lint"), "{}", run.stderr);
     assert_eq!(report["summary"]["files"], 1);
     assert_eq!(report["diagnostics"].as_array().unwrap().len(), 2);
+}
+
+/// A kubectl wrapper that leaves `sleep 30` in the background: lblint does not wait for
+/// it (the render ends when the tool exits) and kills it; a wrapper still running at the
+/// budget of 1 s is stopped with its background child.
+#[test]
+fn a_tool_that_leaves_a_background_child_neither_blocks_nor_leaks_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pid = tmp.path().join("pid");
+    let config = tmp.path().join("lblint.yaml");
+    std::fs::write(&config, "render:\n  timeout: 1\n").unwrap();
+    let alive = || {
+        let pid = std::fs::read_to_string(&pid).unwrap();
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        stat.is_ok_and(|s| !s.rsplit(')').next().unwrap().trim_start().starts_with('Z'))
+    };
+    for (tail, timed_out) in [("exit 0", false), ("exec /bin/sleep 30", true)] {
+        let script = format!("/bin/sleep 30 &\necho $! > '{}'\n{tail}\n", pid.display());
+        let kubectl = stand_in("kubectl", &script);
+        let started = std::time::Instant::now();
+        let args = ["check", "--render", "--format", "compact", "--config"];
+        let mut args = args.to_vec();
+        args.extend([config.to_str().unwrap(), TREE]);
+        let run = run_with_path(crate_root(), &[kubectl.path()], &args);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let stopped = run.stdout.contains("ran over the time budget of 1 s");
+        assert_eq!(stopped, timed_out, "{}", run.stdout);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(!alive(), "the background sleep outlived lblint ({tail})");
+    }
 }
