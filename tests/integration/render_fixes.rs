@@ -115,3 +115,23 @@ fn a_tool_that_leaves_a_background_child_neither_blocks_nor_leaks_it() {
         assert!(!alive(), "the background sleep outlived lblint ({tail})");
     }
 }
+
+/// kustomize's error names the root the way lblint's wrapper listed it; the message shows
+/// it from the working directory instead (the wrapper is deleted), the rest as written.
+#[test]
+fn kustomize_errors_quote_the_users_paths() {
+    let Some(kubectl) = need_kubectl() else {
+        return;
+    };
+    let broken = "testdata/render/broken";
+    let run = render_compact(crate_root(), &[kubectl.parent().unwrap()], &[broken]);
+    let lines = compact_lines(&run);
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    let prefix = format!("{broken}/ov/kustomization.yaml:1:1: error[LBL008] Kustomization not rendered: `kubectl kustomize` failed (exit code 1): error: accumulating resources: accumulation err='accumulating resources from '{broken}/ov': ");
+    assert!(lines[0].starts_with(&prefix), "{}", lines[0]);
+    assert!(
+        lines[0].contains("accumulating resources from '../missing.yaml'"),
+        "{}",
+        lines[0]
+    );
+}
