@@ -239,7 +239,10 @@ fn finish(
     Ok(Buffer {
         display: format!("{}#rendered", source.path),
         text: String::from_utf8_lossy(&stdout).into_owned(),
-        origin: Origin::Kustomize { wrapper },
+        origin: Origin::Kustomize {
+            wrapper,
+            patches: root.patches.clone(),
+        },
         root: source.clone(),
     })
 }

@@ -71,8 +71,12 @@ pub enum KustomizeTool {
 /// How a rendered text's origins are resolved.
 #[derive(Clone, Debug)]
 pub enum Origin {
-    /// kustomize: origin paths are relative to the wrapper kustomization's folder.
-    Kustomize { wrapper: PathBuf },
+    /// kustomize: origin paths are relative to the wrapper kustomization's folder; a key
+    /// the base lacks may come from one of the tree's patch files (absolute).
+    Kustomize {
+        wrapper: PathBuf,
+        patches: Vec<PathBuf>,
+    },
     /// Helm: `# Source: <chart name>/templates/...`, under the chart's folder.
     Helm { chart: PathBuf },
 }

@@ -4,7 +4,7 @@
 
 use crate::render::{
     check_staged, compact_lines, crate_root, need_kubectl, render_compact, run_with_path, stand_in,
-    TREE,
+    PROFILE, TREE,
 };
 
 /// Several objects of one kind from one template: each finding lands in the document that
@@ -134,4 +134,39 @@ fn kustomize_errors_quote_the_users_paths() {
         "{}",
         lines[0]
     );
+}
+
+/// A key the base lacks and an overlay's patch adds: the finding lands in the patch file,
+/// and a suppression comment there holds for it.
+#[test]
+fn findings_on_keys_a_patch_adds_land_in_the_patch() {
+    let Some(kubectl) = need_kubectl() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = std::process::Command::new("cp")
+        .args(["-r", "testdata/render/patched"])
+        .arg(tmp.path())
+        .current_dir(crate_root())
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    let profile = crate_root().join(PROFILE);
+    let bin = kubectl.parent().unwrap();
+    let args = ["--profile", profile.to_str().unwrap(), "patched"];
+    let run = render_compact(tmp.path(), &[bin], &args);
+    assert_eq!(
+        compact_lines(&run),
+        ["patched/overlay/internal.yaml:7:5: warning[TKE001] Private-network CLB Service `prod-orders` will loop back in-cluster calls to its own address. No in-cluster caller of its address is visible in these manifests."],
+        "{}",
+        run.stderr
+    );
+    let patch = tmp.path().join("patched/overlay/internal.yaml");
+    let text = std::fs::read_to_string(&patch).unwrap().replace(
+        "    service.kubernetes.io/qcloud",
+        "    # lblint: ignore[TKE001] only called through the VPN\n    service.kubernetes.io/qcloud",
+    );
+    std::fs::write(&patch, text).unwrap();
+    let run = render_compact(tmp.path(), &[bin], &args);
+    assert_eq!(compact_lines(&run), Vec::<&str>::new(), "{}", run.stderr);
 }
