@@ -184,36 +184,39 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
             InputSource::Stdin => None,
         })
         .collect();
-    if let Some(mut named) = named {
+    if let Some(named) = named {
         // A staged base or patch feeds the roots that list it: their findings count.
-        let fed: Vec<String> = rendered
-            .fed_by(&named)
-            .iter()
-            .map(|b| b.root.path.to_string())
-            .collect();
-        named.extend(fed);
-        keep_involving(&mut outcome, &named);
+        let fed = rendered.fed_by(&named);
+        keep_involving(&mut outcome, &named, &fed);
     }
     Ok(outcome)
 }
 
 /// `--context`: keep the findings that involve a named file (where they are reported, or
-/// as a related location), and let `--fix` write only named files.
-fn keep_involving(outcome: &mut CheckOutcome, named: &HashSet<String>) {
+/// a related location) or a root it feeds, and a root's failure (`LBL008`, on any file of
+/// its tree). The named files count as linted, the rendered ones too.
+fn keep_involving(outcome: &mut CheckOutcome, named: &HashSet<String>, fed: &render::Fed) {
+    let counts = |file: &str| named.contains(file) || fed.roots.contains(file);
     let involves = |d: &Diagnostic| {
-        named.contains(&*d.location().file)
-            || d.related()
-                .iter()
-                .any(|r| named.contains(&*r.location.file))
+        counts(&d.location().file)
+            || d.related().iter().any(|r| counts(&r.location.file))
+            || (d.rule() == crate::rules::lbl::RENDER_FAILED.id
+                && fed.files.contains(&*d.location().file))
     };
     outcome.diagnostics.retain(involves);
     outcome
         .files_on_disk
         .retain(|display, _| named.contains(&**display));
-    // The context is read, not linted: `-v` and the no-input warning speak of named files.
+    // The context is read, not linted: `-v` and the no-input warning speak of named files,
+    // a named file a render replaced among them.
     outcome.linted.retain(|display| named.contains(&**display));
+    let mut rendered: Vec<&String> = named.iter().filter(|n| fed.files.contains(*n)).collect();
+    rendered.sort();
+    outcome
+        .linted
+        .extend(rendered.into_iter().map(|n| Arc::from(n.as_str())));
     let mut summary = Summary {
-        files: named.len(),
+        files: outcome.linted.len(),
         objects: outcome.summary.objects,
         suppressed: outcome.summary.suppressed,
         ..Summary::default()

@@ -6,7 +6,6 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::kustomize::displays;
 use super::roots::Chart;
 use super::run::{run_all, Job, Ran};
 use super::tools::{describe, on_path};
@@ -120,7 +119,6 @@ pub(super) fn render_all(
                 chart: chart.dir.clone(),
             },
             root: chart.source.clone(),
-            feeds: displays(&chart.covered),
         });
     }
     part

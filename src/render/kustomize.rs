@@ -82,16 +82,37 @@ fn relative(to: &Path, from: &Path) -> PathBuf {
     out
 }
 
-/// Write the wrapper kustomization for `root` in `dir`.
-fn write_wrapper(dir: &Path, root: &Path) -> std::io::Result<()> {
+/// Write the wrapper kustomization for `root` in `dir`; the path to the root it lists.
+fn write_wrapper(dir: &Path, root: &Path) -> std::io::Result<String> {
     std::fs::create_dir_all(dir)?;
     let target = relative(&root.canonicalize()?, dir);
+    let target = target.to_string_lossy().into_owned();
     // JSON is YAML: the path is quoted whatever it holds.
     let text = format!(
         "resources:\n- {}\nbuildMetadata:\n- originAnnotations\n",
-        serde_json::Value::from(target.to_string_lossy().into_owned())
+        serde_json::Value::from(target.as_str())
     );
-    std::fs::write(dir.join("kustomization.yaml"), text)
+    std::fs::write(dir.join("kustomization.yaml"), text)?;
+    Ok(target)
+}
+
+/// `message` with each path relative to the (deleted) wrapper, which starts with `target`
+/// (the wrapper's path to the root), written from `shown` (the root as displayed) instead.
+fn in_user_paths(message: &str, target: &str, shown: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(target) {
+        let after = &rest[at + target.len()..];
+        let before = rest[..at].chars().next_back();
+        let part_of_path = |c: char| c.is_alphanumeric() || "-_.~".contains(c);
+        let whole = !before.is_some_and(|c| part_of_path(c) || c == '/')
+            && !after.starts_with(part_of_path);
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { shown } else { target });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Render every root; failures become findings through `fail`.
@@ -160,9 +181,9 @@ pub(super) fn render_all(
     for (i, root) in ready.into_iter().enumerate() {
         let wrapper = base.join(format!("root{i}"));
         match write_wrapper(&wrapper, &root.kustomization.dir) {
-            Ok(()) => {
+            Ok(target) => {
                 jobs.push(tool.job(&wrapper));
-                started.push((root, wrapper));
+                started.push((root, wrapper, target));
             }
             Err(e) => part.diagnostics.push(fail(
                 &root.kustomization.source,
@@ -173,8 +194,8 @@ pub(super) fn render_all(
         }
     }
     let ran = run_all(&jobs, options.timeout, threads);
-    for ((root, wrapper), ran) in started.into_iter().zip(ran) {
-        match finish(&tool, root, wrapper, ran, options) {
+    for ((root, wrapper, target), ran) in started.into_iter().zip(ran) {
+        match finish(&tool, root, (wrapper, &target), ran, options) {
             Ok(buffer) => part.buffers.push(buffer),
             Err((message, help)) => {
                 part.diagnostics
@@ -185,30 +206,31 @@ pub(super) fn render_all(
     part
 }
 
-/// The rendered text of a root, or the message and help of its failure.
+/// The rendered text of a root, or the message and help of its failure (paths in the
+/// tool's message that are relative to the wrapper, `target` its path to the root, are
+/// shown from the working directory).
 fn finish(
     tool: &Tool,
     root: &Root,
-    wrapper: PathBuf,
+    (wrapper, target): (PathBuf, &str),
     ran: Ran,
     options: &RenderOptions,
 ) -> Result<Buffer, (String, String)> {
     let source = &root.kustomization.source;
     if let Some(message) = ran_message(tool.name(), &ran, options.timeout) {
+        let cwd = std::env::current_dir().ok();
+        let shown = crate::walk::display_path(&root.kustomization.dir, cwd.as_deref());
         let help = match ran {
             Ran::TimedOut => {
                 "raise `render.timeout` in lblint.yaml, or render fewer roots at once".into()
             }
             Ran::NotStarted(_) => INSTALL.into(),
             Ran::Done { .. } => format!(
-                "run `{} {}` to see the error; `buildMetadata` needs a current kustomize ({INSTALL})",
+                "run `{} {shown}` to see the error; `buildMetadata` needs a current kustomize ({INSTALL})",
                 tool.name(),
-                crate::walk::display_path(
-                    &root.kustomization.dir,
-                    std::env::current_dir().ok().as_deref()
-                )
             ),
         };
+        let message = in_user_paths(&message, target, &shown);
         return Err((format!("Kustomization not rendered: {message}."), help));
     }
     let Ran::Done { stdout, .. } = ran else {
@@ -217,9 +239,11 @@ fn finish(
     Ok(Buffer {
         display: format!("{}#rendered", source.path),
         text: String::from_utf8_lossy(&stdout).into_owned(),
-        origin: Origin::Kustomize { wrapper },
+        origin: Origin::Kustomize {
+            wrapper,
+            patches: root.patches.clone(),
+        },
         root: source.clone(),
-        feeds: displays(&root.covered),
     })
 }
 
@@ -235,6 +259,15 @@ pub(super) fn displays(files: &[PathBuf]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapper_relative_paths_are_shown_from_the_working_directory() {
+        let message = "accumulating resources from '../../r5/ov': '/tmp/r5/ov' must resolve; from '../../r5/ov/../x' and '../../r5/over'";
+        assert_eq!(
+            in_user_paths(message, "../../r5/ov", "r5/ov"),
+            "accumulating resources from 'r5/ov': '/tmp/r5/ov' must resolve; from 'r5/ov/../x' and '../../r5/over'"
+        );
+    }
 
     #[test]
     fn relative_paths_climb_to_the_common_folder() {

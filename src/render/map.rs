@@ -2,8 +2,8 @@
 //! kustomize origin annotation names (the object found there by kind and name, then the
 //! same key path), the kustomization whose generator made a ConfigMap or Secret, or the
 //! Helm template a `# Source:` comment names (a template is not YAML: its lines are
-//! matched by indentation). A key the overlay added is shown at its nearest parent in the
-//! base. Each finding keeps the rendered object's identity, names the kustomization or
+//! matched by indentation). A key the base lacks is shown in the tree's patch file that
+//! has it (its suppression comments then apply), else at its nearest parent in the base. Each finding keeps the rendered object's identity, names the kustomization or
 //! chart that rendered it, and its origin, so `--fix` refuses it ("edit that file").
 
 use std::collections::HashMap;
@@ -69,8 +69,8 @@ fn way_to(root: NodeRef<'_>, offset: usize) -> Way {
 }
 
 /// Where `way` leads in `root` (a base object): the node itself, else the key of the
-/// deepest step found, else the object's name.
-fn follow(root: NodeRef<'_>, way: &Way) -> crate::yaml::Extent {
+/// deepest step found, else the object's name; and whether the whole way was found.
+fn follow(root: NodeRef<'_>, way: &Way) -> (crate::yaml::Extent, bool) {
     let fallback = root
         .path(&["metadata", "name"])
         .map_or(root.extent(), |n| n.extent());
@@ -80,7 +80,7 @@ fn follow(root: NodeRef<'_>, way: &Way) -> crate::yaml::Extent {
         match step {
             Step::Key(name) => {
                 let Some((key, value)) = node.get_entry(name) else {
-                    return best;
+                    return (best, false);
                 };
                 best = if last && !way.on_key {
                     value.extent()
@@ -100,14 +100,14 @@ fn follow(root: NodeRef<'_>, way: &Way) -> crate::yaml::Extent {
                     None => node.items().nth(*index),
                 };
                 let Some(item) = item else {
-                    return best;
+                    return (best, false);
                 };
                 best = item.extent();
                 node = item.resolved();
             }
         }
     }
-    best
+    (best, true)
 }
 
 /// The document of `loaded` that holds the rendered object `kind`/`name`: same kind and
@@ -199,22 +199,15 @@ fn target(
 ) -> Option<Location> {
     let way = way_to(ws.root(object), offset);
     let (file, extent) = match origin {
-        Origin::Kustomize { wrapper } => {
-            let (path, generated) = kustomize_origin(ws, object)?;
-            let base = bases.get(&normalize(&wrapper.join(path)), true)?;
-            let loaded = base.loaded.as_ref()?;
-            let extent = match generated {
-                true => generator_entry(&base.source.text, object),
-                false => base_object(loaded, object.kind(), object.name()).map(|r| follow(r, &way)),
-            };
-            (base.source.clone(), extent)
+        Origin::Kustomize { wrapper, patches } => {
+            kustomize_target(ws, object, (wrapper, patches), &way, bases)?
         }
         Origin::Helm { chart } => {
             let written = object.origin.as_deref()?;
             let rest: PathBuf = Path::new(written).components().skip(1).collect();
             let base = bases.get(&normalize(&chart.join(rest)), false)?;
             let text = &base.source.text;
-            let at = super::template::locate(text, object.kind(), &way_keys(&way));
+            let at = super::template::locate(text, &rendered_from(ws, object), &way_keys(&way));
             (
                 base.source.clone(),
                 Some(crate::yaml::Extent::new(at.0, at.1)),
@@ -229,6 +222,63 @@ fn target(
             end: file.pos_at(extent.end()),
         },
     })
+}
+
+/// `object` among the objects of its kind that the same template rendered (same
+/// `# Source:`, same rendered text), in the text's order.
+fn rendered_from<'o>(ws: &Workspace, object: &'o Object) -> super::template::Rendered<'o> {
+    let mut siblings: Vec<&Object> = ws
+        .objects
+        .iter()
+        .filter(|o| o.file == object.file && o.origin == object.origin && o.kind() == object.kind())
+        .collect();
+    siblings.sort_by_key(|o| ws.document(o).span.start.offset);
+    let at = ws.document(object).span.start.offset;
+    super::template::Rendered {
+        kind: object.kind(),
+        name: object.name(),
+        index: siblings
+            .iter()
+            .position(|o| ws.document(o).span.start.offset == at)
+            .unwrap_or(0),
+        count: siblings.len(),
+    }
+}
+
+/// Where a finding's `way` leads for a kustomize-rendered object: the base file's object
+/// (or the generator entry that made it); when the base lacks the way, the first patch
+/// file of the tree (the root's first) whose object of that kind and name has it.
+fn kustomize_target(
+    ws: &Workspace,
+    object: &Object,
+    (wrapper, patches): (&Path, &[PathBuf]),
+    way: &Way,
+    bases: &mut Bases,
+) -> Option<(Arc<SourceFile>, Option<crate::yaml::Extent>)> {
+    let (path, generated) = kustomize_origin(ws, object)?;
+    let base = bases.get(&normalize(&wrapper.join(path)), true)?;
+    let loaded = base.loaded.as_ref()?;
+    let source = base.source.clone();
+    if generated {
+        return Some((source.clone(), generator_entry(&source.text, object)));
+    }
+    let found = base_object(loaded, object.kind(), object.name()).map(|r| follow(r, way));
+    if found.is_some_and(|(_, whole)| !whole) {
+        for patch in patches {
+            let Some(loaded) = bases.get(patch, true).and_then(|p| p.loaded.as_ref()) else {
+                continue;
+            };
+            let named = base_object(loaded, object.kind(), object.name()).filter(|r| {
+                let name = r.path(&["metadata", "name"]).and_then(|n| n.as_str());
+                name.is_some_and(|n| !n.is_empty() && object.name().contains(n))
+            });
+            if let Some((extent, true)) = named.map(|r| follow(r, way)) {
+                let file = bases.get(patch, true)?.source.clone();
+                return Some((file, Some(extent)));
+            }
+        }
+    }
+    Some((source, found.map(|(extent, _)| extent)))
 }
 
 /// The keys of a way, without list items (a template is matched by keys).
@@ -363,7 +413,7 @@ mod tests {
         let at = |needle: &str| rendered.find(needle).unwrap();
         let found = |needle: &str| {
             let way = way_to(root, at(needle));
-            let e = follow(base_root, &way);
+            let (e, _) = follow(base_root, &way);
             &base[e.start()..e.end()]
         };
         assert_eq!(found("LoadBalancer"), "LoadBalancer");

@@ -71,8 +71,12 @@ pub enum KustomizeTool {
 /// How a rendered text's origins are resolved.
 #[derive(Clone, Debug)]
 pub enum Origin {
-    /// kustomize: origin paths are relative to the wrapper kustomization's folder.
-    Kustomize { wrapper: PathBuf },
+    /// kustomize: origin paths are relative to the wrapper kustomization's folder; a key
+    /// the base lacks may come from one of the tree's patch files (absolute).
+    Kustomize {
+        wrapper: PathBuf,
+        patches: Vec<PathBuf>,
+    },
     /// Helm: `# Source: <chart name>/templates/...`, under the chart's folder.
     Helm { chart: PathBuf },
 }
@@ -85,9 +89,21 @@ pub struct Buffer {
     pub origin: Origin,
     /// The root's kustomization.yaml or Chart.yaml.
     pub root: Arc<SourceFile>,
-    /// Every raw file the render replaces, as displayed (the pre-commit context: a staged
-    /// base feeds this root).
-    pub feeds: Vec<String>,
+}
+
+/// A root (rendered or not) and every raw file its render replaces, as displayed: in the
+/// pre-commit context a staged base feeds the roots that list it.
+#[derive(Clone, Debug)]
+pub struct Feeds {
+    pub root: String,
+    pub files: Vec<String>,
+}
+
+/// What the named (staged) files feed: the roots that list one, and those roots' files.
+#[derive(Debug, Default)]
+pub struct Fed {
+    pub roots: HashSet<String>,
+    pub files: HashSet<String>,
 }
 
 /// What the render stage hands to the load and the check.
@@ -102,6 +118,8 @@ pub struct Rendered {
     pub covered: HashSet<PathBuf>,
     /// `-v`: each tool used, with its path and version.
     pub tools: Vec<String>,
+    /// Every root found, rendered or failed, with the files it replaces.
+    pub feeds: Vec<Feeds>,
 }
 
 impl Rendered {
@@ -115,13 +133,16 @@ impl Rendered {
         }
     }
 
-    /// The displayed files each rendered text stands for: a staged base file feeds the
-    /// roots that list it.
-    pub fn fed_by(&self, named: &HashSet<String>) -> Vec<&Buffer> {
-        self.buffers
-            .iter()
-            .filter(|b| b.feeds.iter().any(|f| named.contains(f)))
-            .collect()
+    /// The roots (rendered or failed) that list a `named` file, and their files.
+    pub fn fed_by(&self, named: &HashSet<String>) -> Fed {
+        let mut fed = Fed::default();
+        for feeds in &self.feeds {
+            if feeds.files.iter().any(|f| named.contains(f)) {
+                fed.roots.insert(feeds.root.clone());
+                fed.files.extend(feeds.files.iter().cloned());
+            }
+        }
+        fed
     }
 }
 
@@ -135,11 +156,16 @@ pub fn render(files: &[InputFile], options: &RenderOptions, threads: usize) -> R
         sources.insert(file.path.clone(), file.clone());
         roots::failure(file, offset, options.failure, message, help)
     };
-    for root in &found.kustomizations {
-        out.covered.extend(root.covered.iter().cloned());
-    }
-    for chart in &found.charts {
-        out.covered.extend(chart.covered.iter().cloned());
+    let kustomizations = found.kustomizations.iter();
+    let all = kustomizations
+        .map(|r| (&r.kustomization.source, &r.covered))
+        .chain(found.charts.iter().map(|c| (&c.source, &c.covered)));
+    for (root, covered) in all {
+        out.covered.extend(covered.iter().cloned());
+        out.feeds.push(Feeds {
+            root: root.path.to_string(),
+            files: kustomize::displays(covered),
+        });
     }
     let kustomized = kustomize::render_all(&found.kustomizations, options, threads, &mut fail);
     let charted = helm::render_all(&found.charts, options, threads, &mut fail);

@@ -1,5 +1,5 @@
 //! What to render: kustomization roots (a kustomization no other kustomization of the
-//! walked tree includes) and chart folders (a `Chart.yaml` not inside another chart), each
+//! walked tree includes, and not a `Component`) and chart folders (a `Chart.yaml` not inside another chart), each
 //! with the raw files its render replaces. Paths are absolute and lexical, as the walk
 //! names files (links are not resolved).
 
@@ -24,6 +24,9 @@ pub(super) struct Kustomization {
     pub(super) dir: PathBuf,
     pub(super) source: Arc<SourceFile>,
     pub(super) refs: Vec<Ref>,
+    /// `kind: Component`: only ever included by another kustomization, never built alone
+    /// (kustomize refuses to).
+    pub(super) component: bool,
 }
 
 /// A path a kustomization names: where it is written, and what it resolves to.
@@ -32,6 +35,8 @@ pub(super) struct Ref {
     pub(super) offset: usize,
     /// `resources`, `bases` or `components`: another kustomization or a manifest.
     pub(super) includes: bool,
+    /// A strategic-merge patch file (`patchesStrategicMerge`, `patches[].path`).
+    pub(super) patch: bool,
     pub(super) resolved: PathBuf,
 }
 
@@ -55,6 +60,8 @@ pub(super) struct Root {
     pub(super) covered: Vec<PathBuf>,
     /// Remote resources anywhere in its tree: rendering would fetch them.
     pub(super) remote: Vec<(Arc<SourceFile>, usize, String)>,
+    /// Patch files anywhere in its tree, the root's first (the last to apply).
+    pub(super) patches: Vec<PathBuf>,
 }
 
 /// A chart folder to render, and the files it replaces.
@@ -85,7 +92,7 @@ pub(super) fn read_kustomization(file: &Path, cwd: &Path) -> Option<Kustomizatio
     let value: Value =
         serde_saphyr::from_str_with_options(&text, crate::settings::yaml_options()).ok()?;
     let mut refs = Vec::new();
-    let mut add = |written: &str, includes: bool| {
+    let mut add = |written: &str, includes: bool, patch: bool| {
         // An inline patch (a YAML text, not a path).
         if written.contains('\n') || written.is_empty() {
             return;
@@ -94,6 +101,7 @@ pub(super) fn read_kustomization(file: &Path, cwd: &Path) -> Option<Kustomizatio
             written: written.to_string(),
             offset: text.find(written).unwrap_or(0),
             includes,
+            patch,
             resolved: absolute(&dir.join(written), cwd),
         });
     };
@@ -105,7 +113,7 @@ pub(super) fn read_kustomization(file: &Path, cwd: &Path) -> Option<Kustomizatio
             .collect()
     };
     for key in ["resources", "bases", "components"] {
-        strings(key).into_iter().for_each(|w| add(w, true));
+        strings(key).into_iter().for_each(|w| add(w, true, false));
     }
     for key in [
         "patchesStrategicMerge",
@@ -113,19 +121,23 @@ pub(super) fn read_kustomization(file: &Path, cwd: &Path) -> Option<Kustomizatio
         "transformers",
         "generators",
     ] {
-        strings(key).into_iter().for_each(|w| add(w, false));
+        let patch = key == "patchesStrategicMerge";
+        strings(key).into_iter().for_each(|w| add(w, false, patch));
     }
     for key in ["patches", "patchesJson6902", "replacements"] {
         let list = value.get(key).and_then(Value::as_array);
         for path in list.into_iter().flatten().filter_map(|p| p.get("path")) {
-            path.as_str().into_iter().for_each(|w| add(w, false));
+            let patch = key == "patches";
+            path.as_str().into_iter().for_each(|w| add(w, false, patch));
         }
     }
     let shown = display_relative(file, cwd);
+    let component = value.get("kind").and_then(Value::as_str) == Some("Component");
     Some(Kustomization {
         dir,
         source: Arc::new(SourceFile::new(shown, text)),
         refs,
+        component,
     })
 }
 
@@ -164,7 +176,7 @@ pub(super) fn find(files: &[InputFile], cwd: &Path) -> Found {
         .collect();
     let kustomizations = all
         .into_iter()
-        .filter(|k| !included.contains(&k.dir))
+        .filter(|k| !k.component && !included.contains(&k.dir))
         .map(|k| closure(k, cwd))
         .collect();
     Found {
@@ -177,6 +189,7 @@ pub(super) fn find(files: &[InputFile], cwd: &Path) -> Found {
 fn closure(root: Kustomization, cwd: &Path) -> Root {
     let mut covered = Vec::new();
     let mut remote = Vec::new();
+    let mut patches = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     let mut visit = |k: &Kustomization, queue: &mut Vec<PathBuf>| {
         covered.push(absolute(Path::new(&*k.source.path), cwd));
@@ -187,6 +200,9 @@ fn closure(root: Kustomization, cwd: &Path) -> Root {
                 queue.push(r.resolved.clone());
             } else {
                 covered.push(r.resolved.clone());
+                if r.patch {
+                    patches.push(r.resolved.clone());
+                }
             }
         }
     };
@@ -206,6 +222,7 @@ fn closure(root: Kustomization, cwd: &Path) -> Root {
         kustomization: root,
         covered,
         remote,
+        patches,
     }
 }
 

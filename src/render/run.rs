@@ -1,11 +1,12 @@
 //! Running the render tools: one process per root, several at a time, each stopped when it
-//! runs over the time budget; stdout and stderr captured whole.
+//! runs over the time budget with everything it started; stdout and stderr captured whole.
 
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// One process to run.
@@ -58,52 +59,83 @@ pub(super) fn run_all(jobs: &[Job], timeout: Duration, threads: usize) -> Vec<Ra
 }
 
 /// Run one job: its output read on two threads (a full pipe would stall it), its exit
-/// polled until the deadline, with a short first wait (most renders take 0.1 s).
+/// polled until the deadline, with a short first wait (most renders take 0.1 s). The tool
+/// runs in a process group of its own, killed whole when it ends or runs over the budget:
+/// nothing it started in the background outlives it or holds its pipes open.
 pub(super) fn run_one(job: &Job, timeout: Duration) -> Ran {
-    let child = Command::new(&job.program)
+    let deadline = Instant::now() + timeout;
+    let mut command = Command::new(&job.program);
+    command
         .args(&job.args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => return Ran::NotStarted(e),
     };
     let stdout = child.stdout.take().map(reader);
     let stderr = child.stderr.take().map(reader);
-    let code = wait(&mut child, timeout);
-    let collect = |r: Option<std::thread::JoinHandle<Vec<u8>>>| {
-        r.and_then(|h| h.join().ok()).unwrap_or_default()
-    };
-    match code {
-        // Not joined: a grandchild may still hold the pipes open; the readers end with it.
-        None => Ran::TimedOut,
-        Some(code) => Ran::Done {
-            code,
-            stdout: collect(stdout),
-            stderr: collect(stderr),
+    let code = wait(&mut child, deadline);
+    kill_group(&child);
+    // The group is gone, so the pipes close at once; a process that left the group (setsid)
+    // may still hold them, and is waited for no longer than the budget.
+    let until = deadline.max(Instant::now() + Duration::from_millis(200));
+    let collect = |r: Option<Receiver<Vec<u8>>>| match r {
+        None => Some(Vec::new()),
+        Some(r) => match r.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(bytes) => Some(bytes),
+            Err(RecvTimeoutError::Disconnected) => Some(Vec::new()),
+            Err(RecvTimeoutError::Timeout) => None,
         },
+    };
+    let Some(code) = code else {
+        return Ran::TimedOut;
+    };
+    match (collect(stdout), collect(stderr)) {
+        (Some(stdout), Some(stderr)) => Ran::Done {
+            code,
+            stdout,
+            stderr,
+        },
+        _ => Ran::TimedOut,
     }
 }
 
-fn reader(mut from: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+/// Everything left in the child's process group (its own pid: `process_group(0)`). The
+/// child is reaped by then, so its pid could name a new group only after the kernel's
+/// pids wrapped around within these few milliseconds.
+fn kill_group(child: &Child) {
+    #[cfg(unix)]
+    {
+        let group = rustix::process::Pid::from_child(child);
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
+    #[cfg(not(unix))]
+    let _ = child;
+}
+
+fn reader(mut from: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
+    let (send, receive) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
         let _ = from.read_to_end(&mut bytes);
-        bytes
-    })
+        let _ = send.send(bytes);
+    });
+    receive
 }
 
 /// The exit code (`Some(None)`: a signal), or `None` when the deadline passed and the
-/// process was killed.
-fn wait(child: &mut Child, timeout: Duration) -> Option<Option<i32>> {
-    let deadline = Instant::now() + timeout;
+/// process was killed, with its group.
+fn wait(child: &mut Child, deadline: Instant) -> Option<Option<i32>> {
     let mut pause = Duration::from_millis(1);
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Some(status.code()),
             Ok(None) if Instant::now() >= deadline => {
+                kill_group(child);
                 let _ = child.kill();
                 let _ = child.wait();
                 return None;
@@ -160,5 +192,49 @@ mod tests {
             run_one(&missing, Duration::from_secs(1)),
             Ran::NotStarted(_)
         ));
+    }
+
+    /// Whether process `pid` is gone (or a zombie: killed, not yet reaped by init) within
+    /// two seconds.
+    fn gone(pid: &str) -> bool {
+        let waited = Instant::now();
+        while waited.elapsed() < Duration::from_secs(2) {
+            let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+            let stat = stat.unwrap_or_default();
+            let state = stat.rsplit(')').next().unwrap_or_default().trim_start();
+            if stat.is_empty() || state.starts_with('Z') {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    }
+
+    /// A tool that leaves a child in the background: its output comes back when it exits,
+    /// not when the child would, and the child is killed; over the budget, the whole group.
+    #[test]
+    fn background_children_neither_hold_the_run_nor_outlive_it() {
+        let started = Instant::now();
+        let ran = run_one(&sh("sleep 30 & echo $!"), Duration::from_secs(10));
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        let Ran::Done { code, stdout, .. } = ran else {
+            panic!("{ran:?}")
+        };
+        assert_eq!(code, Some(0));
+        let pid = String::from_utf8(stdout).unwrap();
+        assert!(gone(&pid), "background child {pid} still runs");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pid");
+        let script = format!("sleep 30 & echo $! > '{}'; sleep 30", file.display());
+        let started = Instant::now();
+        let ran = run_one(&sh(&script), Duration::from_millis(500));
+        assert!(matches!(ran, Ran::TimedOut), "{ran:?}");
+        assert!(started.elapsed() < Duration::from_secs(2));
+        let pid = std::fs::read_to_string(&file).unwrap();
+        assert!(gone(&pid), "background child {pid} outlived the timeout");
     }
 }

