@@ -92,7 +92,24 @@ fn istio_gateway_hosts(
     entry_points: &[EntryPoint],
 ) -> Vec<(usize, Address)> {
     let mut served = Vec::new();
+    if views.mesh_gateways().next().is_none() {
+        return served;
+    }
     let bound_to = virtual_services_by_gateway(views);
+    // The pod labels behind each LoadBalancer Service, read once for every gateway.
+    let fronted: Vec<(usize, Vec<Option<NodeRef<'_>>>)> = entry_points
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.kind == EntryKind::Service)
+        .map(|(target, e)| {
+            let labels = e
+                .backends
+                .iter()
+                .filter_map(|&w| pod_template(ws, &ws.objects[w]).map(|t| t.labels))
+                .collect();
+            (target, labels)
+        })
+        .collect();
     for gateway in views.mesh_gateways() {
         let object = gateway.object;
         let mut hosts: Vec<NodeRef<'_>> = gateway.hosts.clone();
@@ -104,15 +121,12 @@ fn istio_gateway_hosts(
                 host_objects.push(virtual_service.object);
             }
         }
-        for (target, entry) in entry_points.iter().enumerate() {
-            if entry.kind != EntryKind::Service {
-                continue;
-            }
-            let fronts_gateway = entry.backends.iter().any(|&w| {
-                pod_template(ws, &ws.objects[w])
-                    .is_some_and(|t| selector_matches(gateway.selector, t.labels))
-            });
-            if fronts_gateway {
+        for (target, labels) in &fronted {
+            let target = *target;
+            if labels
+                .iter()
+                .any(|&l| selector_matches(gateway.selector, l))
+            {
                 served.extend(hosts.iter().zip(&host_objects).filter_map(|(&h, o)| {
                     let link = if o.id == object.id {
                         format!(
