@@ -15,7 +15,7 @@ mod model;
 mod object_key;
 pub mod suggest;
 pub mod template;
-mod values;
+pub(crate) mod values;
 pub mod version;
 
 /// The settings kit's error, as the profile's callers have always named it.

@@ -62,7 +62,7 @@ pub(super) fn unusable_values(
 
 /// An IPv4 or IPv6 address, or a DNS name (labels of letters, digits and `-`, a leading
 /// `*.` for a wildcard, a trailing dot allowed).
-fn is_ip_or_dns_name(text: &str) -> bool {
+pub(crate) fn is_ip_or_dns_name(text: &str) -> bool {
     if text.parse::<std::net::IpAddr>().is_ok() {
         return true;
     }

@@ -46,6 +46,16 @@ impl Found {
         if self.conflicts.contains_key(&path) {
             return;
         }
+        // A version the profile cannot hold (an image tag such as `latest`) is left out and
+        // said, never written: `profile check` would refuse it.
+        if VERSION_FIELDS.contains(&path.as_str())
+            && crate::profile::version::parse_version(&value).is_none()
+        {
+            let how =
+                format!("{why} is `{value}`, not a version lblint can compare: state it by hand");
+            self.unknown(&path, &how);
+            return;
+        }
         match self.values.get(&path) {
             Some((seen, first)) if *seen != value => {
                 let both = format!("{seen} ({}) and {value} ({why})", first.0);
@@ -79,6 +89,17 @@ impl Found {
         self.values.get(path)
     }
 }
+
+/// The profile's version fields (`profile::values` refuses a value `parse_version` cannot
+/// read in any of them).
+const VERSION_FIELDS: &[&str] = &[
+    "spec.kubernetesVersion",
+    "spec.kubeProxy.version",
+    "spec.addons.ingressController",
+    "spec.addons.cloudControllerManager",
+    "spec.addons.awsLoadBalancerController",
+    "spec.addons.cilium",
+];
 
 /// The imported profile: its text, and the conflicts and gaps to tell the user.
 pub struct Imported {

@@ -40,6 +40,8 @@ pub fn load_balancers(dump: &Dump<'_>) -> Vec<LbAddresses> {
             .flat_map(|i| i.items())
             .flat_map(|i| [i.get("ip"), i.get("hostname")])
             .filter_map(|n| Some(n?.as_str()?.to_string()))
+            // Only what a profile holds: an IP or a DNS name.
+            .filter(|a| crate::profile::values::is_ip_or_dns_name(a))
             .collect();
         if !addresses.is_empty() {
             out.push(LbAddresses {

@@ -139,3 +139,38 @@ fn a_big_dump_is_streamed_or_refused_over_the_limit() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("--max-file-size"), "{}", run.stderr);
 }
+
+/// Values the profile cannot hold are left out and said, never written (the importer
+/// checks what it writes and would stop): an image tag that is no version, a status
+/// address that is neither an IP nor a DNS name. Found by mutating the dumps.
+#[test]
+fn values_a_profile_cannot_hold_are_left_out() {
+    let dump = "apiVersion: v1\nitems:\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    \
+                name: scaleway-cloud-controller-manager\n    namespace: kube-system\n  spec:\n    \
+                template:\n      spec:\n        containers:\n        - name: ccm\n          \
+                image: docker.io/scaleway/scaleway-cloud-controller-manager:{v0.36.0\n\
+                - apiVersion: v1\n  kind: Service\n  metadata:\n    name: web\n    namespace: shop\n  \
+                spec:\n    type: LoadBalancer\n  status:\n    loadBalancer:\n      ingress:\n      \
+                - ip: not an address\nkind: List\n";
+    let run = lblint_stdin(&["profile", "import", "-"], Some(dump.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !run.stdout.contains("cloudControllerManager: \""),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            "#   spec.addons.cloudControllerManager: Deployment/kube-system/scaleway-cloud-controller-manager \
+             image docker.io/scaleway/scaleway-cloud-controller-manager:{v0.36.0 is `{v0.36.0`, not a \
+             version lblint can compare: state it by hand"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("not an address"), "{}", run.stdout);
+    let path = tempdir("import-unheld").join("cluster.yaml");
+    std::fs::write(&path, &run.stdout).unwrap();
+    let check = lblint(&["profile", "check", path.to_str().unwrap()]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+}
