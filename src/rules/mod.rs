@@ -140,6 +140,9 @@ impl<'a> Context<'a> {
         &self,
         object: &crate::objects::Object,
     ) -> Option<crate::model::implementation::InferredService<'a>> {
+        if object.kind() != "Gateway" {
+            return None;
+        }
         let gateway = self
             .views
             .gateways()
