@@ -135,6 +135,18 @@ impl<'a> Context<'a> {
             .unwrap_or_default()
     }
 
+    /// How a finding names the load balancer's Service: "Service `web`", or for a Gateway
+    /// "Gateway `eg`'s Service `envoy-default-eg-e41e7b31` (inferred)".
+    pub fn lb_subject(&self, object: &crate::objects::Object) -> String {
+        match self.inferred_service(object) {
+            Some(service) => match service.name {
+                Some(name) => format!("Gateway `{}`'s Service `{name}` (inferred)", object.name()),
+                None => format!("Gateway `{}`'s Service (inferred)", object.name()),
+            },
+            None => format!("Service `{}`", object.name()),
+        }
+    }
+
     /// The Service a Gateway's implementation creates, when `object` is such a Gateway.
     pub fn inferred_service(
         &self,

@@ -291,3 +291,31 @@ fn hetzners_controller_default_reaches_inferred_services() {
         vec![f("HETZNER001", "warning", path, 16, 21)]
     );
 }
+
+/// On EKS the AWS Load Balancer Controller's webhook makes the Service an implementation
+/// creates an NLB like any other (v2.5.0+): EKS001 judges the inferred Service, on the
+/// listener's port, and reads the Gateway's infrastructure annotations as the Service's.
+#[test]
+fn eks_judges_the_nlb_of_an_inferred_service() {
+    let path = "testdata/gateways/envoy-gateway-quickstart.yaml";
+    let profile = "testdata/gateways/profile-eks.yaml";
+    let (_, report) = check_json(&["--no-config", "--profile", profile, path]);
+    assert_eq!(findings(&report), vec![f("EKS001", "error", path, 18, 7)]);
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "Gateway `eg`'s Service `envoy-default-eg-e41e7b31` (inferred) gets an NLB with instance \
+             targets, which keeps the client IP on port 8080"
+        ),
+        "{message}"
+    );
+    // Client IP preservation turned off in the Gateway's infrastructure annotations.
+    let off = std::fs::read_to_string(path).unwrap().replace(
+        "spec:\n  gatewayClassName: eg\n",
+        "spec:\n  gatewayClassName: eg\n  infrastructure:\n    annotations:\n      \
+         service.beta.kubernetes.io/aws-load-balancer-target-group-attributes: \
+         preserve_client_ip.enabled=false\n",
+    );
+    let (found, _) = lint_with(profile, &off);
+    assert_eq!(found, one("K8S001", "note", 105, 49));
+}

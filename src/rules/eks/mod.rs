@@ -17,7 +17,6 @@ use crate::objects::Object;
 use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::Context;
-use crate::views::Annotations;
 
 pub use crate::rules::family::internal_lb::NLB_CLASS;
 
@@ -86,9 +85,8 @@ fn webhook_runs(cx: &Context<'_>) -> Gate {
 /// webhooks/core/service_mutator.go) and, without a class, `nlb-ip` or `external` with a
 /// target type (`checkAWSLoadBalancerTypeAnnotation` in pkg/service/service_utils.go); the
 /// in-tree controller takes a classless `nlb`.
-fn made(cx: &Context<'_>, entry: &EntryPoint, service: &Object, view: &ServiceView<'_>) -> Made {
-    let annotations = Annotations::of(cx.ws, service);
-    let class = view.load_balancer_class().and_then(|c| c.as_str());
+fn made(cx: &Context<'_>, entry: &EntryPoint, service: &Object, class: Option<&str>) -> Made {
+    let annotations = cx.lb_annotations(service);
     let lb_type = annotations.text(&key("type"));
     let target_type = annotations.text(&key("nlb-target-type"));
     let controller = |took_nlb_type: bool| {
@@ -127,6 +125,11 @@ fn made(cx: &Context<'_>, entry: &EntryPoint, service: &Object, view: &ServiceVi
     }
 }
 
+/// A Service's `loadBalancerClass`.
+fn class_of<'w>(view: &ServiceView<'w>) -> Option<&'w str> {
+    view.load_balancer_class().and_then(|c| c.as_str())
+}
+
 /// LoadBalancer Services an AWS controller may handle: annotated for AWS, on an `eks`
 /// profile, or with the controller's class.
 fn load_balancers<'c>(
@@ -151,7 +154,7 @@ fn instance_nlbs<'c>(
     load_balancers(cx)
         .filter(move |(_, entry, service, view)| {
             matches!(
-                made(cx, entry, service, view),
+                made(cx, entry, service, class_of(view)),
                 Made::Nlb(Nlb::Controller {
                     ip_targets: false,
                     ..

@@ -1,11 +1,11 @@
 //! What EKS001 reads of an NLB, as each controller reads it: the scheme, and whether a
 //! port's target group keeps the client IP (rules/EKS001.md, "Sources").
 
-use crate::objects::{Object, Workspace};
+use crate::objects::Object;
 use crate::profile::version::at_least;
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::Context;
-use crate::views::{parse_go_bool, Annotations};
+use crate::views::parse_go_bool;
 
 use super::{key, Nlb};
 
@@ -32,8 +32,8 @@ pub struct Scheme {
 /// (pkg/service/model_build_load_balancer.go `buildLoadBalancerSchemeViaAnnotation`):
 /// `aws-load-balancer-scheme`, else the deprecated `aws-load-balancer-internal` read with
 /// `strconv.ParseBool`, else its `--default-load-balancer-scheme`, `internal` by default.
-pub fn scheme(ws: &Workspace, service: &Object, nlb: &Nlb) -> Scheme {
-    let annotations = Annotations::of(ws, service);
+pub fn scheme(cx: &Context<'_>, service: &Object, nlb: &Nlb) -> Scheme {
+    let annotations = cx.lb_annotations(service);
     let internal = key("internal");
     match nlb {
         Nlb::InTree { .. } => {
@@ -71,7 +71,7 @@ pub enum Kept {
 
 /// `preserve_client_ip.enabled` for `port`, as the controller that makes `nlb` reads it.
 pub fn kept(cx: &Context<'_>, service: &Object, nlb: &Nlb, port: Option<i64>) -> Kept {
-    let annotations = Annotations::of(cx.ws, service);
+    let annotations = cx.lb_annotations(service);
     match nlb {
         Nlb::Controller { ip_targets, .. } => {
             // pkg/service/model_build_target_group.go `buildPortSpecificTargetGroupAttributes`:

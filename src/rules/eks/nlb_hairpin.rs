@@ -2,16 +2,17 @@
 //! cluster. A member of the internal-LB family on its own verdict (`rules::family::internal_lb`).
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::views::ServiceView;
-use crate::model::{Caller, EntryId, EntryPoint};
+use crate::model::views::ServicePort;
+use crate::model::{Caller, EntryId, EntryKind, EntryPoint};
 use crate::objects::Object;
+use crate::profile::Provider;
+use crate::rules::select::load_balancers_of;
 use crate::rules::verdict::{calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
-use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::nlb_facts::{kept, scheme, Kept, Scheme, IN_TREE_READS_SINCE};
-use super::{key, load_balancers, made, Made, Nlb, LBC_DOC, TROUBLESHOOTING};
+use super::{class_of, key, load_balancers, made, Made, Nlb, LBC_DOC, TROUBLESHOOTING};
 
 pub use crate::rules::meta::EKS001 as META;
 
@@ -24,8 +25,17 @@ impl Rule for NlbHairpin {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for (index, entry, service, view) in load_balancers(cx) {
-            if let Some(hairpin) = hairpin(cx, entry, service, view) {
+            if let Some(hairpin) = hairpin(cx, entry, service, (class_of(view), &view.ports)) {
                 report(cx, index, service, &hairpin, out);
+            }
+        }
+        // Gateways whose implementation creates the Service (inferred, without a class).
+        for (index, entry, gateway) in
+            load_balancers_of(cx, Provider::Eks).filter(|(_, e, _)| e.kind == EntryKind::Gateway)
+        {
+            let ports = cx.lb_ports(entry);
+            if let Some(hairpin) = hairpin(cx, entry, gateway, (None, &ports)) {
+                report(cx, index, gateway, &hairpin, out);
             }
         }
     }
@@ -50,13 +60,14 @@ fn hairpin<'w>(
     cx: &Context<'w>,
     entry: &EntryPoint,
     service: &Object,
-    view: &ServiceView<'w>,
+    (class, ports): (Option<&str>, &[ServicePort<'w>]),
 ) -> Option<Hairpin<'w>> {
-    let quic: Vec<i64> = Annotations::of(cx.ws, service)
+    let quic: Vec<i64> = cx
+        .lb_annotations(service)
         .text(&key("quic-enabled-ports"))
         .map(|v| v.split(',').filter_map(|p| p.trim().parse().ok()).collect())
         .unwrap_or_default();
-    let (nlb, maybe) = match made(cx, entry, service, view) {
+    let (nlb, maybe) = match made(cx, entry, service, class) {
         Made::Nlb(nlb) => (nlb, None),
         Made::Maybe(why) => (
             Nlb::Controller {
@@ -67,8 +78,7 @@ fn hairpin<'w>(
         ),
         Made::NotNlb => return None,
     };
-    let judged: Vec<Hairpin<'w>> = view
-        .ports
+    let judged: Vec<Hairpin<'w>> = ports
         .iter()
         .map(|port| {
             let always = port.protocol_is("UDP") || port.port.is_some_and(|p| quic.contains(&p));
@@ -130,7 +140,7 @@ fn words(
     first: Option<&Caller>,
 ) -> (Severity, String, String) {
     let ws = cx.ws;
-    let scheme = scheme(ws, service, &hairpin.nlb);
+    let scheme = scheme(cx, service, &hairpin.nlb);
     let inferred = matches!(
         hairpin.nlb,
         Nlb::Controller {
@@ -145,7 +155,8 @@ fn words(
         (None, Kept::Unknown(why)) => Some(format!(": whether it does depends on {why}")),
         _ => None,
     };
-    let mut detail = what(service, hairpin);
+    let subject = cx.lb_subject(service);
+    let mut detail = what(&subject, hairpin);
     if inferred {
         detail.push_str(
             ". AWS documents this for an instance that calls its own load balancer; that a pod \
@@ -176,7 +187,7 @@ fn words(
         Kept::Ignored(_) => cx.profile.cloud_controller_manager().value,
         _ => None,
     };
-    let lead = lead(service, hairpin, unsure.as_deref(), ignored_by);
+    let lead = lead(&subject, hairpin, unsure.as_deref(), ignored_by);
     let Some(caller) = first else {
         // An inferred failure is a note; else as in every rule (verdict::unseen): the
         // controller's scheme says whether the NLB is private.
@@ -211,7 +222,7 @@ fn words(
 /// and so cannot take a target's own call back", naming the profile fields an unsure
 /// verdict hangs on; the full reasoning is the help's ([`what`]).
 fn lead(
-    service: &Object,
+    subject: &str,
     hairpin: &Hairpin<'_>,
     unsure: Option<&str>,
     ignored_by: Option<&str>,
@@ -244,14 +255,13 @@ fn lead(
         })
         .unwrap_or_default();
     format!(
-        "Service `{}` gets {kind}, which {keeps} the client IP on {port}{despite} and so cannot take a \
-         target's own call back{settle}",
-        service.name()
+        "{subject} gets {kind}, which {keeps} the client IP on {port}{despite} and so cannot take a \
+         target's own call back{settle}"
     )
 }
 
 /// "Service `web` gets …; its target group for port 80 keeps the client IP, and …".
-fn what(service: &Object, hairpin: &Hairpin<'_>) -> String {
+fn what(subject: &str, hairpin: &Hairpin<'_>) -> String {
     let port_text = hairpin
         .port
         .1
@@ -292,9 +302,8 @@ fn what(service: &Object, hairpin: &Hairpin<'_>) -> String {
         _ => format!("its target group for {port_text} keeps the client IP"),
     };
     format!(
-        "Service `{}` gets {kind}; {why_kept}, and such a load balancer cannot send a target's own call back to \
-         it (\"Load balancers with client IP preservation enabled do not support hairpinning or loopback\")",
-        service.name()
+        "{subject} gets {kind}; {why_kept}, and such a load balancer cannot send a target's own call back to \
+         it (\"Load balancers with client IP preservation enabled do not support hairpinning or loopback\")"
     )
 }
 
