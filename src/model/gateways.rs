@@ -150,9 +150,7 @@ fn istio_gateway_hosts(
 
 /// Gateway API Gateways whose implementation's Service is in the manifests (a cluster
 /// export), found by the labels the implementations put on it:
-/// `gateway.networking.k8s.io/gateway-name` in the Gateway's namespace (Istio's deployment
-/// controller, Cilium, NGINX Gateway Fabric, Kong's operator, Contour's provisioner; older
-/// releases' own labels in [`SAME_NAMESPACE_OWNERS`]),
+/// [`SAME_NAMESPACE_OWNERS`] in the Gateway's namespace,
 /// `gateway.envoyproxy.io/owning-gateway-name` and `-namespace` (envoyproxy/gateway
 /// `translator.go`; the Service sits in Envoy Gateway's own namespace). That Service is the
 /// Gateway's load balancer: the Gateway's addresses, listener hostnames and routes' hostnames
@@ -171,9 +169,9 @@ fn move_to_implementation_services(
         .filter(|(_, e)| e.kind == EntryKind::Service)
         .map(|(i, e)| (i, crate::views::labels(ws, &ws.objects[e.object])))
         .filter(|(_, labels)| {
-            [GATEWAY_NAME, ENVOY_GATEWAY_NAME]
+            SAME_NAMESPACE_OWNERS
                 .iter()
-                .chain(SAME_NAMESPACE_OWNERS)
+                .chain([&ENVOY_GATEWAY_NAME])
                 .any(|k| labels.contains_key(k))
         })
         .collect();
@@ -191,10 +189,7 @@ fn move_to_implementation_services(
         for (target, labels) in &services {
             let label = |k: &str| labels.get(k).copied();
             let service = &ws.objects[entry_points[*target].object];
-            let istio_like = [GATEWAY_NAME]
-                .iter()
-                .chain(SAME_NAMESPACE_OWNERS)
-                .any(|k| label(k) == Some(name))
+            let istio_like = SAME_NAMESPACE_OWNERS.iter().any(|k| label(k) == Some(name))
                 && service.namespace() == ns;
             let envoy_gateway = label(ENVOY_GATEWAY_NAME) == Some(name)
                 && label("gateway.envoyproxy.io/owning-gateway-namespace") == Some(ns);
@@ -226,13 +221,13 @@ fn move_to_implementation_services(
     moved
 }
 
-/// The label Istio's deployment controller, Cilium, NGINX Gateway Fabric and Kong's operator
-/// put on the Service they create for a Gateway (in the Gateway's namespace).
-const GATEWAY_NAME: &str = "gateway.networking.k8s.io/gateway-name";
-/// Older labels naming the Gateway on a Service in its namespace: Contour's provisioner
-/// (`projectcontour.io/owning-gateway-name`, v1.21.0; `gateway-name` only from v1.28.0) and
+/// The labels naming the Gateway on the Service its implementation creates in the Gateway's
+/// namespace: `gateway.networking.k8s.io/gateway-name` (Istio's deployment controller,
+/// Cilium, NGINX Gateway Fabric, Kong's operator, Contour's provisioner from v1.28.0), and
+/// older releases' own: Contour's `projectcontour.io/owning-gateway-name` (v1.21.0) and
 /// Cilium's deprecated `io.cilium.gateway/owning-gateway`.
 const SAME_NAMESPACE_OWNERS: &[&str] = &[
+    "gateway.networking.k8s.io/gateway-name",
     "projectcontour.io/owning-gateway-name",
     "io.cilium.gateway/owning-gateway",
 ];

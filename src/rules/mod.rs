@@ -122,12 +122,7 @@ impl<'a> Context<'a> {
         if let Some(service) = self.views.service(entry.object) {
             return service.ports.to_vec();
         }
-        let object = &self.ws.objects[entry.object];
-        let Some(gateway) = self
-            .views
-            .gateways()
-            .find(|g| std::ptr::eq(g.object, object))
-        else {
+        let Some(gateway) = self.views.gateway(entry.object) else {
             return Vec::new();
         };
         crate::model::implementation::inferred_service(self.ws, &self.views, gateway)
