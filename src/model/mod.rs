@@ -227,19 +227,19 @@ impl Model {
         &self.pools
     }
 
-    /// Can a pod of `caller` run on the same node as a pod of `backend`, on a pool accepted
-    /// by `filter`? No when required pod anti-affinity on `kubernetes.io/hostname` keeps
-    /// them apart, or no accepted pool takes both.
+    /// Can a pod of `caller` run on the same node as a pod of `backend`, on a pool of the
+    /// kind `kind` asks for (three-valued)? No when required pod anti-affinity on `kubernetes.io/hostname` keeps
+    /// them apart, or no pool of that kind takes both.
     pub fn can_share_node(
         &self,
         ws: &Workspace,
         caller: ObjectId,
         backend: ObjectId,
-        filter: impl Fn(&NodePool) -> bool,
+        kind: impl Fn(&NodePool) -> Fit,
     ) -> Fit {
         if caller == backend {
             // Replicas of one workload call each other through the LB too.
-            return self.any_pool(caller, &filter);
+            return self.any_pool(caller, &kind);
         }
         let (c, b) = (&ws.objects[caller], &ws.objects[backend]);
         let (Some(ct), Some(bt)) = (pod_template(ws, c), pod_template(ws, b)) else {
@@ -261,15 +261,15 @@ impl Model {
             cp.iter()
                 .zip(bp)
                 .zip(&self.pools)
-                .filter(|(_, pool)| filter(pool))
-                .map(|((cf, bf), _)| cf.and(*bf)),
+                .map(|((cf, bf), pool)| cf.and(*bf).and(kind(pool))),
         )
     }
 
-    /// Can the workload run on any pool accepted by `filter`?
-    pub fn any_pool(&self, workload: ObjectId, filter: impl Fn(&NodePool) -> bool) -> Fit {
+    /// Can the workload run on any pool of the kind `kind` asks for (three-valued: a pool
+    /// whose kind is not stated is unknown)?
+    pub fn any_pool(&self, workload: ObjectId, kind: impl Fn(&NodePool) -> Fit) -> Fit {
         match self.placement(workload) {
-            Some(p) => p.any(&self.pools, filter),
+            Some(p) => p.any(&self.pools, kind),
             None => Fit::Unknown,
         }
     }

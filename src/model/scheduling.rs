@@ -67,16 +67,12 @@ pub struct Placement {
 }
 
 impl Placement {
-    /// Fit on any pool accepted by `filter`.
-    pub fn any(&self, pools: &[NodePool], filter: impl Fn(&NodePool) -> bool) -> Fit {
+    /// Fit on any pool of the kind `kind` asks for. `kind` is three-valued: a pool whose
+    /// kind the profile does not state (a pool without `type`) is unknown, never "no".
+    pub fn any(&self, pools: &[NodePool], kind: impl Fn(&NodePool) -> Fit) -> Fit {
         match &self.pools {
             None => Fit::Unknown,
-            Some(fits) => Fit::any(
-                fits.iter()
-                    .zip(pools)
-                    .filter(|(_, p)| filter(p))
-                    .map(|(fit, _)| *fit),
-            ),
+            Some(fits) => Fit::any(fits.iter().zip(pools).map(|(fit, p)| fit.and(kind(p)))),
         }
     }
 }

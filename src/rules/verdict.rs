@@ -111,12 +111,10 @@ pub(crate) fn shares_node(cx: &Context<'_>, entry: &EntryPoint, caller: &Caller)
     if entry.backends.is_empty() {
         return Fit::Unknown;
     }
-    Fit::any(
-        entry
-            .backends
-            .iter()
-            .map(|&b| cx.model.can_share_node(cx.ws, caller.workload, b, |_| true)),
-    )
+    Fit::any(entry.backends.iter().map(|&b| {
+        cx.model
+            .can_share_node(cx.ws, caller.workload, b, |_| Fit::Yes)
+    }))
 }
 
 /// Why [`shares_node`] is unknown, worded for a message.

@@ -50,6 +50,7 @@ mod tke;
 mod tke_config;
 mod tls_termination;
 mod trust;
+mod unknown_facts;
 mod variants;
 mod verdicts;
 mod versions;

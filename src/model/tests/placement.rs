@@ -87,7 +87,7 @@ fn sharing_a_node_and_anti_affinity() {
     let ws = workspace(&text);
     let model = Model::build(&ws, &profile(POOLS));
     let api = index_of(&ws, "Deployment", "api");
-    let any = |_: &crate::profile::NodePool| true;
+    let any = |_: &crate::profile::NodePool| Fit::Yes;
     assert_eq!(
         model.can_share_node(&ws, index_of(&ws, "Deployment", "client"), api, any),
         Fit::Yes

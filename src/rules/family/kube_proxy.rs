@@ -227,13 +227,32 @@ pub fn upstream_gap(cx: &Context<'_>) -> Gap {
         // Cilium's kube-proxy replacement serves eTP Local addresses "from nodes which have no
         // local backends"; Calico eBPF applies eTP Local to external traffic only.
         Some(ProxyMode::Ebpf) => Gap::default(),
-        None => Gap::host_only(
-            false,
-            format!(
-                "upstream kube-proxy in IPVS mode still drops this for hostNetwork clients \
-                 (kubernetes/kubernetes#93456), and the cluster profile does not state `{field}`"
-            ),
+        None => unstated_mode_gap(&field, at_least_known),
+    }
+}
+
+/// The mode unstated: whatever mode it is. hostNetwork clients are stranded in IPVS mode
+/// at every version; other pods in IPVS mode before v1.24.0 and in nftables mode before
+/// v1.34.0 (v1.33.6), so only a version past both settles them.
+fn unstated_mode_gap(field: &str, at_least_known: impl Fn(&str) -> Option<bool>) -> Gap {
+    let host = Reach {
+        known: false,
+        why: format!(
+            "upstream kube-proxy in IPVS mode still drops this for hostNetwork clients \
+             (kubernetes/kubernetes#93456), and the cluster profile does not state `{field}`"
         ),
+    };
+    let pods = (nftables_fixed(at_least_known) != Some(true)).then(|| Reach {
+        known: false,
+        why: format!(
+            "kube-proxy drops pods' calls on nodes without a backend pod in IPVS mode before v1.24.0 \
+             (kubernetes/kubernetes#97081) and in nftables mode before v1.34.0 and v1.33.6 \
+             (kubernetes/kubernetes#132456), and the cluster profile does not state `{field}`"
+        ),
+    });
+    Gap {
+        host: Some(host),
+        pods,
     }
 }
 
@@ -276,6 +295,17 @@ fn ipvs_gap(field: &str, version: Option<&(String, String)>, fixed: Option<bool>
     }
 }
 
+/// Whether the version has the nftables fix: v1.34.0, or v1.33.6 on the 1.33 line.
+fn nftables_fixed(at_least_known: impl Fn(&str) -> Option<bool>) -> Option<bool> {
+    let minor_33 =
+        at_least_known("1.33").unwrap_or(false) && !at_least_known("1.34").unwrap_or(true);
+    if minor_33 {
+        at_least_known("1.33.6")
+    } else {
+        at_least_known("1.34")
+    }
+}
+
 /// nftables mode dropped the traffic until the fix shipped in v1.34.0
 /// (kubernetes/kubernetes#132456), backported to v1.33.6 (#133969).
 fn nftables_gap(
@@ -283,14 +313,7 @@ fn nftables_gap(
     version: Option<&(String, String)>,
     at_least_known: impl Fn(&str) -> Option<bool>,
 ) -> Gap {
-    let minor_33 =
-        at_least_known("1.33").unwrap_or(false) && !at_least_known("1.34").unwrap_or(true);
-    let fixed = if minor_33 {
-        at_least_known("1.33.6")
-    } else {
-        at_least_known("1.34")
-    };
-    match (fixed, version) {
+    match (nftables_fixed(at_least_known), version) {
         (Some(true), _) => Gap::default(),
         (Some(false), Some((v, at))) => Gap::all(
             true,

@@ -7,14 +7,15 @@ use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::views::ServiceView;
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{Object, ObjectId, Workspace};
-use crate::profile::{NodePool, NodeType, Provider, ProxyMode};
+use crate::profile::{Provider, ProxyMode};
 use crate::rules::verdict::{call_by_name, calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::pod_template;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-use super::{listeners, reused_clb, Section, INSTANCE_TYPE_LABEL, INTERNAL_SUBNET};
+use super::{listeners, node_type_unknown, regular_or_native, reused_clb, Section};
+use super::{INSTANCE_TYPE_LABEL, INTERNAL_SUBNET};
 use super::{PREVENT_LOOPBACK, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
 
 pub use crate::rules::meta::TKE001 as META;
@@ -37,10 +38,6 @@ impl Rule for L4Loopback {
             }
         }
     }
-}
-
-fn regular_or_native(pool: &NodePool) -> bool {
-    matches!(pool.node_type(), Some(NodeType::Regular | NodeType::Native))
 }
 
 /// TKE001's verdict on one Service, before it is worded.
@@ -129,11 +126,7 @@ fn verdict<'m>(
     match node_types {
         Fit::No => return None,
         Fit::Yes => {}
-        Fit::Unknown => unknowns.push(
-            cx.profile
-                .fact(&["spec", "nodePools"], cx.profile.node_pools())
-                .unknown("super nodes intercept the CLB VIP and do not loop back"),
-        ),
+        Fit::Unknown => unknowns.push(node_type_unknown(cx.profile)),
     }
     let callers = calls_first(cx.model.callers_of(entry_index));
     let sharing = sharing(cx, entry, &callers);
@@ -307,13 +300,7 @@ fn backend_node_types(cx: &Context<'_>, entry: &EntryPoint) -> Fit {
         Some(pools) if !pools.is_empty() => {
             if entry.backends.is_empty() {
                 // Backends not in these manifests: any regular or native pool may hold them.
-                if pools.iter().any(regular_or_native) {
-                    Fit::Yes
-                } else if pools.iter().all(|p| p.node_type() == Some(NodeType::Super)) {
-                    Fit::No
-                } else {
-                    Fit::Unknown
-                }
+                Fit::any(pools.iter().map(regular_or_native))
             } else {
                 Fit::any(
                     entry

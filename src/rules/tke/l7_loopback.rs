@@ -4,23 +4,20 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::Object;
-use crate::profile::{NodePool, NodeType, Provider};
+use crate::profile::Provider;
 use crate::rules::verdict::{calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::pod_template;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-use super::{ingress_listeners, listener_for, listeners, Section, INSTANCE_TYPE_LABEL};
+use super::{ingress_listeners, listener_for, listeners, node_type_unknown, regular_or_native};
+use super::{Section, INSTANCE_TYPE_LABEL};
 use super::{L7_SNAT_FIELD_SINCE, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
 
 pub use crate::rules::meta::TKE002 as META;
 
 pub struct L7Loopback;
-
-fn regular_or_native(pool: &NodePool) -> bool {
-    matches!(pool.node_type, Some(NodeType::Regular | NodeType::Native))
-}
 
 /// Is this a TKE CLB Ingress (class `qcloud`, or none: TKE's default)?
 pub fn is_clb_ingress(entry: &EntryPoint) -> bool {
@@ -131,10 +128,12 @@ fn reach<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<(NodeRef<'w>, Fit)>
     }
     let pools = cx.profile.node_pools().filter(|p| !p.is_empty());
     let nodes = match pools {
-        Some(pools) if pools.iter().any(regular_or_native) => Fit::Yes,
-        Some(pools) if pools.iter().all(|p| p.node_type == Some(NodeType::Super)) => return None,
-        _ => Fit::Unknown,
+        Some(pools) => Fit::any(pools.iter().map(regular_or_native)),
+        None => Fit::Unknown,
     };
+    if nodes == Fit::No {
+        return None;
+    }
     Some((subnet_key, nodes))
 }
 
@@ -154,7 +153,8 @@ fn words(
             Severity::Warning,
             format!(
                 "Private-network CLB Ingress `{name}` may loop back in-cluster calls to its hosts. The cluster \
-                 profile does not settle it; set `spec.nodePools` (super nodes do not loop back)."
+                 profile does not settle it; set {}.",
+                node_type_unknown(cx.profile)
             ),
         ),
         (_, Some(caller), _) => (

@@ -29,6 +29,46 @@ pub use crate::model::tke_config::{
 
 pub use crate::model::tke_config::{listeners, Listener, Section};
 use crate::model::views::IngressView;
+use crate::model::Fit;
+use crate::profile::{NodePool, NodeType, Profile};
+
+/// Does the pool hold regular or native nodes, the ones that loop back? A pool whose `type`
+/// the profile does not state is unknown, never "no" (super nodes are the only exception
+/// TKE documents, and nothing says this pool is one).
+pub fn regular_or_native(pool: &NodePool) -> Fit {
+    match pool.node_type {
+        Some(NodeType::Regular | NodeType::Native) => Fit::Yes,
+        Some(NodeType::Super) => Fit::No,
+        None => Fit::Unknown,
+    }
+}
+
+/// The profile field that would settle whether the nodes loop back: `spec.nodePools` when
+/// the profile lists none, else the `type` of the pools that lack one, by name.
+pub fn node_type_unknown(profile: &Profile) -> String {
+    const WHY: &str = "super nodes intercept the CLB VIP and do not loop back";
+    let untyped: Vec<String> = profile
+        .node_pools()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.node_type.is_none())
+        .map(|(i, p)| match &p.name {
+            Some(name) => format!("`{name}`"),
+            None => format!("#{}", i + 1),
+        })
+        .collect();
+    if untyped.is_empty() {
+        profile
+            .fact(&["spec", "nodePools"], profile.node_pools())
+            .unknown(WHY)
+    } else {
+        format!(
+            "`spec.nodePools[].type` of pool {} (regular, native or super; {WHY})",
+            untyped.join(", ")
+        )
+    }
+}
 
 /// The CLB listeners an Ingress gets: HTTP:80, plus HTTPS:443 when it has TLS.
 pub fn ingress_listeners(ingress: Option<&IngressView<'_>>) -> Vec<(&'static str, i64)> {
