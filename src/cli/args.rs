@@ -115,6 +115,10 @@ pub enum ProfileCommand {
         /// Write the profile here instead of to standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// The cluster's provider, when the dumps cannot show it (no nodes dump, nothing in
+        /// kube-system names the cloud); `generic` for a cluster on no cloud lblint models.
+        #[arg(long, value_parser = ProviderParser)]
+        provider: Option<Provider>,
         /// Refuse dump files larger than this: bytes, or a number with a unit (KB, MB, GB
         /// are powers of 1000; KiB, MiB, GiB powers of 1024). The read is streamed: memory
         /// stays near the size of the largest file.

@@ -10,7 +10,12 @@ use crate::profile::import::{import, Input};
 
 /// `max_file_size`: dumps of big clusters run to hundreds of MB; beyond this a file is
 /// refused, not read (`--max-file-size`).
-pub fn run(files: &[std::path::PathBuf], output: Option<&Path>, max_file_size: u64) -> i32 {
+pub fn run(
+    files: &[std::path::PathBuf],
+    output: Option<&Path>,
+    max_file_size: u64,
+    provider: Option<crate::profile::Provider>,
+) -> i32 {
     let mut inputs = Vec::new();
     for path in files {
         match read(path, max_file_size) {
@@ -24,7 +29,7 @@ pub fn run(files: &[std::path::PathBuf], output: Option<&Path>, max_file_size: u
             }
         }
     }
-    let imported = match import(inputs) {
+    let imported = match import(inputs, provider) {
         Ok(imported) => imported,
         Err(err) => {
             print_located_error("cannot import a profile", &err);

@@ -15,6 +15,7 @@ mod model;
 mod object_key;
 pub mod suggest;
 pub mod template;
+pub mod tke_binding;
 pub(crate) mod values;
 pub mod version;
 

@@ -44,6 +44,8 @@ fn unsafe_fixes_add_or_set_prevent_loopback_once() {
     let add = copy(&dir, "testdata/tke/private-no-caller.yaml");
     let run = lblint(&[
         "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
         "--fix",
         "--unsafe-fixes",
         "--select",

@@ -49,6 +49,8 @@ fn bom_crlf_and_utf16_files_keep_their_bytes() {
     fs::write(dir.join("utf16.yaml"), utf16(&service("wide"))).unwrap();
     let run = lblint(&[
         "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
         "--fix",
         "--unsafe-fixes",
         "--select",

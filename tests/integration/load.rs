@@ -94,7 +94,11 @@ fn json_manifest_positions() {
 
 #[test]
 fn bom_and_crlf_do_not_shift_positions() {
-    let (_, report) = check_json(&["testdata/load/bom-crlf.yaml"]);
+    let (_, report) = check_json(&[
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "testdata/load/bom-crlf.yaml",
+    ]);
     assert_eq!(
         findings(&report),
         vec![f("TKE001", "warning", "testdata/load/bom-crlf.yaml", 6, 5)]

@@ -15,6 +15,7 @@ mod controllers;
 mod conventions;
 mod dist;
 mod docs;
+mod docs_fixes;
 mod eks;
 mod evidence_corpus;
 mod fix;

@@ -39,7 +39,13 @@ const FIXTURES: [&str; 2] = [
 fn diff_prints_the_safe_fixes_and_writes_nothing() {
     let (dir, files) = copies("preview-diff", &FIXTURES);
     let before = bytes(&files);
-    let run = lblint(&["check", "--diff", &dir]);
+    let run = lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "--diff",
+        &dir,
+    ]);
     assert_eq!(
         run.stdout,
         format!(
@@ -77,7 +83,15 @@ fn diff_prints_the_safe_fixes_and_writes_nothing() {
 fn diff_with_unsafe_fixes_is_what_fix_writes() {
     let (dir, files) = copies("preview-unsafe", &FIXTURES);
     let before = bytes(&files);
-    let run = lblint(&["check", "--diff", "--unsafe-fixes", "--fix", &dir]);
+    let run = lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "--diff",
+        "--unsafe-fixes",
+        "--fix",
+        &dir,
+    ]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(bytes(&files), before, "--diff beside --fix wrote to a file");
     assert_eq!(run.stderr, "lblint: would fix 4 problems in 2 files\n");
@@ -137,11 +151,25 @@ fn diff_with_unsafe_fixes_is_what_fix_writes() {
             std::fs::write(file, bytes).unwrap();
         }
     }
-    let fix = lblint(&["check", "--fix", "--unsafe-fixes", &dir]);
+    let fix = lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "--fix",
+        "--unsafe-fixes",
+        &dir,
+    ]);
     assert_eq!(fix.stderr, "lblint: fixed 4 problems\n");
     assert_eq!(std::fs::read_to_string(&files[0]).unwrap(), expected);
     // Nothing is left to change: exit 0, no diff.
-    let again = lblint(&["check", "--diff", "--unsafe-fixes", &dir]);
+    let again = lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "--diff",
+        "--unsafe-fixes",
+        &dir,
+    ]);
     assert_eq!(
         (again.code, again.stdout.as_str(), again.stderr.as_str()),
         (0, "", "lblint: no fixes to apply\n")
@@ -151,11 +179,24 @@ fn diff_with_unsafe_fixes_is_what_fix_writes() {
 #[test]
 fn diff_exit_zero_and_standard_input() {
     let (dir, _) = copies("preview-exit-zero", &FIXTURES);
-    let run = lblint(&["check", "--diff", "--exit-zero", &dir]);
+    let run = lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "--diff",
+        "--exit-zero",
+        &dir,
+    ]);
     assert_eq!(run.code, 0);
     assert!(run.stdout.starts_with("--- a/"), "{}", run.stdout);
     // Only unsafe fixes: nothing to change without --unsafe-fixes, and it says so.
-    let run = lblint(&["check", "--diff", "testdata/tke/private-no-caller.yaml"]);
+    let run = lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "--diff",
+        "testdata/tke/private-no-caller.yaml",
+    ]);
     assert_eq!(
         (run.code, run.stdout.as_str(), run.stderr.as_str()),
         (
@@ -165,7 +206,16 @@ fn diff_exit_zero_and_standard_input() {
         )
     );
     let text = std::fs::read(FIXTURES[0]).unwrap();
-    let run = lblint_stdin(&["check", "--diff", "-"], Some(&text));
+    let run = lblint_stdin(
+        &[
+            "check",
+            "--profile",
+            "testdata/tke/profile-ipvs-regular.yaml",
+            "--diff",
+            "-",
+        ],
+        Some(&text),
+    );
     assert_eq!(run.code, 2);
     assert_eq!(
         run.stderr,
@@ -211,6 +261,8 @@ fn rendered_output_names_the_template_to_edit() {
     );
     let fix = lblint(&[
         "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
         "--fix",
         "--unsafe-fixes",
         "--format",
@@ -219,7 +271,14 @@ fn rendered_output_names_the_template_to_edit() {
     ]);
     assert_eq!(fix.code, 1);
     assert_eq!(fix.stderr, format!("{helm}{kustomize}"));
-    let diff = lblint(&["check", "--diff", "--unsafe-fixes", &dir]);
+    let diff = lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "--diff",
+        "--unsafe-fixes",
+        &dir,
+    ]);
     assert_eq!(
         (diff.code, diff.stdout.as_str()),
         (0, ""),
@@ -231,10 +290,21 @@ fn rendered_output_names_the_template_to_edit() {
     );
     assert_eq!(bytes(&files), before);
     // Without --unsafe-fixes --fix would not apply these unsafe fixes anyway: no notice.
-    let fix = lblint(&["check", "--fix", &dir]);
+    let fix = lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "--fix",
+        &dir,
+    ]);
     assert_eq!(fix.stderr, "");
     // The human report says so on the finding.
-    let human = lblint(&["check", &files[0].to_string_lossy()]);
+    let human = lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        &files[0].to_string_lossy(),
+    ]);
     // Notes wrap at the width: compare them joined.
     let joined = human.stdout.replace("\n    ", " ");
     assert!(
@@ -312,6 +382,8 @@ fn fix_with_show_fixes_lists_what_was_fixed() {
     let (dir, _) = copies("preview-fixed", &FIXTURES);
     let run = lblint(&[
         "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
         "--fix",
         "--unsafe-fixes",
         "--show-fixes",
@@ -329,6 +401,7 @@ lblint:   {dir}/private-no-caller.yaml: 1 × TKE001 (tke-l4-loopback)
 "
         )
     );
-    // What remains: TKE004 asks whether kube-proxy can serve prevent-loopback.
-    assert_eq!(run.code, 1, "{}", run.stdout);
+    // The fix ends green: the profile's kube-proxy binds LB addresses, so prevent-loopback
+    // works and nothing remains (before, TKE004 asked whether it could).
+    assert_eq!(run.code, 0, "{}", run.stdout);
 }

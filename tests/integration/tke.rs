@@ -39,7 +39,7 @@ fn private_clb_ipvs_regular_nodes_with_caller_is_an_error() {
         .contains("CronJob/shop/nightly-report calls its address 10.20.30.40"));
     // Related: the `type: LoadBalancer` value and the caller's argument.
     let related = crate::related_at(d);
-    assert_eq!(related, vec![(11, 9), (9, 11), (53, 38)]);
+    assert_eq!(related, vec![(11, 9), (10, 11), (53, 38)]);
     assert_eq!(
         d["related"][1]["file"],
         "testdata/tke/profile-ipvs-regular.yaml"
@@ -343,6 +343,8 @@ fn prevent_loopback_needs_a_binding_kube_proxy() {
         ("profile-kube-proxy-old", Some("error")),
         ("profile-kube-proxy-unbound", Some("error")),
         ("profile-kube-proxy-undocumented", Some("warning")),
+        // A later minor than every documented build binds (TKE's builds of 1.22 on came after).
+        ("profile-ipvs-regular", None),
         ("profile-kube-proxy-new", None),
     ];
     for (profile, severity) in cases {
@@ -456,6 +458,31 @@ fn a_reused_clb_ingress_is_judged_when_the_profile_states_its_network() {
     let message = report["diagnostics"][0]["message"].as_str().unwrap();
     assert!(
         message.contains("set `spec.loadBalancers[].network` for `Ingress/shop/shop`"),
+        "{message}"
+    );
+}
+
+/// A pool without `type` is unknown, never "no regular node": the called private CLB keeps a
+/// warning that names the field (issue 37: the imported profile reported nothing).
+#[test]
+fn an_untyped_pool_is_a_warning_naming_its_type() {
+    let (code, report) = lint("profile-ipvs-untyped", "private-with-caller");
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&report),
+        vec![f(
+            "TKE001",
+            "warning",
+            "testdata/tke/private-with-caller.yaml",
+            9,
+            5
+        )]
+    );
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "set `spec.nodePools[].type` of pool `np-3kd8s7q2` (regular, native or super"
+        ),
         "{message}"
     );
 }

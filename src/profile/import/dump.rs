@@ -108,8 +108,14 @@ struct Seen {
     read: bool,
     /// The first object's kind and offset, if it is of a kind the importer does not read.
     first_other: Option<(String, usize)>,
+    /// The offset of the first object's document.
+    first_object: usize,
     /// Items without the `kind: List` kubectl writes after them: the dump was cut short.
     cut_short: bool,
+    /// Something only a cluster holds: a server version, a Node, a kube-system object, an
+    /// object the API server stamped (`uid`, `resourceVersion`, `creationTimestamp`, a
+    /// status). Manifests as a repository holds them have none.
+    from_cluster: bool,
 }
 
 impl Loaded {
@@ -155,6 +161,18 @@ impl Loaded {
                     0,
                     "not a kubectl dump: no object with a `kind` and no `serverVersion`",
                     Some(super::COMMANDS.to_string()),
+                )),
+                Ok(()) if seen.read && !seen.from_cluster => errors.push(error(
+                    input,
+                    seen.first_object,
+                    0,
+                    "nothing to import: these are manifests as written, not objects read from a \
+                     cluster (no uid, resourceVersion, creationTimestamp or status, no Node, nothing \
+                     in kube-system), and a profile takes nothing from them",
+                    Some(format!(
+                        "lint manifests with `lblint check`; {}",
+                        super::COMMANDS
+                    )),
                 )),
                 Ok(()) => {
                     if let (false, Some((kind, offset))) = (seen.read, seen.first_other) {
@@ -286,6 +304,7 @@ impl Loaded {
             if let Some(version) = version.text() {
                 seen.anything = true;
                 seen.read = true;
+                seen.from_cluster = true;
                 self.server_version.get_or_insert((version, input));
             }
         }
@@ -306,7 +325,11 @@ impl Loaded {
         let Some(kind) = node.get("kind").and_then(T::text) else {
             return;
         };
+        if !seen.anything {
+            seen.first_object = offset;
+        }
         seen.anything = true;
+        seen.from_cluster |= stamped(node, &kind);
         let Some(paths) = keep(&kind) else {
             if !seen.read && seen.first_other.is_none() {
                 seen.first_other = Some((kind, offset));
@@ -341,6 +364,25 @@ impl Loaded {
     }
 }
 
+/// Whether an object shows it was read from a cluster (see [`Seen::from_cluster`]).
+fn stamped<T: Tree>(node: T, kind: &str) -> bool {
+    let metadata = node.get("metadata");
+    let field = |key: &str| {
+        metadata
+            .and_then(|m| m.get(key))
+            .is_some_and(|v| !v.is_null())
+    };
+    kind == "Node"
+        || field("uid")
+        || field("resourceVersion")
+        || field("creationTimestamp")
+        || metadata
+            .and_then(|m| m.get("namespace"))
+            .and_then(T::text)
+            .is_some_and(|ns| ns == "kube-system")
+        || node.get("status").is_some_and(|s| !s.is_null())
+}
+
 /// An error's offset, length and message.
 type Located = (usize, usize, String);
 
@@ -359,6 +401,34 @@ fn json_error(text: &str, e: &serde_json::Error) -> Located {
         .map_or(message.as_str(), |(m, _)| m)
         .to_string();
     (offset, 0, message)
+}
+
+/// No dump settles the cloud (or they disagree): an error naming the dump to add, at the
+/// first input.
+pub fn unsettled_cloud(inputs: &[Input], conflict: Option<&str>) -> SettingsError {
+    let message = match conflict {
+        Some(both) => format!("the dumps disagree on the cloud: {both}"),
+        None => {
+            "no dump shows the cloud: no node with a spec.providerID, and nothing in kube-system \
+                 (a vendor's version suffix, image registry or controller ConfigMap) names one"
+                .to_string()
+        }
+    };
+    let help = "add `kubectl get nodes -o yaml` (the nodes' providerID names the cloud) and \
+                `kubectl -n kube-system get ds,deploy,cm,pods -o yaml`, or state it with \
+                `--provider NAME` (`generic` for a cluster on no cloud lblint models)"
+        .to_string();
+    match inputs.first() {
+        Some(input) => error(input, 0, 0, &message, Some(help)),
+        None => SettingsError::new(
+            CODE,
+            "-",
+            Arc::from(""),
+            Place::NOWHERE,
+            &message,
+            Some(help),
+        ),
+    }
 }
 
 fn error(

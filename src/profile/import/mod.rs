@@ -3,6 +3,7 @@
 //! comment that says how to state it; conflicting evidence is reported and left out, never
 //! guessed. Secrets are never read. The result passes `profile check`.
 
+mod cloud;
 mod dump;
 mod nodes;
 mod split;
@@ -107,12 +108,20 @@ pub struct Imported {
     pub conflicts: Vec<String>,
 }
 
-/// Import a profile from the dumps.
-pub fn import(inputs: Vec<Input>) -> Result<Imported, SettingsError> {
+/// Import a profile from the dumps; `provider` is the cloud the user states
+/// (`--provider`), for dumps that cannot show it.
+pub fn import(inputs: Vec<Input>, provider: Option<Provider>) -> Result<Imported, SettingsError> {
     let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
     let loaded = Loaded::parse(&inputs)?;
     let dump = loaded.dump();
-    let (found, pools, lbs, links) = facts(&dump, &names);
+    let (found, pools, lbs, links) = facts(&dump, &names, provider);
+    // Never a silent `generic`: it turns every cloud rule off.
+    if found.get("spec.provider").is_none() {
+        return Err(dump::unsettled_cloud(
+            &inputs,
+            found.conflicts.get("spec.provider").map(String::as_str),
+        ));
+    }
     let profile = write::profile(&names, &found, &pools, &lbs, &links);
     // What the importer writes must be a valid profile; anything else is lblint's bug.
     if let Err(e) = crate::profile::parse_profile(&profile, "imported profile") {
@@ -133,9 +142,19 @@ type Facts = (
     Vec<write::Link>,
 );
 
-fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
+fn facts(dump: &Dump<'_>, names: &[String], stated: Option<Provider>) -> Facts {
     let mut found = Found::default();
-    let provider = nodes::provider(dump.nodes, &mut found);
+    let containers = workloads::containers(dump);
+    let mut provider = match stated {
+        Some(p) => {
+            found.set("spec.provider", p.as_str(), "--provider".to_string());
+            Some(p)
+        }
+        None => nodes::provider(dump.nodes, &mut found),
+    };
+    if provider.is_none() && !found.conflicts.contains_key("spec.provider") {
+        provider = provider_from_clues(dump, &containers, names, &mut found);
+    }
     match (dump.server_version, nodes::lowest_kubelet(dump.nodes)) {
         (Some((version, input)), _) => found.set(
             "spec.kubernetesVersion",
@@ -148,7 +167,6 @@ fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
         (None, Some((version, why))) => found.set("spec.kubernetesVersion", &version, why),
         (None, None) => found.unknown("spec.kubernetesVersion", "add `kubectl version -o yaml`"),
     }
-    let containers = workloads::containers(dump);
     workloads::kube_proxy(dump, &containers, &mut found);
     if dump.nodes.k3s() && containers.iter().all(|c| !workloads::is_kube_proxy(c)) {
         found.unknown(
@@ -157,13 +175,77 @@ fn facts(dump: &Dump<'_>, names: &[String]) -> Facts {
              it runs with (k3s's --kube-proxy-arg)",
         );
     }
+    if provider == Some(Provider::Tke) {
+        tke_lb_address_binding(&mut found);
+    }
     workloads::network(&containers, &mut found);
     workloads::controllers(dump, &containers, &mut found);
     unstated_controllers(provider, &mut found);
     let pools = nodes::pools(dump.nodes, provider);
+    let untyped: Vec<&str> = pools
+        .iter()
+        .filter(|p| matches!(p.node_type, Some(Err(_))))
+        .map(|p| p.name.as_str())
+        .collect();
+    if !untyped.is_empty() {
+        found.unknown(
+            "spec.nodePools[].type",
+            &format!(
+                "the nodes of pool {} do not show whether they are regular, native or super nodes \
+                 (super nodes do not loop back): state each pool's type",
+                untyped.join(", ")
+            ),
+        );
+    }
     let lbs = write::load_balancers(dump);
     let links = write::ingress_links(dump, &containers);
     (found, pools, lbs, links)
+}
+
+/// No node names the cloud: what kube-system, the versions and the Services say.
+fn provider_from_clues(
+    dump: &Dump<'_>,
+    containers: &[workloads::Container<'_>],
+    names: &[String],
+    found: &mut Found,
+) -> Option<Provider> {
+    match cloud::clues(dump, containers, names).verdict() {
+        Ok(Some((provider, why))) => {
+            let why = format!("{why} (no node dump names the cloud)");
+            found.set("spec.provider", provider.as_str(), why);
+            Some(provider)
+        }
+        Ok(None) => None,
+        Err(candidates) => {
+            found.conflict("spec.provider", &candidates);
+            None
+        }
+    }
+}
+
+/// TKE: whether the imported kube-proxy build binds LB addresses to the IPVS NIC
+/// (prevent-loopback needs it), from TKE's table of builds.
+fn tke_lb_address_binding(found: &mut Found) {
+    const PATH: &str = "spec.kubeProxy.lbAddressBinding";
+    let Some((version, why)) = found.get("spec.kubeProxy.version").cloned() else {
+        return;
+    };
+    let (value, reason) = match crate::profile::tke_binding::binding(&version) {
+        crate::profile::tke_binding::Binding::Binds(reason) => ("true", reason),
+        crate::profile::tke_binding::Binding::Older(reason) => ("false", reason),
+        crate::profile::tke_binding::Binding::Unknown(reason) => {
+            found.unknown(
+                PATH,
+                &format!("{reason}: state it if TKE confirms the build"),
+            );
+            return;
+        }
+    };
+    found.set(
+        PATH,
+        value,
+        format!("{} ({reason}; TKE revision history)", why.0),
+    );
 }
 
 /// What the dumps cannot show for the provider's controllers, and how to state it.

@@ -34,48 +34,68 @@ const PROVIDER_IDS: &[(&str, Provider)] = &[
     ("kind://", Provider::Generic),
 ];
 
-/// A provider's node label prefix (confirms the providerID) and pool label.
-const LABELS: &[(Provider, &str, Option<&str>)] = &[
+/// A provider's node label domain (a label of it, or of a subdomain, confirms the
+/// providerID) and its pool labels, the first a node carries naming its pool.
+const LABELS: &[(Provider, &str, &[&str])] = &[
     (
         Provider::Eks,
-        "eks.amazonaws.com/",
-        Some("eks.amazonaws.com/nodegroup"),
+        "eks.amazonaws.com",
+        &["eks.amazonaws.com/nodegroup"],
     ),
     (
         Provider::Gke,
-        "cloud.google.com/",
-        Some("cloud.google.com/gke-nodepool"),
+        "cloud.google.com",
+        &["cloud.google.com/gke-nodepool"],
     ),
     (
         Provider::Aks,
-        "kubernetes.azure.com/",
-        Some("kubernetes.azure.com/agentpool"),
+        "kubernetes.azure.com",
+        &["kubernetes.azure.com/agentpool"],
     ),
     (
         Provider::Doks,
-        "doks.digitalocean.com/",
-        Some("doks.digitalocean.com/node-pool"),
+        "doks.digitalocean.com",
+        &["doks.digitalocean.com/node-pool"],
     ),
-    (
-        Provider::Lke,
-        "lke.linode.com/",
-        Some("lke.linode.com/pool-id"),
-    ),
+    (Provider::Lke, "lke.linode.com", &["lke.linode.com/pool-id"]),
     (
         Provider::Scaleway,
-        "k8s.scaleway.com/",
-        Some("k8s.scaleway.com/pool-name"),
+        "k8s.scaleway.com",
+        &["k8s.scaleway.com/pool-name"],
     ),
     (
         Provider::Ack,
-        "node.alibabacloud.com/",
-        // Set by the CCM's node controller (pkg/controller/node/manager.go).
-        Some("node.alibabacloud.com/nodepool-id"),
+        "alibabacloud.com",
+        // ACK labels every node of a pool `alibabacloud.com/nodepool-id` ("Schedule an
+        // application pod to a specific node pool", rules of the README's profile import);
+        // the CCM adds `node.alibabacloud.com/nodepool-id` from v2.10.0
+        // (pkg/controller/node/manager.go setFields, commit d3e6e5b8).
+        &[
+            "alibabacloud.com/nodepool-id",
+            "node.alibabacloud.com/nodepool-id",
+        ],
     ),
-    (Provider::Hetzner, "instance.hetzner.cloud/", None),
-    (Provider::Oke, "oci.oraclecloud.com/", None),
-    (Provider::Tke, "cloud.tencent.com/", None),
+    (Provider::Hetzner, "instance.hetzner.cloud", &[]),
+    (Provider::Oke, "oci.oraclecloud.com", &[]),
+    (
+        Provider::Tke,
+        "cloud.tencent.com",
+        // The pool id `np-…` on pool nodes (TKE's DescribeExternalNodePools labels, public
+        // node dumps); native nodes also carry it as their MachineSet's name.
+        &["tke.cloud.tencent.com/nodepool-id", TKE_NATIVE_MACHINESET],
+    ),
 ];
+
+/// Native (MachineSet) nodes carry their MachineSet, the native pool's id, in this label
+/// (public node dumps and selectors; TKE's documentation does not list it).
+const TKE_NATIVE_MACHINESET: &str = "node.tke.cloud.tencent.com/machineset";
+
+/// Whether a label key is in the provider's domain or a subdomain of it.
+fn in_domain(key: &str, domain: &str) -> bool {
+    key.split_once('/').is_some_and(|(d, _)| {
+        d == domain || d.strip_suffix(domain).is_some_and(|p| p.ends_with('.'))
+    })
+}
 
 /// Labels that differ per node even within a pool.
 const PER_NODE: &[&str] = &[
@@ -86,6 +106,7 @@ const PER_NODE: &[&str] = &[
     "failure-domain.beta.kubernetes.io/zone",
     "topology.k8s.aws/zone-id",
     "oci.oraclecloud.com/fault-domain",
+    "node.tke.cloud.tencent.com/machine",
 ];
 
 /// What the nodes say, folded one node at a time.
@@ -98,6 +119,8 @@ pub struct Nodes {
     /// The lowest kubelet version, and how many nodes state one.
     lowest: Option<(Version, String)>,
     kubelets: usize,
+    /// How many nodes the dumps hold.
+    count: usize,
     k3s: bool,
     /// Nodes by (pool label, its value), for every provider's pool label a node carries.
     by_label: BTreeMap<(&'static str, String), Group>,
@@ -111,6 +134,8 @@ struct Group {
     labels: BTreeMap<String, String>,
     taints: Vec<(String, String, String)>,
     nodes: usize,
+    /// The TKE node kinds of its nodes (one kind: the pool's `type`).
+    kinds: BTreeSet<TkeKind>,
 }
 
 impl Group {
@@ -119,18 +144,21 @@ impl Group {
         group: Option<&mut Group>,
         labels: &BTreeMap<String, String>,
         taints: &[Taint],
+        kind: TkeKind,
     ) -> Option<Group> {
         match group {
             Some(group) => {
                 group.labels.retain(|k, v| labels.get(k) == Some(v));
                 group.taints.retain(|t| taints.contains(t));
                 group.nodes += 1;
+                group.kinds.insert(kind);
                 None
             }
             None => Some(Group {
                 labels: labels.clone(),
                 taints: taints.to_vec(),
                 nodes: 1,
+                kinds: BTreeSet::from([kind]),
             }),
         }
     }
@@ -139,6 +167,7 @@ impl Group {
         self.labels.retain(|k, v| other.labels.get(k) == Some(v));
         self.taints.retain(|t| other.taints.contains(t));
         self.nodes += other.nodes;
+        self.kinds.extend(&other.kinds);
     }
 }
 
@@ -147,6 +176,7 @@ type Taint = (String, String, String);
 impl Nodes {
     /// Fold one Node (its kept fields) in.
     pub fn add(&mut self, node: &Val) {
+        self.count += 1;
         let labels = labels(node);
         if let Some(id) = node.path(&["spec", "providerID"]).and_then(Val::as_str) {
             self.k3s |= id.starts_with("k3s://");
@@ -160,8 +190,8 @@ impl Nodes {
                 self.providers.entry(p.as_str()).or_insert((p, form, 0)).2 += 1;
             }
         }
-        for (p, prefix, _) in LABELS {
-            if labels.keys().any(|k| k.starts_with(prefix)) {
+        for (p, domain, _) in LABELS {
+            if labels.keys().any(|k| in_domain(k, domain)) {
                 self.labelled.insert(p.as_str());
             }
         }
@@ -175,24 +205,26 @@ impl Nodes {
             }
         }
         let taints = taints(node);
+        let kind = tke_kind(node, &labels);
         let mut carried = Vec::new();
-        for (_, _, pool_label) in LABELS {
-            if let Some(label) = pool_label {
-                if let Some(value) = labels.get(*label) {
-                    carried.push(*label);
-                    let key = (*label, value.clone());
-                    if let Some(new) = Group::add(self.by_label.get_mut(&key), &labels, &taints) {
-                        self.by_label.insert(key, new);
-                    }
-                }
+        for (_, _, pool_labels) in LABELS {
+            // The first of a provider's pool labels that the node carries names its pool.
+            let Some((label, value)) = pool_labels.iter().find_map(|l| Some((*l, labels.get(*l)?)))
+            else {
+                continue;
+            };
+            carried.push(label);
+            let key = (label, value.clone());
+            if let Some(new) = Group::add(self.by_label.get_mut(&key), &labels, &taints, kind) {
+                self.by_label.insert(key, new);
             }
         }
-        let kind = labels
+        let instance_type = labels
             .get("node.kubernetes.io/instance-type")
             .map_or("unknown-type", String::as_str);
         let tainted = if taints.is_empty() { "" } else { "-tainted" };
-        let key = (format!("{kind}{tainted}"), carried);
-        if let Some(new) = Group::add(self.by_type.get_mut(&key), &labels, &taints) {
+        let key = (format!("{instance_type}{tainted}"), carried);
+        if let Some(new) = Group::add(self.by_type.get_mut(&key), &labels, &taints, kind) {
             self.by_type.insert(key, new);
         }
     }
@@ -206,6 +238,16 @@ impl Nodes {
 /// The provider the nodes' providerIDs name; several is a conflict.
 pub fn provider(nodes: &Nodes, found: &mut Found) -> Option<Provider> {
     match nodes.providers.len() {
+        // Every cloud's controller (or kubelet) sets a providerID: nodes without one run on
+        // no cloud lblint models.
+        0 if nodes.count > 0 && nodes.labelled.is_empty() => {
+            let why = format!(
+                "{} node(s), none with a spec.providerID (no cloud controller initialised them)",
+                nodes.count
+            );
+            found.set("spec.provider", Provider::Generic.as_str(), why);
+            Some(Provider::Generic)
+        }
         0 => {
             found.unknown(
                 "spec.provider",
@@ -284,10 +326,81 @@ fn taints(node: &Val) -> Vec<Taint> {
     out
 }
 
+/// What a TKE node is, as far as the Node shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum TkeKind {
+    /// `node.kubernetes.io/instance-type: eklet`: a super node (TKE, "Scheduling a Pod to a
+    /// super node": https://www.tencentcloud.com/document/product/457/45561).
+    Super,
+    /// The native-node MachineSet label.
+    Native,
+    /// A CVM instance (`qcloud:///<zone>/ins-…`, the form of the cluster autoscaler's
+    /// tencentcloud provider) without the native-node label.
+    Cvm,
+    /// None of these (no providerID, an external or IDC node).
+    Unknown,
+}
+
+fn tke_kind(node: &Val, labels: &BTreeMap<String, String>) -> TkeKind {
+    let provider_id = node.path(&["spec", "providerID"]).and_then(Val::as_str);
+    if labels
+        .get("node.kubernetes.io/instance-type")
+        .map(String::as_str)
+        == Some("eklet")
+    {
+        TkeKind::Super
+    } else if labels.contains_key(TKE_NATIVE_MACHINESET) {
+        TkeKind::Native
+    } else if provider_id.is_some_and(|id| id.starts_with("qcloud:///") && id.contains("/ins-")) {
+        TkeKind::Cvm
+    } else {
+        TkeKind::Unknown
+    }
+}
+
+/// A pool's `type` and the evidence for it, or why the nodes do not settle it (TKE only:
+/// no other provider's rules read the type).
+fn tke_type(kinds: &BTreeSet<TkeKind>) -> Result<(&'static str, &'static str), String> {
+    let mut one = kinds.iter();
+    match (one.next(), one.next()) {
+        (Some(TkeKind::Super), None) => Ok((
+            "super",
+            "node.kubernetes.io/instance-type: eklet on every node (super nodes)",
+        )),
+        (Some(TkeKind::Native), None) => Ok((
+            "native",
+            "label node.tke.cloud.tencent.com/machineset on every node (the native pool's \
+             MachineSet; seen on native nodes in public dumps, TKE's documentation does not list it)",
+        )),
+        (Some(TkeKind::Cvm), None) => Ok((
+            "regular",
+            "every node a CVM instance (providerID qcloud:///…/ins-…) without the native-node label; \
+             regular and native nodes loop back alike",
+        )),
+        (Some(TkeKind::Unknown), None) | (None, _) => Err(
+            "its nodes have no CVM providerID, no super-node instance type and no native-node label"
+                .to_string(),
+        ),
+        (Some(_), Some(_)) => {
+            let names: Vec<&str> = kinds
+                .iter()
+                .map(|k| match k {
+                    TkeKind::Super => "super",
+                    TkeKind::Native => "native",
+                    TkeKind::Cvm => "regular (CVM)",
+                    TkeKind::Unknown => "unknown",
+                })
+                .collect();
+            Err(format!("its nodes are of several kinds: {}", names.join(", ")))
+        }
+    }
+}
+
 /// One node pool of the profile.
 pub struct Pool {
     pub name: String,
-    pub super_nodes: bool,
+    /// TKE: the pool's `type` and its evidence, or why the nodes do not settle it.
+    pub node_type: Option<Result<(&'static str, &'static str), String>>,
     pub labels: BTreeMap<String, String>,
     pub taints: Vec<Taint>,
     pub nodes: usize,
@@ -297,9 +410,9 @@ pub struct Pool {
 /// Node pools: by the provider's pool label, else by instance type and taints; with the
 /// labels every node of the pool has.
 pub fn pools(nodes: &Nodes, provider: Option<Provider>) -> Vec<Pool> {
-    let pool_label = provider
+    let pool_labels: &[&str] = provider
         .and_then(|p| LABELS.iter().find(|(q, _, _)| *q == p))
-        .and_then(|(_, _, l)| *l);
+        .map_or(&[], |(_, _, l)| *l);
     let mut groups: BTreeMap<String, (String, Group)> = BTreeMap::new();
     let mut put = |name: &str, by: String, group: &Group| match groups.get_mut(name) {
         Some((_, seen)) => seen.merge(group),
@@ -308,13 +421,13 @@ pub fn pools(nodes: &Nodes, provider: Option<Provider>) -> Vec<Pool> {
         }
     };
     for ((label, value), group) in &nodes.by_label {
-        if Some(*label) == pool_label {
+        if pool_labels.contains(label) {
             put(value, format!("label {label}"), group);
         }
     }
     // Nodes without the provider's pool label go by instance type and taints.
     for ((key, carried), group) in &nodes.by_type {
-        if pool_label.is_none_or(|l| !carried.contains(&l)) {
+        if !pool_labels.iter().any(|l| carried.contains(l)) {
             put(key, "instance type and taints".to_string(), group);
         }
     }
@@ -327,11 +440,7 @@ pub fn pools(nodes: &Nodes, provider: Option<Provider>) -> Vec<Pool> {
                     && !k.contains("instance-id")
             });
             Pool {
-                super_nodes: group
-                    .labels
-                    .get("node.kubernetes.io/instance-type")
-                    .map(String::as_str)
-                    == Some("eklet"),
+                node_type: (provider == Some(Provider::Tke)).then(|| tke_type(&group.kinds)),
                 name,
                 labels: group.labels,
                 taints: group.taints,

@@ -152,6 +152,8 @@ pub fn keep(kind: &str) -> Option<&'static [&'static [&'static str]]> {
         "Service" | "Ingress" => &[
             NAME,
             NAMESPACE,
+            // Provider annotations: weak evidence of the cloud (import/cloud.rs).
+            &["metadata", "annotations"],
             &["spec", "type"],
             &["status", "loadBalancer"],
         ],

@@ -117,6 +117,7 @@ const NESTED: &[(&str, &[(&str, &str)])] = &[
         &[
             ("spec.kubeProxy.mode", "mode"),
             ("spec.kubeProxy.version", "version"),
+            ("spec.kubeProxy.lbAddressBinding", "lbAddressBinding"),
         ],
     ),
     ("network", &[("spec.network.cni", "cni")]),
@@ -156,7 +157,8 @@ const OPTIONS: &[(&str, &[&str])] = &[
 
 /// Booleans are written plain; everything else as a scalar.
 fn value_text(path: &str, value: &str) -> String {
-    let boolean = path.contains("Options.") && matches!(value, "true" | "false");
+    let boolean = (path.contains("Options.") || path == "spec.kubeProxy.lbAddressBinding")
+        && matches!(value, "true" | "false");
     if boolean {
         value.to_string()
     } else {
@@ -242,8 +244,17 @@ fn write_pools(out: &mut String, pools: &[Pool]) {
             pool.nodes, pool.by
         );
         let _ = writeln!(out, "    - name: {}", scalar(&pool.name));
-        if pool.super_nodes {
-            out.push_str("      # node.kubernetes.io/instance-type: eklet\n      type: super\n");
+        match &pool.node_type {
+            Some(Ok((node_type, why))) => {
+                let _ = writeln!(out, "      # from {why}\n      type: {node_type}");
+            }
+            Some(Err(why)) => {
+                let _ = writeln!(
+                    out,
+                    "      # type: not imported, {why}: state regular, native or super"
+                );
+            }
+            None => {}
         }
         if !pool.labels.is_empty() {
             out.push_str("      labels:\n");

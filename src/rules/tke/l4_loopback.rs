@@ -7,13 +7,14 @@ use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::views::ServiceView;
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{Object, ObjectId, Workspace};
-use crate::profile::{Provider, ProxyMode};
+use crate::profile::{tke_binding, Provider, ProxyMode};
 use crate::rules::verdict::{call_by_name, calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::pod_template;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
+use super::prevent_loopback::{binding, Binding};
 use super::{listeners, node_type_unknown, regular_or_native, reused_clb, Section};
 use super::{INSTANCE_TYPE_LABEL, INTERNAL_SUBNET};
 use super::{PREVENT_LOOPBACK, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
@@ -223,15 +224,16 @@ fn diagnostic(cx: &Context<'_>, entry: &EntryPoint, verdict: Verdict<'_>) -> Dia
     let ws = cx.ws;
     let service = &ws.objects[entry.object];
     let (severity, message) = words(cx, service, &verdict);
+    let binding = binding(cx);
     let mut diagnostic = META
         .diagnostic(severity, ws.location(service, verdict.subnet_key.span()), message)
         .with_help(format!(
             "in IPVS mode{} the CLB may send a pod's request to a backend on the pod's own node, and the \
-             connection hangs: add the annotation `{PREVENT_LOOPBACK}: \"true\"` (intra-cluster forwarding; needs a kube-proxy that binds \
-             LB addresses to the IPVS NIC, such as v1.20.6-tke.12 or later), or enable SNAT on every layer-4 listener \
+             connection hangs: add the annotation `{PREVENT_LOOPBACK}: \"true\"` (intra-cluster forwarding, which needs kube-proxy to bind LB addresses to the IPVS NIC: {}), or enable SNAT on every layer-4 listener \
              with a TkeServiceConfig `spec.loadBalancer.l4Listeners[].snatEnable: true` (needs the CLB Layer 4 SNAT \
              allowlist ticket), or have in-cluster clients call {}. See {SEED_DOC}",
             cx.profile.kube_proxy_mode().at(),
+            binding_needed(&binding),
             service.service_hosts_hint()
         ))
         .on(service);
@@ -254,8 +256,26 @@ fn diagnostic(cx: &Context<'_>, entry: &EntryPoint, verdict: Verdict<'_>) -> Dia
     if !verdict.callers.is_empty() {
         diagnostic = diagnostic.with_suggestion(call_by_name(service));
     }
-    with_callers(diagnostic, cx, verdict.callers, "CLB address")
-        .with_fix(prevent_loopback_fix(ws, service))
+    // The fix must end green: offered only where kube-proxy is known to bind LB addresses
+    // (else TKE004 would flag the annotation it adds).
+    let fix = match binding {
+        Binding::Supported => prevent_loopback_fix(ws, service),
+        _ => None,
+    };
+    with_callers(diagnostic, cx, verdict.callers, "CLB address").with_fix(fix)
+}
+
+/// What prevent-loopback needs of kube-proxy, for the help: settled by the profile, or the
+/// builds that bind LB addresses.
+fn binding_needed(binding: &Binding) -> String {
+    match binding {
+        Binding::Supported => "this cluster's does".into(),
+        Binding::Unsupported(why) => format!(
+            "this cluster's does not, {why}; upgrade it to {}",
+            tke_binding::SUPPORTED_BUILDS
+        ),
+        Binding::Unknown(_) => tke_binding::SUPPORTED_BUILDS.to_string(),
+    }
 }
 
 fn prevent_loopback_enabled(ws: &Workspace, service: &Object) -> bool {

@@ -6,7 +6,7 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{EntryKind, Network};
 use crate::objects::{Object, ObjectId};
-use crate::profile::version::{parse_version, Version};
+use crate::profile::tke_binding;
 use crate::profile::{Provider, ProxyMode};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::Annotations;
@@ -146,26 +146,14 @@ fn on_backend(
     Some(d)
 }
 
-/// kube-proxy builds documented to bind LB addresses to the IPVS NIC, by minor
-/// (rules/TKE004.md, References): the first build of each minor that has it.
-const BINDING_BUILDS: &[&str] = &[
-    "v1.20.6-tke.12",
-    "v1.18.4-tke.20",
-    "v1.16.3-tke.25",
-    "v1.14.3-tke.24",
-    "v1.12.4-tke.30",
-];
-
 pub(crate) enum Binding {
     Supported,
     Unsupported(String),
     Unknown(String),
 }
 
-fn same_minor(a: &Version, b: &Version) -> bool {
-    a.parts.first() == b.parts.first() && a.parts.get(1) == b.parts.get(1)
-}
-
+/// Whether kube-proxy binds LB addresses: the profile's `lbAddressBinding`, else its
+/// version read against TKE's table ([`crate::profile::tke_binding`]).
 pub(crate) fn binding(cx: &Context<'_>) -> Binding {
     let (binding, stated) = (
         cx.profile.kube_proxy_lb_address_binding(),
@@ -185,34 +173,12 @@ pub(crate) fn binding(cx: &Context<'_>) -> Binding {
             stated.field()
         ));
     };
-    let Some(version) = parse_version(text) else {
-        return Binding::Unknown(format!(
-            "kube-proxy version `{text}` is not a version lblint can compare"
-        ));
-    };
-    for build in BINDING_BUILDS {
-        let Some(minimum) = parse_version(build) else {
-            continue;
-        };
-        if same_minor(&version, &minimum) {
-            return if version >= minimum {
-                Binding::Supported
-            } else {
-                Binding::Unsupported(format!(
-                    "kube-proxy {text} (profile `{}`{}) is older than {build}, the first {}.{} \
-                     build that binds LB addresses to the IPVS NIC",
-                    stated.field(),
-                    stated.at_line(),
-                    minimum.parts[0],
-                    minimum.parts.get(1).copied().unwrap_or(0)
-                ))
-            };
-        }
+    let at = format!(" (profile `{}`{})", stated.field(), stated.at_line());
+    match tke_binding::binding(text) {
+        tke_binding::Binding::Binds(_) => Binding::Supported,
+        tke_binding::Binding::Older(why) => Binding::Unsupported(format!("{why}{at}")),
+        tke_binding::Binding::Unknown(why) => Binding::Unknown(format!("{why}{at}")),
     }
-    Binding::Unknown(format!(
-        "the binding support of kube-proxy {text} is not documented for its minor version (known builds: {})",
-        BINDING_BUILDS.join(", ")
-    ))
 }
 
 pub struct PreventLoopbackKubeProxy;
@@ -263,11 +229,11 @@ impl Rule for PreventLoopbackKubeProxy {
                 .diagnostic(severity, ws.location(service, key.span()), message)
                 .with_help(format!(
                     "upgrade the kube-proxy DaemonSet in kube-system to a build that supports binding LB addresses \
-                     to the IPVS NIC (see TKE Kubernetes Revision Version History, \
-                     https://intl.cloud.tencent.com/document/product/457/9315; e.g. {}), then record it in the \
-                     profile as `spec.kubeProxy.lbAddressBinding: true`; or use SNAT on the CLB listeners instead. \
-                     See {SEED_DOC}",
-                    BINDING_BUILDS.join(", ")
+                     to the IPVS NIC ({}; TKE Kubernetes Revision Version History, \
+                     https://intl.cloud.tencent.com/document/product/457/9315) and record its version in the \
+                     profile, or `spec.kubeProxy.lbAddressBinding: true` if TKE confirms the build binds them; \
+                     or use SNAT on the CLB listeners instead. See {SEED_DOC}",
+                    tke_binding::SUPPORTED_BUILDS
                 ));
             d = d.on(service);
             out.push(d);

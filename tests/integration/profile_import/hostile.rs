@@ -152,7 +152,8 @@ fn values_a_profile_cannot_hold_are_left_out() {
                 - apiVersion: v1\n  kind: Service\n  metadata:\n    name: web\n    namespace: shop\n  \
                 spec:\n    type: LoadBalancer\n  status:\n    loadBalancer:\n      ingress:\n      \
                 - ip: not an address\nkind: List\n";
-    let run = lblint_stdin(&["profile", "import", "-"], Some(dump.as_bytes()));
+    let args = ["profile", "import", "--provider", "scaleway", "-"];
+    let run = lblint_stdin(&args, Some(dump.as_bytes()));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         !run.stdout.contains("cloudControllerManager: \""),

@@ -73,7 +73,7 @@ fn every_provider_is_told_by_its_provider_id() {
 }
 
 #[test]
-fn conflicting_evidence_is_left_out_and_said() {
+fn conflicting_evidence_is_an_error_naming_both() {
     let dir = tempdir("import-conflict");
     let (a, b) = (dir.join("a.yaml"), dir.join("b.yaml"));
     std::fs::write(
@@ -86,25 +86,112 @@ fn conflicting_evidence_is_left_out_and_said() {
         node_dump("gce://p/z/i", "cloud.google.com/gke-nodepool: b"),
     )
     .unwrap();
-    let (profile, stderr) = import(&[a.to_str().unwrap(), b.to_str().unwrap()]);
-    check(&profile, "import-conflict-check");
-    assert!(profile.contains("provider: generic"), "{profile}");
+    let files = [a.to_str().unwrap(), b.to_str().unwrap()];
+    let run = lblint(&[&["profile", "import"][..], &files].concat());
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "the dumps disagree on the cloud: eks (1 node(s) with providerID aws://…) and gke (1 \
+             node(s) with providerID gce://…)"
+        ),
+        "{}",
+        run.stderr
+    );
+    // Stated, the cloud is the user's: the profile is written.
+    let run = lblint(&[&["profile", "import", "--provider", "gke"][..], &files].concat());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("  # from --provider\n  provider: gke\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Never a silent `generic`: kube-system alone that names no cloud is an error that says
+/// which dump to add; nodes without a providerID are a cluster on no cloud.
+#[test]
+fn an_unsettled_cloud_is_an_error_naming_the_dump_to_add() {
+    let run = lblint(&[
+        "profile",
+        "import",
+        "testdata/import/kubeadm-kube-system.yaml",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stdout.is_empty());
+    assert!(
+        run.stderr.contains("no dump shows the cloud"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("kubectl get nodes -o yaml"),
+        "{}",
+        run.stderr
+    );
+    let dir = tempdir("import-no-provider-id");
+    let nodes = dir.join("nodes.yaml");
+    std::fs::write(
+        &nodes,
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    \
+         name: n1\n    labels: {kubernetes.io/hostname: n1}\n  status:\n    nodeInfo: \
+         {kubeletVersion: v1.31.2}\n",
+    )
+    .unwrap();
+    let (profile, _) = import(&[nodes.to_str().unwrap()]);
     assert!(
         profile.contains(
-            "#   spec.provider: eks (1 node(s) with providerID aws://…) and gke (1 node(s) with \
-             providerID gce://…)"
+            "  # from 1 node(s), none with a spec.providerID (no cloud controller initialised them)\n  \
+             provider: generic\n"
         ),
         "{profile}"
     );
+}
+
+/// No nodes dump: kube-system's vendor builds and registries name the cloud, with evidence.
+#[test]
+fn without_nodes_kube_system_names_the_cloud() {
+    let (profile, _) = import(&["testdata/import/tke/kube-system.yaml"]);
     assert!(
-        stderr.contains("warning: spec.provider: the dumps disagree"),
-        "{stderr}"
+        profile.contains(
+            "  # from DaemonSet/kube-system/kube-proxy image \
+             ccr.ccs.tencentyun.com/tkeimages/kube-proxy:v1.30.0-tke.5, \
+             ConfigMap/kube-system/tke-ingress-controller-config (no node dump names the cloud)\n  \
+             provider: tke\n"
+        ),
+        "{profile}"
+    );
+    let (profile, _) = import(&["testdata/import/eks/kube-system.yaml"]);
+    assert!(profile.contains("\n  provider: eks\n"), "{profile}");
+}
+
+/// An application's own manifests hold nothing a profile takes: a located error, not an
+/// empty profile.
+#[test]
+fn application_manifests_are_a_located_error() {
+    let run = lblint(&["profile", "import", "examples/manifests/fixed.yaml"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("nothing to import: these are manifests as written"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("examples/manifests/fixed.yaml:"),
+        "{}",
+        run.stderr
     );
 }
 
 #[test]
 fn kube_proxy_mode_comes_from_its_config_or_flag() {
-    let (profile, _) = import(&["testdata/import/kubeadm-kube-system.yaml"]);
+    let (profile, _) = import(&[
+        "--provider",
+        "generic",
+        "testdata/import/kubeadm-kube-system.yaml",
+    ]);
     assert!(
         profile.contains("`mode: \"\"`), which DaemonSet/kube-system/kube-proxy reads with --config; an empty mode is kube-proxy's default, iptables on Linux\n    mode: iptables"),
         "{profile}"
@@ -115,7 +202,8 @@ fn kube_proxy_mode_comes_from_its_config_or_flag() {
             "- --config=/var/lib/kube-proxy/config.conf",
             "- --proxy-mode=nftables",
         );
-    let run = lblint_stdin(&["profile", "import", "-"], Some(flag.as_bytes()));
+    let stdin = ["profile", "import", "--provider", "generic", "-"];
+    let run = lblint_stdin(&stdin, Some(flag.as_bytes()));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout
@@ -127,7 +215,7 @@ fn kube_proxy_mode_comes_from_its_config_or_flag() {
     let flow = "{kind: DaemonSet, metadata: {name: kube-proxy, namespace: kube-system}, spec: \
                 {template: {spec: {containers: [{name: kube-proxy, image: 'k8s/kube-proxy:v1.31.2', \
                 command: [kube-proxy, --proxy-mode=ipvs]}]}}}}\n";
-    let run = lblint_stdin(&["profile", "import", "-"], Some(flow.as_bytes()));
+    let run = lblint_stdin(&stdin, Some(flow.as_bytes()));
     assert!(
         run.stdout.contains("--proxy-mode=ipvs\n    mode: ipvs"),
         "{}{}",
@@ -135,7 +223,11 @@ fn kube_proxy_mode_comes_from_its_config_or_flag() {
         run.stderr
     );
     // No kube-proxy, and Cilium replaces it.
-    let (profile, _) = import(&["testdata/import/cilium-kube-system.json"]);
+    let (profile, _) = import(&[
+        "--provider",
+        "generic",
+        "testdata/import/cilium-kube-system.json",
+    ]);
     assert!(
         profile.contains("kube-proxy-replacement: true\n    mode: ebpf"),
         "{profile}"

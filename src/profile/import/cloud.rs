@@ -1,0 +1,221 @@
+//! The cloud, when no node names it (app teams often may not list nodes): what kube-system
+//! and the cluster's versions show. Strong evidence is what only the vendor ships: a version
+//! suffix of its builds, its add-ons' image registry, its controllers' ConfigMaps. Provider
+//! annotations on the dumped Services are weak (a chart may carry every cloud's) and count
+//! only when nothing strong is there and they name one cloud.
+//!
+//! Sources: version suffixes `-tke.N` (TKE revision history,
+//! https://intl.cloud.tencent.com/document/product/457/9315), `-eks-<hash>` and
+//! `-eksbuild.N` (amazon-eks-ami#546; EKS add-on images), `-gke.N` (GKE release notes),
+//! `-aliyun.N` (ACK release notes), `-vke.N` (VKE images); registries: TKE
+//! `ccr.ccs.tencentyun.com`, EKS `<account>.dkr.ecr.<region>.amazonaws.com/eks/`, GKE
+//! `gke.gcr.io` and `*gcr.io/gke-release/`, AKS `mcr.microsoft.com/aks/`, ACK
+//! `*.aliyuncs.com/acs/`, VKE `*.cr.volces.com`, DigitalOcean `digitalocean/` images,
+//! Hetzner's `hetznercloud/hcloud-cloud-controller-manager`; TKE's controllers read the
+//! ConfigMaps `tke-service-controller-config` and `tke-ingress-controller-config`.
+
+use std::collections::BTreeMap;
+
+use super::dump::Dump;
+use super::workloads::Container;
+use crate::profile::Provider;
+
+/// Evidence by provider: strong, then weak.
+#[derive(Default)]
+pub struct Clues {
+    strong: BTreeMap<&'static str, (Provider, Vec<String>)>,
+    weak: BTreeMap<&'static str, (Provider, Vec<String>)>,
+}
+
+impl Clues {
+    fn add(&mut self, strong: bool, provider: Provider, what: String) {
+        let map = if strong {
+            &mut self.strong
+        } else {
+            &mut self.weak
+        };
+        let (_, list) = map
+            .entry(provider.as_str())
+            .or_insert_with(|| (provider, Vec::new()));
+        if !list.contains(&what) && list.len() < 3 {
+            list.push(what);
+        }
+    }
+
+    /// One provider and its evidence; `Err` with every candidate when they disagree, `Ok(None)`
+    /// when nothing names a cloud.
+    pub fn verdict(&self) -> Result<Option<(Provider, String)>, String> {
+        let pick = |map: &BTreeMap<&'static str, (Provider, Vec<String>)>| {
+            let mut all = map.values();
+            match (all.next(), all.next()) {
+                (Some((p, why)), None) => Ok(Some((*p, why.join(", ")))),
+                (None, _) => Ok(None),
+                _ => Err(map
+                    .values()
+                    .map(|(p, why)| format!("{} ({})", p.as_str(), why.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join(" and ")),
+            }
+        };
+        match pick(&self.strong)? {
+            Some(found) => Ok(Some(found)),
+            None => Ok(pick(&self.weak)?.map(|(p, why)| {
+                (
+                    p,
+                    format!("{why}, only annotations: check it, a chart may carry any cloud's"),
+                )
+            })),
+        }
+    }
+}
+
+/// A vendor's version suffix.
+fn version_suffix(version: &str) -> Option<Provider> {
+    [
+        ("-tke.", Provider::Tke),
+        ("-eks-", Provider::Eks),
+        ("-eksbuild.", Provider::Eks),
+        ("-gke.", Provider::Gke),
+        ("-aliyun.", Provider::Ack),
+        ("-vke.", Provider::Vke),
+    ]
+    .into_iter()
+    .find(|(suffix, _)| version.contains(suffix))
+    .map(|(_, p)| p)
+}
+
+/// A vendor's registry or add-on image.
+fn registry(image: &str) -> Option<Provider> {
+    let (host, path) = image.split_once('/').unwrap_or(("", image));
+    let ecr =
+        host.split('.').next().is_some_and(|account| {
+            account.len() == 12 && account.bytes().all(|b| b.is_ascii_digit())
+        }) && host.contains(".dkr.ecr.")
+            && path.starts_with("eks/");
+    if host == "ccr.ccs.tencentyun.com" {
+        Some(Provider::Tke)
+    } else if ecr {
+        Some(Provider::Eks)
+    } else if host == "gke.gcr.io" || (host.ends_with("gcr.io") && path.starts_with("gke-release/"))
+    {
+        Some(Provider::Gke)
+    } else if host == "mcr.microsoft.com" && path.starts_with("aks/") {
+        Some(Provider::Aks)
+    } else if host.ends_with(".aliyuncs.com") && path.starts_with("acs/") {
+        Some(Provider::Ack)
+    } else if host.ends_with(".cr.volces.com") {
+        Some(Provider::Vke)
+    } else if image.starts_with("digitalocean/") || image.starts_with("docker.io/digitalocean/") {
+        Some(Provider::Doks)
+    } else if image.contains("hetznercloud/hcloud-cloud-controller-manager") {
+        Some(Provider::Hetzner)
+    } else {
+        None
+    }
+}
+
+/// Service annotation prefixes each cloud's controller reads.
+const ANNOTATIONS: &[(&str, Provider)] = &[
+    ("service.kubernetes.io/qcloud-", Provider::Tke),
+    ("service.cloud.tencent.com/", Provider::Tke),
+    (
+        "service.beta.kubernetes.io/aws-load-balancer-",
+        Provider::Eks,
+    ),
+    ("service.beta.kubernetes.io/alibaba-cloud-", Provider::Ack),
+    ("service.beta.kubernetes.io/azure-", Provider::Aks),
+    ("cloud.google.com/load-balancer-type", Provider::Gke),
+    ("networking.gke.io/", Provider::Gke),
+    (
+        "service.beta.kubernetes.io/do-loadbalancer-",
+        Provider::Doks,
+    ),
+    ("service.beta.kubernetes.io/volcengine-", Provider::Vke),
+    ("load-balancer.hetzner.cloud/", Provider::Hetzner),
+    (
+        "service.beta.kubernetes.io/linode-loadbalancer-",
+        Provider::Lke,
+    ),
+    ("oci.oraclecloud.com/", Provider::Oke),
+    ("service.beta.kubernetes.io/oci-", Provider::Oke),
+    ("kubernetes.io/elb.", Provider::Cce),
+    (
+        "service.beta.kubernetes.io/scw-loadbalancer-",
+        Provider::Scaleway,
+    ),
+];
+
+/// What the dumps other than nodes say of the cloud.
+pub fn clues(dump: &Dump<'_>, containers: &[Container<'_>], names: &[String]) -> Clues {
+    let mut clues = Clues::default();
+    if let Some((version, input)) = dump.server_version {
+        if let Some(p) = version_suffix(version) {
+            let why = format!("server version {version} ({})", names[input]);
+            clues.add(true, p, why);
+        }
+    }
+    for c in containers {
+        if let Some(p) = version_suffix(c.image).or_else(|| registry(c.image)) {
+            clues.add(true, p, format!("{} image {}", c.owner.id(), c.image));
+        }
+    }
+    for obj in &dump.objects {
+        let tke_config = obj.kind == "ConfigMap"
+            && obj.namespace == "kube-system"
+            && matches!(
+                obj.name,
+                "tke-service-controller-config" | "tke-ingress-controller-config"
+            );
+        if tke_config {
+            clues.add(true, Provider::Tke, obj.id());
+        }
+        if obj.kind != "Service" && obj.kind != "Ingress" {
+            continue;
+        }
+        let annotations = obj.get(&["metadata", "annotations"]);
+        for (key, _) in annotations.into_iter().flat_map(|a| a.entries()) {
+            if let Some((_, p)) = ANNOTATIONS
+                .iter()
+                .find(|(prefix, _)| key.starts_with(prefix))
+            {
+                clues.add(false, *p, format!("{} annotation {key}", obj.id()));
+            }
+        }
+    }
+    clues
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registries_and_suffixes() {
+        assert_eq!(
+            registry("602401143452.dkr.ecr.us-east-2.amazonaws.com/eks/kube-proxy:v1.33.3"),
+            Some(Provider::Eks)
+        );
+        // An ECR repository that is not EKS's own add-ons says nothing.
+        assert_eq!(
+            registry("123456789012.dkr.ecr.eu-west-1.amazonaws.com/team/app:1"),
+            None
+        );
+        assert_eq!(
+            registry("ccr.ccs.tencentyun.com/tkeimages/kube-proxy:v1.30.0-tke.11"),
+            Some(Provider::Tke)
+        );
+        assert_eq!(
+            registry("registry-cn-hangzhou-vpc.ack.aliyuncs.com/acs/terway:v1.9"),
+            Some(Provider::Ack)
+        );
+        assert_eq!(
+            registry("us-central1-artifactregistry.gcr.io/gke-release/gke-release/kube-proxy:x"),
+            Some(Provider::Gke)
+        );
+        assert_eq!(registry("registry.k8s.io/kube-proxy:v1.30.0"), None);
+        assert_eq!(version_suffix("v1.30.0-tke.11"), Some(Provider::Tke));
+        assert_eq!(version_suffix("v1.29.4-eks-036c24b"), Some(Provider::Eks));
+        assert_eq!(version_suffix("v1.30.5-gke.1014001"), Some(Provider::Gke));
+        assert_eq!(version_suffix("v1.30.2"), None);
+    }
+}
