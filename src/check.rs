@@ -54,6 +54,9 @@ pub struct CheckOptions {
     /// Files loaded by an earlier run of the same paths, reused while unchanged (the
     /// language server lints the workspace after every edit).
     pub cache: Option<Arc<std::sync::Mutex<LoadCache>>>,
+    /// `--namespace` (else the config's `namespace:`): where objects without
+    /// `metadata.namespace` land, as `kubectl apply -n` puts them.
+    pub namespace: Option<String>,
 }
 
 impl CheckOptions {
@@ -69,6 +72,9 @@ impl CheckOptions {
             exclude: config.exclude.clone(),
         });
         self.levels = config.rules.clone();
+        if self.namespace.is_none() {
+            self.namespace.clone_from(&config.namespace);
+        }
         self.config_ignores = Some(config.ignores(cwd));
         self.config_source = Some(config.source.clone());
         self
@@ -174,6 +180,7 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
         &rules::registry(),
         crate::load::cores(options.threads),
         &rendered,
+        options.namespace.as_deref(),
     );
     outcome.render_tools = rendered.tools.clone();
     outcome.files_on_disk = walked
@@ -267,6 +274,7 @@ pub fn check_sources_with(
         rules,
         1,
         &none,
+        None,
     )
 }
 
@@ -281,6 +289,7 @@ fn lint_loaded(
     rules: &[&dyn Rule],
     threads: usize,
     rendered: &Rendered,
+    namespace: Option<&str>,
 ) -> CheckOutcome {
     let file_count = order.len();
     let linted = order.iter().map(|f| Arc::from(*f)).collect();
@@ -303,7 +312,7 @@ fn lint_loaded(
             )));
         }
     }
-    let ws = Workspace::new(files);
+    let ws = Workspace::new(files).in_namespace(namespace);
     let views = Views::build(&ws);
     let model = Model::build_on(&ws, &views, profile, threads);
     let cx = Context {
@@ -371,7 +380,8 @@ pub fn load_model(
     profile: &Profile,
 ) -> Result<(Workspace, Model), CheckError> {
     let (_, loaded, _, _) = walk_and_load(options)?;
-    let ws = Workspace::new(loaded.into_iter().filter_map(|l| l.file).collect());
+    let ws = Workspace::new(loaded.into_iter().filter_map(|l| l.file).collect())
+        .in_namespace(options.namespace.as_deref());
     let views = Views::build(&ws);
     let model = Model::build_on(&ws, &views, profile, crate::load::cores(options.threads));
     Ok((ws, model))

@@ -40,6 +40,39 @@ impl fmt::Display for ObjectRef {
     }
 }
 
+/// Kinds that live in no namespace: `kubectl apply -n` leaves them as they are.
+const CLUSTER_SCOPED: &[&str] = &[
+    "Namespace",
+    "Node",
+    "PersistentVolume",
+    "StorageClass",
+    "IngressClass",
+    "GatewayClass",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "CustomResourceDefinition",
+    "PriorityClass",
+    "RuntimeClass",
+    "CSIDriver",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+    "APIService",
+    "ClusterIssuer",
+    "List",
+];
+
+/// A namespace name: a DNS-1123 label.
+pub fn is_namespace_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 63
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && bytes[0] != b'-'
+        && bytes[bytes.len() - 1] != b'-'
+}
+
 /// A loaded input file.
 #[derive(Clone, Debug)]
 pub struct LintFile {
@@ -136,6 +169,22 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// Objects without `metadata.namespace` land in `namespace`, as `kubectl apply -n`
+    /// puts them (`--namespace`, the config's `namespace:`); cluster-scoped kinds do not.
+    pub fn in_namespace(mut self, namespace: Option<&str>) -> Workspace {
+        let Some(namespace) = namespace else {
+            return self;
+        };
+        for object in &mut self.objects {
+            if object.id.namespace.is_none() && !CLUSTER_SCOPED.contains(&object.kind()) {
+                let mut id = (*object.id).clone();
+                id.namespace = Some(namespace.into());
+                object.id = Arc::new(id);
+            }
+        }
+        self
+    }
+
     /// Every object with its id, in input order.
     pub fn ids(&self) -> impl Iterator<Item = (ObjectId, &Object)> {
         self.objects

@@ -254,6 +254,11 @@ pub struct CheckArgs {
     /// Report findings hidden by suppression comments, annotations and config `ignore:`.
     #[arg(long = "no-ignores")]
     pub no_ignores: bool,
+    /// The namespace objects without `metadata.namespace` are applied to (`kubectl apply
+    /// -n NS`): they are matched to the profile's `Kind/NS/name` entries in it. Wins over
+    /// the config's `namespace:`.
+    #[arg(short = 'n', long, value_name = "NS", value_parser = namespace_name)]
+    pub namespace: Option<String>,
     /// Lint the named files in the context of the manifests under DIR (`--context=DIR`;
     /// `--context` alone: the working directory): those
     /// are loaded too (with the same include and exclude), and the findings reported are
@@ -328,4 +333,13 @@ pub struct CheckArgs {
     /// Exit 0 even when findings remain (still 2 when the run itself fails).
     #[arg(long = "exit-zero")]
     pub exit_zero: bool,
+}
+
+/// `--namespace`: a namespace name (a DNS label), as kubectl takes it.
+fn namespace_name(text: &str) -> Result<String, String> {
+    if crate::objects::is_namespace_name(text) {
+        Ok(text.to_string())
+    } else {
+        Err("a namespace is a DNS label: lower-case letters, digits and `-`, at most 63".into())
+    }
 }

@@ -32,6 +32,7 @@ const FAIL_ON: &[&str] = &["error", "warning", "note", "never"];
 const LEVELS: &[&str] = &["off", "error", "warning", "note"];
 const TOP_KEYS: &[&str] = &[
     "profile",
+    "namespace",
     "include",
     "exclude",
     "failOn",
@@ -79,6 +80,9 @@ pub struct Config {
     pub profile: Option<PathBuf>,
     /// Where `profile` is written in the file, for errors about it.
     pub(crate) profile_at: Option<Place>,
+    /// `namespace`: where objects without `metadata.namespace` land, as `kubectl apply -n`
+    /// puts them (`--namespace` wins).
+    pub namespace: Option<String>,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
     pub fail_on: Option<FailOn>,
@@ -211,6 +215,12 @@ pub fn json_schema() -> Value {
         "additionalProperties": false,
         "properties": {
             "profile": {"type": "string", "description": "Cluster profile file (--profile wins)."},
+            "namespace": {
+                "type": "string",
+                "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+                "maxLength": 63,
+                "description": "The namespace objects without metadata.namespace are applied to (kubectl apply -n; --namespace wins)."
+            },
             "include": globs("Lint only files matching these globs (--include replaces this list)."),
             "exclude": globs("Skip files and directories matching these globs (--exclude adds to this list)."),
             "failOn": {

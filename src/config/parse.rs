@@ -43,6 +43,8 @@ struct Raw {
     #[serde(default)]
     profile: Option<Spanned<String>>,
     #[serde(default)]
+    namespace: Option<Spanned<String>>,
+    #[serde(default)]
     include: Option<Vec<GlobText>>,
     #[serde(default)]
     exclude: Option<Vec<GlobText>>,
@@ -259,6 +261,21 @@ pub(super) fn parse_recovering(text: &str, shown: &str, dir: &Path) -> (Config, 
         });
         config.profile = Some(dir.join(profile.value));
     }
+    if let Some(namespace) = raw.namespace {
+        if crate::objects::is_namespace_name(&namespace.value) {
+            config.namespace = Some(namespace.value);
+        } else {
+            let at = place_of(&namespace.referenced, text);
+            errors.push(fail(
+                at,
+                format!("`namespace: {}` is not a namespace name", namespace.value),
+                Some(
+                    "a namespace is a DNS label: lower-case letters, digits and `-`, at most 63"
+                        .into(),
+                ),
+            ));
+        }
+    }
     let globs = |list: Option<Vec<GlobText>>| list.into_iter().flatten().map(|g| g.0).collect();
     config.include = globs(raw.include);
     config.exclude = globs(raw.exclude);
@@ -291,6 +308,7 @@ impl Config {
             source: Arc::new(SourceFile::new(Arc::from(shown), text.to_string())),
             profile: None,
             profile_at: None,
+            namespace: None,
             include: Vec::new(),
             exclude: Vec::new(),
             fail_on: None,
@@ -403,8 +421,8 @@ fn shape_error(text: &str, at: &Place) -> Option<Said> {
             "a list of files",
             "write `values: [values-prod.yaml]`, relative to the config file's directory".into(),
         ),
-        "profile" | "failOn" | "rule" | "path" | "object" | "reason" | "release" | "kustomize"
-        | "failure" => {
+        "profile" | "namespace" | "failOn" | "rule" | "path" | "object" | "reason" | "release"
+        | "kustomize" | "failure" => {
             ("a string", "quote the value".into())
         }
         _ => return None,
@@ -437,7 +455,7 @@ fn wrong_type(err: &YamlError) -> Option<Said> {
 /// What each key takes, for values of the wrong shape.
 fn keys_help() -> String {
     format!(
-        "the config keys are {}: `profile` a path, `include`/`exclude` lists of globs, `failOn` one of {}, `rules` a mapping of rule to level, `ignore` a list of entries (`rule`, `path`, `object`, `reason`), `chartRoots` a list of directories, `render` a mapping (`enabled`, `timeout`, `failure`, `kustomize`, `helm`)",
+        "the config keys are {}: `profile` a path, `namespace` a namespace name, `include`/`exclude` lists of globs, `failOn` one of {}, `rules` a mapping of rule to level, `ignore` a list of entries (`rule`, `path`, `object`, `reason`), `chartRoots` a list of directories, `render` a mapping (`enabled`, `timeout`, `failure`, `kustomize`, `helm`)",
         list(TOP_KEYS),
         list(FAIL_ON)
     )

@@ -262,6 +262,10 @@ pub struct Spec {
 pub struct IngressControllerLink {
     /// The IngressClass name (or legacy class annotation value).
     pub class: String,
+    /// Written by `lblint profile import`: it describes the whole cluster, so its Service
+    /// may be another team's (LBL007 does not report it missing from these manifests).
+    #[serde(default)]
+    pub imported: bool,
     /// Service/namespace/name.
     #[schemars(regex(pattern = r"^Service/[^/]+/[^/]+$"))]
     pub service: ObjectKey,
@@ -457,6 +461,10 @@ pub struct LoadBalancer {
     /// Kind/namespace/name.
     #[serde(default)]
     pub object: Option<ObjectKey>,
+    /// Written by `lblint profile import`: it describes the whole cluster, so its object
+    /// may be another team's (LBL007 does not report it missing from these manifests).
+    #[serde(default)]
+    pub imported: bool,
     /// A name for messages (a load balancer created outside Kubernetes has no object).
     #[serde(default)]
     pub name: Option<String>,

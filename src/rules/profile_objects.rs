@@ -14,8 +14,13 @@ impl Rule for ProfileObjectMissing {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for (keys, key, what) in named_objects(cx) {
+        for (keys, key, what, imported) in named_objects(cx) {
             if cx.ws.objects.iter().any(|o| o.is(key)) {
+                continue;
+            }
+            // An imported entry describes the whole cluster: its object is usually another
+            // team's. Only the same object left to apply time's namespace is worth a word.
+            if imported && unplaced(cx, key).is_none() {
                 continue;
             }
             let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
@@ -48,7 +53,7 @@ impl Rule for ProfileObjectMissing {
 
 /// Every object key the profile names, with the path of its field (items by index) and
 /// what the profile states for it.
-fn named_objects<'p>(cx: &'p Context<'_>) -> Vec<(Vec<String>, &'p ObjectKey, &'static str)> {
+fn named_objects<'p>(cx: &'p Context<'_>) -> Vec<(Vec<String>, &'p ObjectKey, &'static str, bool)> {
     let path = |list: &str, i: usize, field: &str| -> Vec<String> {
         ["spec", list, &i.to_string(), field]
             .map(str::to_owned)
@@ -61,6 +66,7 @@ fn named_objects<'p>(cx: &'p Context<'_>) -> Vec<(Vec<String>, &'p ObjectKey, &'
                 path("loadBalancers", i, "object"),
                 key,
                 "the addresses and network stated for it",
+                lb.imported,
             ));
         }
         if let Some(key) = &lb.targets {
@@ -68,6 +74,7 @@ fn named_objects<'p>(cx: &'p Context<'_>) -> Vec<(Vec<String>, &'p ObjectKey, &'
                 path("loadBalancers", i, "targets"),
                 key,
                 "the load balancer stated in front of it and its addresses",
+                lb.imported,
             ));
         }
     }
@@ -83,6 +90,7 @@ fn named_objects<'p>(cx: &'p Context<'_>) -> Vec<(Vec<String>, &'p ObjectKey, &'
             path("ingressControllers", i, "service"),
             &link.service,
             "the Ingresses of its class it should front",
+            link.imported,
         ));
     }
     named
@@ -90,7 +98,27 @@ fn named_objects<'p>(cx: &'p Context<'_>) -> Vec<(Vec<String>, &'p ObjectKey, &'
 
 /// The help: the object of the manifests the key most likely meant (a typo, or the same
 /// kind and name in another namespace), else how to write the key.
+/// The object of that kind and name whose manifest leaves its namespace to apply time
+/// (`kubectl apply -n`), in another namespace than the key's.
+fn unplaced<'w>(cx: &Context<'w>, key: &ObjectKey) -> Option<&'w crate::objects::Object> {
+    cx.ws.objects.iter().find(|o| {
+        o.kind() == key.kind
+            && o.name() == key.name
+            && o.namespace() != key.namespace
+            && cx.ws.written_namespace_node(o).is_none()
+    })
+}
+
 fn help(cx: &Context<'_>, key: &ObjectKey) -> String {
+    if let Some(object) = unplaced(cx, key) {
+        return format!(
+            "`{}/{}` has no `metadata.namespace`, so it lands where it is applied: if it is applied \
+             with `kubectl -n {ns}`, lint with `--namespace {ns}` or set `namespace: {ns}` in lblint.yaml",
+            object.kind(),
+            object.name(),
+            ns = key.namespace
+        );
+    }
     let written = key.to_string();
     let same_kind: Vec<String> = cx
         .ws

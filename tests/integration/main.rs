@@ -30,6 +30,7 @@ mod layers;
 mod limits;
 mod load;
 mod model;
+mod namespaces;
 mod oke_proxy;
 mod origins;
 mod output;

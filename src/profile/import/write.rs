@@ -288,10 +288,11 @@ fn write_pools(out: &mut String, pools: &[Pool]) {
 
 fn write_lists(out: &mut String, lbs: &[LbAddresses], links: &[Link]) {
     if !lbs.is_empty() {
+        // `imported: true`: the whole cluster's, so one team's manifests lack most of them.
         out.push_str("  loadBalancers:\n");
         for lb in lbs {
             out.push_str("    # from its status.loadBalancer.ingress\n");
-            let _ = writeln!(out, "    - object: {}", lb.object);
+            let _ = writeln!(out, "    - object: {}\n      imported: true", lb.object);
             let addresses: Vec<String> = lb.addresses.iter().map(|a| scalar(a)).collect();
             let _ = writeln!(out, "      addresses: [{}]", addresses.join(", "));
         }
@@ -302,7 +303,7 @@ fn write_lists(out: &mut String, lbs: &[LbAddresses], links: &[Link]) {
             let _ = writeln!(out, "    # {}", link.why);
             let _ = writeln!(
                 out,
-                "    - class: {}\n      service: {}",
+                "    - class: {}\n      service: {}\n      imported: true",
                 scalar(&link.class),
                 link.service
             );

@@ -225,6 +225,7 @@ fn type_error_help_names_the_shapes_it_always_did() {
                 "privateNetwork",
                 "serviceMutatorWebhook",
                 "preservesClientIp",
+                "imported",
             ][..],
         ),
         (
