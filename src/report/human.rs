@@ -129,8 +129,10 @@ fn render(
     Ok(text)
 }
 
-/// The primary location and the related ones in the same file, labelled in one excerpt
-/// of `file`; related locations elsewhere, and labels too long to fit, become notes.
+/// The primary location and the related ones in the same file from two lines above it on,
+/// labelled in one excerpt of `file`; related locations elsewhere or further up (the
+/// excerpt's first snippet is the finding's own line: the load balancer, not a caller
+/// above it), and labels too long to fit, become notes.
 fn quote_source<'a>(
     report: &mut Report<'a>,
     notes: &mut Vec<String>,
@@ -138,11 +140,14 @@ fn quote_source<'a>(
     file: &'a SourceFile,
     width: usize,
 ) {
-    let same_file: Vec<_> = diagnostic
-        .related()
-        .iter()
-        .filter(|related| related.location.file == diagnostic.location().file)
-        .collect();
+    let primary = diagnostic.location();
+    // Lines just above the primary share its snippet; further up they would open a
+    // snippet of their own before it.
+    let in_excerpt = |related: &&crate::diagnostic::Related| {
+        related.location.file == primary.file
+            && related.location.span.start.line + 2 >= primary.span.start.line
+    };
+    let same_file: Vec<_> = diagnostic.related().iter().filter(in_excerpt).collect();
     let locations: Vec<&Location> = std::iter::once(diagnostic.location())
         .chain(same_file.iter().map(|related| &related.location))
         .collect();
@@ -169,7 +174,7 @@ fn quote_source<'a>(
         }
     }
     for related in diagnostic.related() {
-        if related.location.file != diagnostic.location().file {
+        if !in_excerpt(&related) {
             notes.push(related_note(&related.location, &related.message.as_cow()));
         }
     }

@@ -4,7 +4,7 @@
 //! finding (`verdict::with_callers`), so each call gets one verdict and one rewrite.
 
 use crate::diagnostic::{Applicability, Edit, Fix, Location};
-use crate::model::{Caller, EntryKind, Via};
+use crate::model::{Caller, EntryKind, Evidence, Via};
 use crate::rules::Context;
 
 /// The in-cluster name that reaches the same pods, as this caller writes it: the Service's
@@ -47,7 +47,10 @@ pub(crate) fn call_location(caller: &Caller) -> Location {
 /// no single Service behind the entry point.
 pub(crate) fn rename(cx: &Context<'_>, caller: &Caller, file: &str) -> Option<Fix> {
     let entry = &cx.model.entry_points[caller.target];
-    if !matches!(entry.kind, EntryKind::Service | EntryKind::External)
+    // Only a call is rewritten: a mention or the app's own public identity (Grafana's
+    // `domain`, a redirect URI) must keep the public host.
+    if caller.evidence != Evidence::Call
+        || !matches!(entry.kind, EntryKind::Service | EntryKind::External)
         || caller.via == Via::ImagePull
         || caller.via.is_implied()
         || link(cx, caller).is_some()

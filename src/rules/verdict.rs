@@ -10,11 +10,25 @@ use crate::rules::{rename, Context};
 
 /// The alternative to a provider's fix that works everywhere: callers use the Service's
 /// name. A suggestion only, so `--fix` applies one way out of the loopback, not two.
-pub(crate) fn call_by_name(service: &Object) -> Fix {
+fn call_by_name(service: &Object) -> Fix {
     Fix::manual(format!(
         "have in-cluster clients call {} instead of the load-balancer address, by hand",
         service.service_hosts_hint()
     ))
+}
+
+/// `d` with [`call_by_name`] when one of `callers` really calls the address: a mention or
+/// the app's own public identity (Grafana's `domain`) is never to be rewritten.
+pub(crate) fn with_call_by_name<'m>(
+    d: Diagnostic,
+    service: &Object,
+    callers: impl IntoIterator<Item = &'m Caller>,
+) -> Diagnostic {
+    if callers.into_iter().any(|c| c.evidence == Evidence::Call) {
+        d.with_suggestion(call_by_name(service))
+    } else {
+        d
+    }
 }
 
 /// The severity of a verdict with no visible caller, the same in every rule (DEVELOPERS.md,
@@ -30,13 +44,17 @@ pub(crate) fn unseen(network: Network) -> Severity {
     }
 }
 
-/// What a no-caller message adds for [`unseen`]'s warning: why it is one.
-pub(crate) fn unseen_why(network: Network) -> &'static str {
+/// What a no-caller message adds for [`unseen`]'s warning: why it is one, and both ways
+/// to finish in one line: `fix`, or a suppression with a reason when nothing in the cluster
+/// calls the load balancer (`rule`'s id in the comment).
+pub(crate) fn unseen_why(network: Network, rule: &str, fix: &str) -> String {
     match network {
-        Network::Private => {
-            " The load balancer is private, so its callers are in this cluster even if not in these files."
-        }
-        Network::Public | Network::Unknown => "",
+        Network::Private => format!(
+            " The load balancer is private, so its callers are in this cluster even if not in these \
+             files: {fix}, or, if nothing in the cluster calls it, suppress this with a reason \
+             (`# lblint: ignore[{rule}] <why nothing calls it>`)."
+        ),
+        Network::Public | Network::Unknown => String::new(),
     }
 }
 

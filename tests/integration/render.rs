@@ -386,7 +386,7 @@ fn charts_are_rendered_with_their_values_and_mapped_to_templates() {
         compact_lines(&run),
         [
             "testdata/render/helm/needs-deps/Chart.yaml:5:5: error[LBL008] Chart not rendered: its dependency `redis` is not vendored in `charts/`, and lblint never fetches dependencies (no `helm dependency build`).".to_string(),
-            format!("{template}:7:5: warning[TKE001] Private-network CLB Service `release-name-web` will loop back in-cluster calls to its own address. No in-cluster caller of its address is visible in these manifests."),
+            format!("{template}:7:5: warning[TKE001] Private-network CLB Service `release-name-web` will loop back in-cluster calls to its own address. No in-cluster caller of its address is visible in these manifests. The load balancer is private, so its callers are in this cluster even if not in these files: add `service.cloud.tencent.com/prevent-loopback: \"true\"` or SNAT on its layer-4 listeners (help), or, if nothing in the cluster calls it, suppress this with a reason (`# lblint: ignore[TKE001] <why nothing calls it>`)."),
         ],
         "{}",
         run.stderr
@@ -507,7 +507,7 @@ fn kustomize_build_is_used_when_kubectl_is_missing() {
     let run = run_with_path(crate_root(), &[kustomize.path()], &args);
     assert_eq!(
         compact_lines(&run),
-        [format!("{TREE}/base/orders.yaml:7:5: warning[TKE001] Private-network CLB Service `orders` will loop back in-cluster calls to its own address. No in-cluster caller of its address is visible in these manifests.")],
+        [format!("{TREE}/base/orders.yaml:7:5: warning[TKE001] Private-network CLB Service `orders` will loop back in-cluster calls to its own address. No in-cluster caller of its address is visible in these manifests. The load balancer is private, so its callers are in this cluster even if not in these files: add `service.cloud.tencent.com/prevent-loopback: \"true\"` or SNAT on its layer-4 listeners (help), or, if nothing in the cluster calls it, suppress this with a reason (`# lblint: ignore[TKE001] <why nothing calls it>`).")],
         "{}",
         run.stderr
     );

@@ -157,7 +157,7 @@ fn findings_on_keys_a_patch_adds_land_in_the_patch() {
     let run = render_compact(tmp.path(), &[bin], &args);
     assert_eq!(
         compact_lines(&run),
-        ["patched/overlay/internal.yaml:7:5: warning[TKE001] Private-network CLB Service `prod-orders` will loop back in-cluster calls to its own address. No in-cluster caller of its address is visible in these manifests."],
+        ["patched/overlay/internal.yaml:7:5: warning[TKE001] Private-network CLB Service `prod-orders` will loop back in-cluster calls to its own address. No in-cluster caller of its address is visible in these manifests. The load balancer is private, so its callers are in this cluster even if not in these files: add `service.cloud.tencent.com/prevent-loopback: \"true\"` or SNAT on its layer-4 listeners (help), or, if nothing in the cluster calls it, suppress this with a reason (`# lblint: ignore[TKE001] <why nothing calls it>`)."],
         "{}",
         run.stderr
     );

@@ -486,3 +486,50 @@ fn an_untyped_pool_is_a_warning_naming_its_type() {
         "{message}"
     );
 }
+
+/// A mention is not a call: Grafana's `domain` and `root_url` keep the public host (no
+/// "call X instead" suggestion anywhere), and the finding's first snippet is the load
+/// balancer's line, not the Grafana line above it.
+#[test]
+fn mentions_are_never_rewritten_and_the_lb_line_comes_first() {
+    let file = "testdata/tke/grafana-domain.yaml";
+    let (_, report) = check_json(&["--profile", "testdata/tke/profile-ipvs-regular.yaml", file]);
+    assert_eq!(
+        findings(&report),
+        vec![
+            f("K8S001", "note", file, 12, 23),
+            f("TKE001", "warning", file, 38, 5),
+        ]
+    );
+    for d in report["diagnostics"].as_array().unwrap() {
+        assert_eq!(d["suggestions"], serde_json::json!([]), "{d:#}");
+        assert!(
+            !d["help"]
+                .as_str()
+                .unwrap()
+                .contains("call `frontend-proxy` instead"),
+            "{d:#}"
+        );
+    }
+    let human = crate::lblint(&[
+        "check",
+        "--select",
+        "TKE001",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        file,
+    ]);
+    let first = human.stdout.lines().find(|l| l.contains("╭─[")).unwrap();
+    assert!(
+        first.ends_with(&format!("{file}:38:5]")),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human.stdout.contains(&format!(
+            "related: {file}:11:14: Deployment/otel-demo/grafana"
+        )),
+        "{}",
+        human.stdout
+    );
+}

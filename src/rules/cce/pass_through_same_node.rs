@@ -7,7 +7,7 @@ use crate::profile::{CceFlavour, Provider};
 use crate::rules::family::local_policy::CCE_PASS_THROUGH as PASS_THROUGH;
 use crate::rules::select::services_of;
 use crate::rules::verdict::with_callers;
-use crate::rules::verdict::{call_by_name, calls_first, shares_node, sharing_unknown_why};
+use crate::rules::verdict::{calls_first, shares_node, sharing_unknown_why, with_call_by_name};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::Annotations;
 
@@ -108,7 +108,7 @@ impl Rule for PassThroughSameNode {
                 ));
             // The way out by name first, then its edit at each call.
             d = with_callers(
-                d.with_suggestion(call_by_name(service)),
+                with_call_by_name(d, service, callers.iter().copied()),
                 cx,
                 callers.iter().copied(),
                 "ELB address",

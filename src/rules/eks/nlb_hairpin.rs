@@ -191,14 +191,24 @@ fn words(
     let Some(caller) = first else {
         // An inferred failure is a note; else as in every rule (verdict::unseen): the
         // controller's scheme says whether the NLB is private.
-        let severity = match (inferred, scheme.internet_facing) {
-            (true, _) => Severity::Note,
-            (false, true) => crate::rules::verdict::unseen(crate::model::Network::Public),
-            (false, false) => crate::rules::verdict::unseen(crate::model::Network::Private),
+        let network = match (inferred, scheme.internet_facing) {
+            (true, _) | (false, true) => crate::model::Network::Public,
+            (false, false) => crate::model::Network::Private,
         };
+        let severity = match inferred {
+            true => Severity::Note,
+            false => crate::rules::verdict::unseen(network),
+        };
+        let ways_out = crate::rules::verdict::unseen_why(
+            network,
+            META.id,
+            "turn off client IP preservation (`preserve_client_ip.enabled=false`) or use IP targets",
+        );
         return (
             severity,
-            format!("{lead}; no in-cluster caller is visible in these manifests.{lowered}"),
+            format!(
+                "{lead}; no in-cluster caller is visible in these manifests.{lowered}{ways_out}"
+            ),
             detail,
         );
     };

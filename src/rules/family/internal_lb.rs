@@ -19,7 +19,7 @@ use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{unserved_by_kube_proxy, Reach};
 use crate::rules::select::services_of;
-use crate::rules::verdict::{call_by_name, calls_first, with_callers};
+use crate::rules::verdict::{calls_first, with_call_by_name, with_callers};
 use crate::rules::{meta, Context, Rule, RuleMeta};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
@@ -79,7 +79,7 @@ pub fn advise(
         .with_help(format!("{why} Way out: {}", advisory.help));
     // The way out by name first, then its edit at each call.
     d = with_callers(
-        d.with_suggestion(call_by_name(service)),
+        with_call_by_name(d, service, callers.iter().copied()),
         cx,
         callers.iter().copied(),
         "internal load-balancer address",

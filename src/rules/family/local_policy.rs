@@ -14,7 +14,7 @@ use crate::rules::edit;
 use crate::rules::family::internal_lb::NLB_CLASS;
 use crate::rules::family::kube_proxy::{local_policy, strands, upstream_gap, Gap, Reach};
 use crate::rules::meta;
-use crate::rules::verdict::{call_by_name, calls_first, weigh, with_callers};
+use crate::rules::verdict::{calls_first, weigh, with_call_by_name, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
@@ -198,7 +198,11 @@ impl<'v> Verdict<'v> {
                     "{subject} has `externalTrafficPolicy: Local`, so {} on nodes without a backend pod \
                      cannot reach its {lb} address; no in-cluster caller of it is visible in these manifests.{}",
                     if self.gap.pods.is_some() { "pods" } else { "hostNetwork pods" },
-                    crate::rules::verdict::unseen_why(self.entry.network)
+                    crate::rules::verdict::unseen_why(
+                        self.entry.network,
+                        self.judge.meta().id,
+                        "set `externalTrafficPolicy: Cluster`"
+                    )
                 ),
                 format!("Cause: {}.", self.fallback.why),
             ));
@@ -298,8 +302,8 @@ impl<'v> Verdict<'v> {
                 help(self.judge, self.entry, object)
             ));
         // The way out by name first, then its edit at each call.
-        if !self.callers.is_empty() && self.entry.kind == EntryKind::Service {
-            d = d.with_suggestion(call_by_name(object));
+        if self.entry.kind == EntryKind::Service {
+            d = with_call_by_name(d, object, self.callers.iter().map(|(c, _)| *c));
         }
         d = with_callers(
             d,

@@ -228,6 +228,12 @@ fn help(entry: &EntryPoint, target: &Object, caller: &Caller, host: Option<&str>
              loop back (a containerd registry mirror on the nodes, a registry outside the cluster, or the \
              provider rules' way out for the load balancer)"
             .to_string(),
+        // The app's own public address: browsers use it, so it must stay public; nothing to
+        // rename (a pod's real call elsewhere gets its own finding).
+        _ if caller.evidence == Evidence::Identity => "keep this public address as it is: it is what \
+             browsers and users reach the app by, and the pod does not call it. If a container of the \
+             pod also calls it, that call gets its own finding"
+            .to_string(),
         // A controller calls on the object's behalf: no app setting to change.
         _ if caller.via.is_implied() => "a controller makes this call for the object, so no app setting \
              changes it: the provider rules say whether it breaks and give the vendor's way out (a hostname \

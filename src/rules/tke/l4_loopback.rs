@@ -8,7 +8,7 @@ use crate::model::views::ServiceView;
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{Object, ObjectId, Workspace};
 use crate::profile::{tke_binding, Provider, ProxyMode};
-use crate::rules::verdict::{call_by_name, calls_first, weigh, with_callers};
+use crate::rules::verdict::{calls_first, unseen_why, weigh, with_call_by_name, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::pod_template;
 use crate::views::Annotations;
@@ -208,7 +208,14 @@ fn words(cx: &Context<'_>, service: &Object, verdict: &Verdict<'_>) -> (Severity
                 ": {} calls its address {}; whether it shares a node with a backend pod is unknown.",
                 ws.objects[caller.workload].id, caller.address
             ),
-            (None, _) => ". No in-cluster caller of its address is visible in these manifests.".to_string(),
+            (None, _) => format!(
+                ". No in-cluster caller of its address is visible in these manifests.{}",
+                unseen_why(
+                    Network::Private,
+                    META.id,
+                    "add `service.cloud.tencent.com/prevent-loopback: \"true\"` or SNAT on its layer-4 listeners (help)"
+                )
+            ),
         };
         format!("Private-network CLB Service `{name}` will loop back in-cluster calls to its own address{tail}")
     };
@@ -253,9 +260,7 @@ fn diagnostic(cx: &Context<'_>, entry: &EntryPoint, verdict: Verdict<'_>) -> Dia
             "the cluster profile's kube-proxy mode decides the verdict",
         );
     }
-    if !verdict.callers.is_empty() {
-        diagnostic = diagnostic.with_suggestion(call_by_name(service));
-    }
+    diagnostic = with_call_by_name(diagnostic, service, verdict.callers.iter().copied());
     // The fix must end green: offered only where kube-proxy is known to bind LB addresses
     // (else TKE004 would flag the annotation it adds).
     let fix = match binding {

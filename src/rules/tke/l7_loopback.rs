@@ -5,7 +5,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::Object;
 use crate::profile::Provider;
-use crate::rules::verdict::{calls_first, weigh, with_callers};
+use crate::rules::verdict::{calls_first, unseen_why, weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::views::pod_template;
 use crate::views::Annotations;
@@ -178,7 +178,12 @@ fn words(
             Severity::Warning,
             format!(
                 "Private-network CLB Ingress `{name}` will loop back in-cluster calls to its hosts from regular or \
-                 native nodes, in any kube-proxy mode. No in-cluster caller is visible in these manifests."
+                 native nodes, in any kube-proxy mode. No in-cluster caller is visible in these manifests.{}",
+                unseen_why(
+                    Network::Private,
+                    META.id,
+                    "enable SNAT on its layer-7 listeners (help)"
+                )
             ),
         ),
     };

@@ -3,7 +3,7 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::Fit;
-use crate::rules::verdict::{call_by_name, calls_first, shares_node, sharing_unknown_why};
+use crate::rules::verdict::{calls_first, shares_node, sharing_unknown_why, with_call_by_name};
 use crate::rules::verdict::{weigh, with_callers};
 use crate::rules::{Context, Rule, RuleMeta};
 
@@ -66,7 +66,11 @@ impl Rule for ProxySameNode {
                         "Service `{name}` uses the `Proxy` IP mode, where a client pod on the same node as a \
                          backend pod cannot reach the CLB address. No in-cluster caller of its address \
                          is visible in these manifests.{}",
-                        crate::rules::verdict::unseen_why(entry.network)
+                        crate::rules::verdict::unseen_why(
+                            entry.network,
+                            META.id,
+                            "keep the `VIP` IP mode"
+                        )
                     ),
                 ),
             };
@@ -92,9 +96,7 @@ impl Rule for ProxySameNode {
                     }
                 ));
             // The way out by name first, then its edit at each call.
-            if !callers.is_empty() {
-                d = d.with_suggestion(call_by_name(object));
-            }
+            d = with_call_by_name(d, object, callers.iter().copied());
             d = with_callers(d, cx, callers.iter().copied(), "CLB address");
             out.push(d.on(object).with_fix(to_vip_fix(ws, object, value)));
         }

@@ -115,7 +115,7 @@ pub(super) fn report(
     let callers = calls_first(cx.model.callers_of(index));
     let (severity, message, why) = words(
         cx,
-        entry,
+        (meta.id, entry),
         (trap.feature, trap.maybe_on),
         &bypass,
         callers.first().copied(),
@@ -168,7 +168,7 @@ fn as_reported(cx: &Context<'_>, entry: &EntryPoint, bypass: Bypass) -> Option<B
 /// caller, a note, or a warning for a private load balancer.
 fn words(
     cx: &Context<'_>,
-    entry: &EntryPoint,
+    (rule, entry): (&str, &EntryPoint),
     (feature, maybe_on): (Feature, bool),
     bypass: &Bypass,
     first: Option<&Caller>,
@@ -254,8 +254,9 @@ fn words(
             unseen,
             format!(
                 "{subject}, but in-cluster calls to its address skip it; no in-cluster caller is \
-                 visible in these manifests.{}",
-                crate::rules::verdict::assumed(why)
+                 visible in these manifests.{}{}",
+                crate::rules::verdict::assumed(why),
+                crate::rules::verdict::unseen_why(entry.network, rule, "take the way out in the help")
             ),
             format!(
                 "{origin}They skip it: {why}. One that calls its IP or a host it serves would fail, as {breaks}."
