@@ -114,10 +114,12 @@ pub(super) fn linted(files: &[Arc<str>]) {
     }
 }
 
-/// A warning when nothing was linted and nothing was skipped: an empty folder, or globs
-/// that match nothing, would otherwise pass in silence.
+/// A warning when nothing was linted and nothing was skipped or failed to render: an empty
+/// folder, or globs that match nothing, would otherwise pass in silence. A skipped file
+/// (LBL003) or a failed render (LBL008, whose files it replaces) already says why.
 pub(super) fn no_input(linted: &[Arc<str>], diagnostics: &[Diagnostic], options: &CheckOptions) {
-    if !linted.is_empty() || diagnostics.iter().any(|d| d.rule() == "LBL003") {
+    let said = |d: &Diagnostic| ["LBL003", "LBL008"].contains(&d.rule());
+    if !linted.is_empty() || diagnostics.iter().any(said) {
         return;
     }
     let paths: Vec<String> = options
