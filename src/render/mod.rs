@@ -17,6 +17,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::SourceFile;
 use crate::walk::InputFile;
 
+mod committed;
 mod generator;
 mod helm;
 mod kustomize;
@@ -27,6 +28,7 @@ mod run;
 mod template;
 mod tools;
 
+pub use committed::mark_absent_templates;
 pub use map::map_back;
 pub use roots::unrendered_note;
 
