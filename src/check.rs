@@ -191,6 +191,11 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
             InputSource::Stdin => None,
         })
         .collect();
+    render::mark_absent_templates(
+        &mut outcome.diagnostics,
+        &outcome.sources,
+        &outcome.files_on_disk,
+    );
     if let Some(named) = named {
         // A staged base or patch feeds the roots that list it: their findings count.
         let fed = rendered.fed_by(&named);

@@ -172,6 +172,8 @@ struct Rest {
 struct More {
     suggestions: Few<StoredFix>,
     origin: Option<Arc<str>>,
+    /// The template `origin` names is not in the repository: the rendered file is fixed.
+    template_absent: bool,
 }
 
 impl Diagnostic {
@@ -409,6 +411,22 @@ impl Diagnostic {
     /// Template the object was rendered from (Helm `# Source:`, kustomize origin).
     pub fn origin(&self) -> Option<&str> {
         self.more()?.origin.as_deref()
+    }
+
+    /// The template to edit instead of this finding's file: its origin, unless that
+    /// template is not in the repository (then the rendered file is the one to fix).
+    pub fn edit_elsewhere(&self) -> Option<&str> {
+        self.origin().filter(|_| !self.template_absent())
+    }
+
+    /// Whether the template of the origin was looked for in the repository and not found.
+    pub fn template_absent(&self) -> bool {
+        self.more().is_some_and(|m| m.template_absent)
+    }
+
+    /// The origin's template is not in the repository: fix the rendered file.
+    pub fn set_template_absent(&mut self) {
+        self.more_mut().template_absent = true;
     }
 
     /// Deterministic output order: file, position, rule.

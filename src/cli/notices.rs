@@ -9,7 +9,7 @@ use super::{fail, CheckArgs, EXIT_FAILURE, EXIT_FINDINGS, EXIT_OK};
 use crate::check::CheckOptions;
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
-use crate::fix::preview::{rendered_notice, unified_diff};
+use crate::fix::preview::{committed_notice, rendered_notice, unified_diff};
 use crate::fix::Applied;
 use crate::profile::Profile;
 use crate::text::escape::{escape, Keep};
@@ -114,10 +114,12 @@ pub(super) fn linted(files: &[Arc<str>]) {
     }
 }
 
-/// A warning when nothing was linted and nothing was skipped: an empty folder, or globs
-/// that match nothing, would otherwise pass in silence.
+/// A warning when nothing was linted and nothing was skipped or failed to render: an empty
+/// folder, or globs that match nothing, would otherwise pass in silence. A skipped file
+/// (LBL003) or a failed render (LBL008, whose files it replaces) already says why.
 pub(super) fn no_input(linted: &[Arc<str>], diagnostics: &[Diagnostic], options: &CheckOptions) {
-    if !linted.is_empty() || diagnostics.iter().any(|d| d.rule() == "LBL003") {
+    let said = |d: &Diagnostic| ["LBL003", "LBL008"].contains(&d.rule());
+    if !linted.is_empty() || diagnostics.iter().any(said) {
         return;
     }
     let paths: Vec<String> = options
@@ -168,7 +170,7 @@ pub(super) fn fixed(done: &Applied, args: &Flags) -> bool {
         ));
     }
     if args.quiet == 0 {
-        rendered(&done.rendered);
+        rendered(&done.rendered, &done.committed);
         if done.fixed > 0 {
             let colon = if args.show_fixes { ":" } else { "" };
             say(&format!(
@@ -191,9 +193,14 @@ fn by_rule(done: &Applied) {
     }
 }
 
-fn rendered(refused: &[Diagnostic]) {
+/// The fixes left to a template, and those put into rendered output whose template is
+/// not in the repository.
+fn rendered(refused: &[Diagnostic], committed: &[Diagnostic]) {
     for d in refused {
         eprintln!("{}", escape(&rendered_notice(d), Keep::Nothing));
+    }
+    for d in committed {
+        eprintln!("{}", escape(&committed_notice(d), Keep::Nothing));
     }
 }
 
@@ -230,7 +237,7 @@ pub(super) fn run_diff(args: &Flags, options: &CheckOptions, profile: &Profile) 
     }
     if args.quiet == 0 {
         no_input(&done.linted, &[], options);
-        rendered(&done.rendered);
+        rendered(&done.rendered, &done.committed);
         say(&would_fix(&done, args.unsafe_fixes));
     }
     for (file, reason) in &done.failures {

@@ -1,5 +1,6 @@
 //! `--fix`: apply the text edits diagnostics carry, without overlaps, and never to
-//! rendered output (a Helm or kustomize origin has no source to write back to). Planning
+//! rendered output whose template is the file to edit (committed Helm output whose chart
+//! is not in the repository is fixed in place: `Diagnostic::edit_elsewhere`). Planning
 //! works on texts; [`mod@write`] puts a new text on disk or leaves the file as it was.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -34,7 +35,7 @@ impl FixPlan {
 fn eligible(d: &Diagnostic, unsafe_fixes: bool) -> bool {
     match d.fix() {
         None => false,
-        Some(_) if d.origin().is_some() => false,
+        Some(_) if d.edit_elsewhere().is_some() => false,
         Some(fix) => match fix.applicability() {
             Applicability::Safe => true,
             Applicability::Unsafe => unsafe_fixes,
@@ -170,6 +171,9 @@ pub struct Applied {
     pub by_file: BTreeMap<Arc<str>, BTreeMap<(&'static str, &'static str), usize>>,
     /// Findings whose fix this run would apply but for the file being rendered output.
     pub rendered: Vec<Diagnostic>,
+    /// Findings in rendered output whose template is not in the repository: their fixes
+    /// go into the rendered file, which says so.
+    pub committed: Vec<Diagnostic>,
     /// `--diff`: each changed file (displayed path), its text before and after.
     pub changes: Vec<(Arc<str>, String, String)>,
     /// The fixes of the first lint, before any was applied.
@@ -220,7 +224,7 @@ pub fn rendered_refusals(
     unsafe_fixes: bool,
 ) -> impl Iterator<Item = &Diagnostic> {
     diagnostics.iter().filter(move |d| {
-        d.origin().is_some()
+        d.edit_elsewhere().is_some()
             && d.fix().is_some_and(|fix| match fix.applicability() {
                 Applicability::Safe => true,
                 Applicability::Unsafe => unsafe_fixes,
@@ -305,6 +309,9 @@ pub fn apply(
             done.rendered = rendered_refusals(&outcome.diagnostics, unsafe_fixes)
                 .cloned()
                 .collect();
+            let committed = outcome.diagnostics.iter();
+            let committed = committed.filter(|d| d.template_absent() && eligible(d, unsafe_fixes));
+            done.committed = committed.cloned().collect();
             done.available = preview::FixCounts::of(&outcome.diagnostics);
             done.linted = outcome.linted.clone();
         }

@@ -38,16 +38,26 @@ pub fn rendered_reason(origin: &str) -> String {
     format!("the object is rendered from `{origin}`; edit that file instead")
 }
 
+/// `RULE at FILE:LINE:COL`, as the stderr notices name a finding.
+fn finding_at(d: &Diagnostic) -> String {
+    let start = d.location().span.start;
+    let file = &d.location().file;
+    format!("{} at {file}:{}:{}", d.rule(), start.line, start.column)
+}
+
 /// The stderr line for a fix `--fix` or `--diff` leaves out because its file is rendered.
 pub fn rendered_notice(d: &Diagnostic) -> String {
-    let start = d.location().span.start;
+    let reason = rendered_reason(d.origin().unwrap_or_default());
+    format!("lblint: not fixing {}: {reason}", finding_at(d))
+}
+
+/// The stderr line for a fix `--fix` or `--diff` puts into rendered output, because the
+/// template it was rendered from is not in the repository.
+pub fn committed_notice(d: &Diagnostic) -> String {
+    let origin = d.origin().unwrap_or_default();
     format!(
-        "lblint: not fixing {} at {}:{}:{}: {}",
-        d.rule(),
-        d.location().file,
-        start.line,
-        start.column,
-        rendered_reason(d.origin().unwrap_or_default())
+        "lblint: fixing {} in the rendered file: its template `{origin}` is not in the repository, so this file, the one committed, is the one to change",
+        finding_at(d)
     )
 }
 
@@ -69,7 +79,7 @@ impl FixCounts {
         for d in diagnostics {
             counts.shown_only += d.suggestions().len();
             let Some(fix) = d.fix() else { continue };
-            match (fix.applicability(), d.origin().is_some()) {
+            match (fix.applicability(), d.edit_elsewhere().is_some()) {
                 (Applicability::DisplayOnly, _) => counts.shown_only += 1,
                 (_, true) => counts.rendered += 1,
                 (Applicability::Safe, false) => counts.safe += 1,
@@ -116,7 +126,7 @@ pub fn fix_heading(d: &Diagnostic, fix: FixRef<'_>, unsafe_fixes: bool) -> Strin
         Applicability::Unsafe => "unsafe",
         Applicability::DisplayOnly => "display-only",
     };
-    let what = match (fix.applicability(), d.origin()) {
+    let what = match (fix.applicability(), d.edit_elsewhere()) {
         (Applicability::DisplayOnly, _) => "never applied".to_string(),
         (_, Some(origin)) => format!("not applied: {}", rendered_reason(origin)),
         (Applicability::Safe, None) => "applied by --fix".to_string(),

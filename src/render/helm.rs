@@ -105,7 +105,8 @@ pub(super) fn render_all(
                 Ran::NotStarted(_) => INSTALL.into(),
                 Ran::Done { .. } => "fix the chart or its values (`render.helm.values` in lblint.yaml); `helm template` shows the same error".into(),
             };
-            let message = format!("Chart not rendered: {message}.");
+            let stop = super::full_stop(&message);
+            let message = format!("Chart not rendered: {message}{stop}");
             part.diagnostics.push(fail(&chart.source, 0, message, help));
             continue;
         }

@@ -195,15 +195,62 @@ pub(super) fn render_all(
     }
     let ran = run_all(&jobs, options.timeout, threads);
     for ((root, wrapper, target), ran) in started.into_iter().zip(ran) {
+        let said = match &ran {
+            Ran::Done { stderr, .. } => String::from_utf8_lossy(stderr).into_owned(),
+            _ => String::new(),
+        };
         match finish(&tool, root, (wrapper, &target), ran, options) {
             Ok(buffer) => part.buffers.push(buffer),
-            Err((message, help)) => {
-                part.diagnostics
-                    .push(fail(&root.kustomization.source, 0, message, help))
-            }
+            Err((message, help)) => part
+                .diagnostics
+                .push(located(root, &said, message, help, fail)),
         }
     }
     part
+}
+
+/// The failure of `root`: at the entry that names a missing file the tool's error names
+/// (in the root's kustomization or one it includes, then with the root as a related
+/// location), else at the root's start.
+fn located(
+    root: &Root,
+    said: &str,
+    message: String,
+    help: String,
+    fail: &mut Fail<'_>,
+) -> crate::diagnostic::Diagnostic {
+    let source = &root.kustomization.source;
+    let Some(missing) = root.missing.iter().find(|m| names(said, &m.path)) else {
+        return fail(source, 0, message, help);
+    };
+    let found = fail(&missing.file, missing.offset, message, help);
+    if missing.file.path == source.path {
+        return found;
+    }
+    let at = source.pos_at(0);
+    let root_at = crate::diagnostic::Location {
+        file: source.path.clone(),
+        span: crate::source::Span { start: at, end: at },
+    };
+    found.with_related(root_at, format!("rendering `{}`", source.path))
+}
+
+/// Whether `said` names `path` whole, as written or with its folder's links resolved (the
+/// tool sees the canonical path of lblint's wrapper).
+fn names(said: &str, path: &Path) -> bool {
+    let canonical = path
+        .parent()
+        .and_then(|dir| dir.canonicalize().ok())
+        .zip(path.file_name())
+        .map(|(dir, name)| dir.join(name));
+    let whole = |p: &Path| {
+        let p = p.to_string_lossy();
+        said.match_indices(&*p).any(|(at, _)| {
+            let next = said[at + p.len()..].chars().next();
+            !next.is_some_and(|c| c.is_alphanumeric() || "-_./".contains(c))
+        })
+    };
+    whole(path) || canonical.is_some_and(|c| whole(&c))
 }
 
 /// The rendered text of a root, or the message and help of its failure (paths in the
@@ -231,7 +278,8 @@ fn finish(
             ),
         };
         let message = in_user_paths(&message, target, &shown);
-        return Err((format!("Kustomization not rendered: {message}."), help));
+        let stop = super::full_stop(&message);
+        return Err((format!("Kustomization not rendered: {message}{stop}"), help));
     }
     let Ran::Done { stdout, .. } = ran else {
         return Err((String::new(), String::new()));
@@ -242,6 +290,7 @@ fn finish(
         origin: Origin::Kustomize {
             wrapper,
             patches: root.patches.clone(),
+            kustomizations: root.kustomizations.clone(),
         },
         root: source.clone(),
     })

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Buffer, Origin};
+use super::{generator, Buffer, Origin};
 use crate::diagnostic::Diagnostic;
 use crate::objects::{LintFile, Object, Workspace};
 use crate::source::{Location, SourceFile, SourceMap, Span};
@@ -199,9 +199,11 @@ fn target(
 ) -> Option<Location> {
     let way = way_to(ws.root(object), offset);
     let (file, extent) = match origin {
-        Origin::Kustomize { wrapper, patches } => {
-            kustomize_target(ws, object, (wrapper, patches), &way, bases)?
-        }
+        Origin::Kustomize {
+            wrapper,
+            patches,
+            kustomizations,
+        } => kustomize_target(ws, object, (wrapper, patches, kustomizations), &way, bases)?,
         Origin::Helm { chart } => {
             let written = object.origin.as_deref()?;
             let rest: PathBuf = Path::new(written).components().skip(1).collect();
@@ -251,11 +253,16 @@ fn rendered_from<'o>(ws: &Workspace, object: &'o Object) -> super::template::Ren
 fn kustomize_target(
     ws: &Workspace,
     object: &Object,
-    (wrapper, patches): (&Path, &[PathBuf]),
+    (wrapper, patches, kustomizations): (&Path, &[PathBuf], &[PathBuf]),
     way: &Way,
     bases: &mut Bases,
 ) -> Option<(Arc<SourceFile>, Option<crate::yaml::Extent>)> {
     let (path, generated) = kustomize_origin(ws, object)?;
+    if generated {
+        if let Some(found) = generated_target(object, kustomizations, way, bases) {
+            return Some(found);
+        }
+    }
     let base = bases.get(&normalize(&wrapper.join(path)), true)?;
     let loaded = base.loaded.as_ref()?;
     let source = base.source.clone();
@@ -279,6 +286,29 @@ fn kustomize_target(
         }
     }
     Some((source, found.map(|(extent, _)| extent)))
+}
+
+/// A generated object's finding: in the first of the tree's kustomizations (the root's
+/// first) whose generator entry holds the value (see [`super::generator`]).
+fn generated_target(
+    object: &Object,
+    kustomizations: &[PathBuf],
+    way: &Way,
+    bases: &mut Bases,
+) -> Option<(Arc<SourceFile>, Option<crate::yaml::Extent>)> {
+    let key = match way.steps.as_slice() {
+        [Step::Key(data), Step::Key(key), ..]
+            if ["data", "stringData", "binaryData"].contains(&data.as_str()) =>
+        {
+            Some(key.as_str())
+        }
+        _ => None,
+    };
+    kustomizations.iter().find_map(|file| {
+        let base = bases.get(file, true)?;
+        let extent = generator::holder(base.loaded.as_ref()?, object.kind(), object.name(), key)?;
+        Some((base.source.clone(), Some(extent)))
+    })
 }
 
 /// The keys of a way, without list items (a template is matched by keys).

@@ -17,14 +17,18 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::SourceFile;
 use crate::walk::InputFile;
 
+mod committed;
+mod generator;
 mod helm;
 mod kustomize;
 mod map;
+mod message;
 mod roots;
 mod run;
 mod template;
 mod tools;
 
+pub use committed::mark_absent_templates;
 pub use map::map_back;
 pub use roots::unrendered_note;
 
@@ -72,10 +76,12 @@ pub enum KustomizeTool {
 #[derive(Clone, Debug)]
 pub enum Origin {
     /// kustomize: origin paths are relative to the wrapper kustomization's folder; a key
-    /// the base lacks may come from one of the tree's patch files (absolute).
+    /// the base lacks may come from one of the tree's patch files, and a generated value
+    /// from any of its kustomization files, the root's first (absolute).
     Kustomize {
         wrapper: PathBuf,
         patches: Vec<PathBuf>,
+        kustomizations: Vec<PathBuf>,
     },
     /// Helm: `# Source: <chart name>/templates/...`, under the chart's folder.
     Helm { chart: PathBuf },
@@ -189,22 +195,6 @@ struct Part {
 /// How a failure becomes a finding: the file, an offset in it, the message and the help.
 type Fail<'f> = dyn FnMut(&Arc<SourceFile>, usize, String, String) -> Diagnostic + 'f;
 
-/// A tool's own error text, trimmed to what a finding can show: its last lines, at most
-/// 2,000 bytes.
-fn tool_message(stderr: &[u8]) -> String {
-    let text = String::from_utf8_lossy(stderr);
-    let text = text.trim();
-    let start = text.len().saturating_sub(2000);
-    let start = (start..=text.len())
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(text.len());
-    let cut = &text[start..];
-    match cut.trim() {
-        "" => "(no message on stderr)".into(),
-        said => said.to_string(),
-    }
-}
-
 /// The message for a render that did not finish.
 fn ran_message(tool: &str, ran: &run::Ran, timeout: Duration) -> Option<String> {
     match ran {
@@ -212,12 +202,20 @@ fn ran_message(tool: &str, ran: &run::Ran, timeout: Duration) -> Option<String> 
         run::Ran::Done { code, stderr, .. } => Some(format!(
             "`{tool}` failed ({}): {}",
             code.map_or("killed by a signal".into(), |c| format!("exit code {c}")),
-            tool_message(stderr)
+            message::tool_message(stderr)
         )),
         run::Ran::TimedOut => Some(format!(
             "`{tool}` ran over the time budget of {} s and was stopped",
             timeout.as_secs()
         )),
         run::Ran::NotStarted(e) => Some(format!("`{tool}` could not be started: {e}")),
+    }
+}
+
+/// `message` as the end of a sentence: a full stop unless the tool's text ends with one.
+fn full_stop(message: &str) -> &'static str {
+    match message.ends_with('.') {
+        true => "",
+        false => ".",
     }
 }

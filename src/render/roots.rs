@@ -62,6 +62,17 @@ pub(super) struct Root {
     pub(super) remote: Vec<(Arc<SourceFile>, usize, String)>,
     /// Patch files anywhere in its tree, the root's first (the last to apply).
     pub(super) patches: Vec<PathBuf>,
+    /// Its tree's kustomization files, the root's first.
+    pub(super) kustomizations: Vec<PathBuf>,
+    /// Files its tree names that do not exist: the kustomization and where each is named.
+    pub(super) missing: Vec<Missing>,
+}
+
+/// A file a kustomization names that does not exist.
+pub(super) struct Missing {
+    pub(super) file: Arc<SourceFile>,
+    pub(super) offset: usize,
+    pub(super) path: PathBuf,
 }
 
 /// A chart folder to render, and the files it replaces.
@@ -131,6 +142,19 @@ pub(super) fn read_kustomization(file: &Path, cwd: &Path) -> Option<Kustomizatio
             path.as_str().into_iter().for_each(|w| add(w, false, patch));
         }
     }
+    // Generator inputs: a missing one is located at its entry (`KEY=path` names `path`).
+    for key in ["configMapGenerator", "secretGenerator"] {
+        let list = value.get(key).and_then(Value::as_array);
+        for entry in list.into_iter().flatten() {
+            let files = ["files", "envs"].into_iter().filter_map(|k| entry.get(k));
+            let files = files.filter_map(Value::as_array).flatten();
+            let env = entry.get("env").into_iter();
+            for written in files.chain(env).filter_map(Value::as_str) {
+                let path = written.split_once('=').map_or(written, |(_, p)| p);
+                add(path, false, false);
+            }
+        }
+    }
     let shown = display_relative(file, cwd);
     let component = value.get("kind").and_then(Value::as_str) == Some("Component");
     Some(Kustomization {
@@ -190,12 +214,22 @@ fn closure(root: Kustomization, cwd: &Path) -> Root {
     let mut covered = Vec::new();
     let mut remote = Vec::new();
     let mut patches = Vec::new();
+    let mut missing = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut kustomizations = Vec::new();
     let mut visit = |k: &Kustomization, queue: &mut Vec<PathBuf>| {
-        covered.push(absolute(Path::new(&*k.source.path), cwd));
+        let file = absolute(Path::new(&*k.source.path), cwd);
+        kustomizations.push(file.clone());
+        covered.push(file);
         for r in &k.refs {
             if r.is_remote() {
                 remote.push((k.source.clone(), r.offset, r.written.clone()));
+            } else if !r.resolved.exists() {
+                missing.push(Missing {
+                    file: k.source.clone(),
+                    offset: r.offset,
+                    path: r.resolved.clone(),
+                });
             } else if r.resolved.is_dir() {
                 queue.push(r.resolved.clone());
             } else {
@@ -223,6 +257,8 @@ fn closure(root: Kustomization, cwd: &Path) -> Root {
         covered,
         remote,
         patches,
+        kustomizations,
+        missing,
     }
 }
 

@@ -167,9 +167,7 @@ mod tests {
             sh("sleep 5"),
             sh("exit 0"),
         ];
-        let started = Instant::now();
         let ran = run_all(&jobs, Duration::from_millis(300), 3);
-        assert!(started.elapsed() < Duration::from_secs(3), "killed in time");
         match &ran[0] {
             Ran::Done {
                 code,
@@ -210,30 +208,26 @@ mod tests {
         false
     }
 
-    /// A tool that leaves a child in the background: its output comes back when it exits,
-    /// not when the child would, and the child is killed; over the budget, the whole group.
+    /// A tool that leaves a child in the background (which would write a file after its
+    /// sleep): its output comes back when it exits, not when the child would, and the
+    /// child is killed before it writes; over the budget, the whole group.
     #[test]
     fn background_children_neither_hold_the_run_nor_outlive_it() {
-        let started = Instant::now();
-        let ran = run_one(&sh("sleep 30 & echo $!"), Duration::from_secs(10));
-        assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "{:?}",
-            started.elapsed()
-        );
+        let dir = tempfile::tempdir().unwrap();
+        let done = dir.path().join("done");
+        let script = format!("(sleep 30 && : > '{}') & echo $!", done.display());
+        let ran = run_one(&sh(&script), Duration::from_secs(60));
+        assert!(!done.exists(), "the run waited for its background child");
         let Ran::Done { code, stdout, .. } = ran else {
             panic!("{ran:?}")
         };
         assert_eq!(code, Some(0));
         let pid = String::from_utf8(stdout).unwrap();
         assert!(gone(&pid), "background child {pid} still runs");
-        let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("pid");
         let script = format!("sleep 30 & echo $! > '{}'; sleep 30", file.display());
-        let started = Instant::now();
         let ran = run_one(&sh(&script), Duration::from_millis(500));
         assert!(matches!(ran, Ran::TimedOut), "{ran:?}");
-        assert!(started.elapsed() < Duration::from_secs(2));
         let pid = std::fs::read_to_string(&file).unwrap();
         assert!(gone(&pid), "background child {pid} outlived the timeout");
     }

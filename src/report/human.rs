@@ -219,7 +219,7 @@ fn write_notes(
 fn fix_notes(diagnostic: &Diagnostic) -> Vec<String> {
     let mut notes = Vec::new();
     if let Some(fix) = diagnostic.fix() {
-        let how = match (fix.applicability(), diagnostic.origin()) {
+        let how = match (fix.applicability(), diagnostic.edit_elsewhere()) {
             (Applicability::DisplayOnly, _) => "shown only, never applied by --fix".to_string(),
             (_, Some(origin)) => format!(
                 "not applied by --fix: {}",

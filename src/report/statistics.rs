@@ -32,7 +32,7 @@ pub fn write(
         let row = rows.entry(d.rule()).or_default();
         row.name = d.name();
         row.count += 1;
-        match d.fix().as_ref().filter(|_| d.origin().is_none()) {
+        match d.fix().as_ref().filter(|_| d.edit_elsewhere().is_none()) {
             Some(fix) if fix.applicability() == Applicability::Safe => {
                 row.safe += 1;
                 row.with_unsafe += 1;

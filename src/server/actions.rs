@@ -121,7 +121,7 @@ impl Cx<'_> {
     fn quick_fixes(&self, d: &Diagnostic, diagnostic: &lsp::Diagnostic, out: &mut Vec<Value>) {
         let rule = d.rule();
         // Rendered output is regenerated: a fix or an ignore comment belongs in the template.
-        if let Some(origin) = d.origin() {
+        if let Some(origin) = d.edit_elsewhere() {
             let title = format!("{rule}: edit `{origin}` instead (rendered output)");
             let reason = crate::fix::preview::rendered_reason(origin);
             out.extend(self.shown_only(title, diagnostic, &reason));

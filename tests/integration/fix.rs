@@ -1,8 +1,24 @@
 //! `--fix` and `--unsafe-fixes`: edits land in the files, re-lint clean, and never touch
-//! rendered output or standard input.
+//! standard input, or rendered output whose template is in the repository.
 
 use crate::cli::tempdir;
 use crate::{check_json, findings, lblint, lblint_stdin};
+
+/// Make `dir` a repository (a `.git` folder) holding the chart `name` with `templates`
+/// (comment-only files in its `templates/`), or no chart when `name` is empty.
+pub fn repository_with_chart(dir: &std::path::Path, name: &str, templates: &[&str]) {
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    if name.is_empty() {
+        return;
+    }
+    let chart = dir.join(name);
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    let meta = format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n");
+    std::fs::write(chart.join("Chart.yaml"), meta).unwrap();
+    for template in templates {
+        std::fs::write(chart.join("templates").join(template), "# a template\n").unwrap();
+    }
+}
 
 fn copy(dir: &std::path::Path, fixture: &str) -> String {
     let name = std::path::Path::new(fixture).file_name().unwrap();
@@ -77,6 +93,7 @@ fn unsafe_fixes_add_or_set_prevent_loopback_once() {
 #[test]
 fn rendered_output_and_stdin_are_never_written() {
     let dir = tempdir("fix-rendered");
+    repository_with_chart(&dir, "shop", &["service.yaml"]);
     let helm = copy(&dir, "testdata/load/helm-rendered.yaml");
     let before = std::fs::read_to_string(&helm).unwrap();
     let run = lblint(&["check", "--fix", "--unsafe-fixes", &helm]);
@@ -89,6 +106,44 @@ fn rendered_output_and_stdin_are_never_written() {
     assert!(
         run.stderr
             .contains("--fix cannot write back to standard input"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Committed `helm template` output whose chart is not in the repository: the rendered
+/// file is the one the team changes, so --fix fixes it there and says why.
+#[test]
+fn committed_helm_output_without_its_chart_is_fixed_in_place() {
+    let dir = tempdir("fix-committed");
+    repository_with_chart(&dir, "", &[]);
+    let helm = copy(&dir, "testdata/load/helm-rendered.yaml");
+    let before = std::fs::read_to_string(&helm).unwrap();
+    let run = lblint(&[
+        "check",
+        "--fix",
+        "--unsafe-fixes",
+        "--format",
+        "compact",
+        &helm,
+    ]);
+    assert_eq!(
+        run.stderr,
+        format!("lblint: fixing TKE001 at {}:18:5 in the rendered file: its template `shop/templates/service.yaml` is not in the repository, so this file, the one committed, is the one to change\nlblint: fixed 1 problem\n", crate::shown(std::path::Path::new(&helm)))
+    );
+    let quoted =
+        "    service.kubernetes.io/qcloud-loadbalancer-internal-subnetid: subnet-0000000c\n";
+    let added = "    service.cloud.tencent.com/prevent-loopback: \"true\"\n";
+    let after = before.replace(quoted, &format!("{quoted}{added}"));
+    assert_ne!(after, before);
+    assert_eq!(std::fs::read_to_string(&helm).unwrap(), after);
+    // The same chart name with another template is not this template.
+    let dir = tempdir("fix-committed-other");
+    repository_with_chart(&dir, "shop", &["configmap.yaml"]);
+    let helm = copy(&dir, "testdata/load/helm-rendered.yaml");
+    let run = lblint(&["check", "--fix", "--unsafe-fixes", &helm]);
+    assert!(
+        run.stderr.contains("lblint: fixing TKE001"),
         "{}",
         run.stderr
     );

@@ -250,6 +250,8 @@ fn rendered_output_names_the_template_to_edit() {
             "testdata/load/kustomize-origin.yaml",
         ],
     );
+    // The chart is in the repository: its template is the file to edit.
+    crate::fix::repository_with_chart(std::path::Path::new(&dir), "shop", &["service.yaml"]);
     let before = bytes(&files);
     let helm = format!(
         "lblint: not fixing TKE001 at {dir}/helm-rendered.yaml:18:5: the object is rendered \

@@ -208,7 +208,16 @@ fn server_reloads_config_and_profile_and_reports_their_errors() {
 #[test]
 fn server_rendered_objects_get_the_note_not_an_edit() {
     let rendered = "---\n# Source: web/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    service.cloud.tencent.com/prevent-loopback: true\n";
-    let files = [("rendered.yaml", rendered)];
+    // A repository holding the chart: the template is the file to edit.
+    let files = [
+        ("rendered.yaml", rendered),
+        (".git/HEAD", "ref: refs/heads/main\n"),
+        (
+            "web/Chart.yaml",
+            "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+        ),
+        ("web/templates/service.yaml", "# the template\n"),
+    ];
     let mut server = super::TestServer::start("rendered", &files, push_client(), json!({}));
     let published = server.published("rendered.yaml");
     assert_eq!(published["diagnostics"][0]["code"], "K8S002");
