@@ -121,6 +121,8 @@ fn committed_helm_output_without_its_chart_is_fixed_in_place() {
     let before = std::fs::read_to_string(&helm).unwrap();
     let run = lblint(&[
         "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
         "--fix",
         "--unsafe-fixes",
         "--format",
@@ -141,7 +143,14 @@ fn committed_helm_output_without_its_chart_is_fixed_in_place() {
     let dir = tempdir("fix-committed-other");
     repository_with_chart(&dir, "shop", &["configmap.yaml"]);
     let helm = copy(&dir, "testdata/load/helm-rendered.yaml");
-    let run = lblint(&["check", "--fix", "--unsafe-fixes", &helm]);
+    let run = lblint(&[
+        "check",
+        "--profile",
+        "testdata/tke/profile-ipvs-regular.yaml",
+        "--fix",
+        "--unsafe-fixes",
+        &helm,
+    ]);
     assert!(
         run.stderr.contains("lblint: fixing TKE001"),
         "{}",
