@@ -24,6 +24,7 @@ mod fix_write;
 mod gateways;
 mod hairpin;
 mod hostile_output;
+mod journeys;
 mod k8s;
 mod kube_proxy_gates;
 mod layers;

@@ -182,6 +182,13 @@ fn facts(dump: &Dump<'_>, names: &[String], stated: Option<Provider>) -> Facts {
     workloads::controllers(dump, &containers, &mut found);
     unstated_controllers(provider, &mut found);
     let pools = nodes::pools(dump.nodes, provider);
+    if dump.nodes.count() == 0 {
+        found.unknown(
+            "spec.nodePools",
+            "add `kubectl get nodes -o yaml`: pools come from the nodes' labels and taints \
+             (unstated, rules that need them warn)",
+        );
+    }
     let untyped: Vec<&str> = pools
         .iter()
         .filter(|p| matches!(p.node_type, Some(Err(_))))

@@ -229,6 +229,11 @@ impl Nodes {
         }
     }
 
+    /// How many nodes the dumps hold.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
     /// Whether the nodes are k3s's (whose kube-proxy runs inside the k3s process).
     pub fn k3s(&self) -> bool {
         self.k3s

@@ -1,7 +1,7 @@
 //! EKS001 eks-nlb-hairpin: an NLB with client IP preservation called from inside the
 //! cluster. A member of the internal-LB family on its own verdict (`rules::family::internal_lb`).
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::views::ServicePort;
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint};
 use crate::objects::Object;
@@ -123,7 +123,39 @@ fn report(
             ways_out(hairpin)
         ))
         .on(service);
-    out.push(with_callers(d, cx, callers.iter().copied(), "address"));
+    let d = with_callers(d, cx, callers.iter().copied(), "address");
+    out.push(d.with_fix(preservation_off_fix(cx, service, hairpin)));
+}
+
+/// The controller's way out as an unsafe fix: `target-group-attributes:
+/// preserve_client_ip.enabled=false`, added after the Service's load-balancer type or
+/// scheme annotation. Only for the AWS Load Balancer Controller (the in-tree one reads it
+/// only from a version the profile may not state), only where it helps (not UDP or QUIC),
+/// and only where no attributes are set yet (merging a list is the author's call). Unsafe:
+/// the backends then see the NLB's address instead of the client's.
+fn preservation_off_fix(cx: &Context<'_>, service: &Object, hairpin: &Hairpin<'_>) -> Option<Fix> {
+    let attributes = key("target-group-attributes");
+    let view = cx.lb_annotations(service);
+    if hairpin.always
+        || !matches!(hairpin.nlb, Nlb::Controller { .. })
+        || view.entries().any(|(k, _)| {
+            k.as_str()
+                .is_some_and(|k| k.starts_with(attributes.as_str()))
+        })
+    {
+        return None;
+    }
+    let after = ["nlb-target-type", "type", "scheme"]
+        .map(key)
+        .into_iter()
+        .find(|k| view.entry(k).is_some())?;
+    crate::rules::family::proxy_protocol::add_annotation(
+        cx,
+        service,
+        &after,
+        (&attributes, "preserve_client_ip.enabled=false"),
+        Applicability::Unsafe,
+    )
 }
 
 /// The severity, the lead message and the detail the help opens with. With a caller: an

@@ -235,7 +235,7 @@ impl<'v> Verdict<'v> {
                 "The gateway's own pods are a Deployment (created by the ASM controller), not a \
                  DaemonSet on every node the caller can use."
             }
-            Fit::Yes => "It can run on a node without a backend pod.",
+            Fit::Yes => "The caller can run on such a node.",
             _ if self.entry.backends.is_empty() => {
                 "Its backend pods are not in these manifests, so whether every node the caller can \
                  use runs one is unknown."

@@ -236,18 +236,22 @@ fn words(
                 Severity::Error,
                 caller,
                 format!(
-                    "{subject}, but {} calls {} ({}), and kube-proxy answers \
+                    "{subject}, but {} calls {} ({}), and {} answers \
                      that call on the node, skipping it.{}",
                     ws.objects[caller.workload].id,
                     caller.address,
                     caller.via,
+                    answerer(cx),
                     crate::rules::verdict::assumed(why),
                 ),
             );
             (
                 severity,
                 message,
-                format!("{origin}Kube-proxy answers it on the node: {why}. So {breaks}."),
+                format!(
+                    "{origin}{} answers it on the node: {why}. So {breaks}.",
+                    capitalised(answerer(cx))
+                ),
             )
         }
         (Bypass::Sure(why), None) => (
@@ -266,6 +270,23 @@ fn words(
 }
 
 /// The profile fields an unknown verdict hangs on, as the lead says them.
+/// What answers a call to the load balancer's address on the node: kube-proxy, or the
+/// dataplane the profile says replaces it.
+fn answerer(cx: &Context<'_>) -> &'static str {
+    match cx.profile.proxy_mode() {
+        Some(crate::profile::ProxyMode::Ebpf) => "the dataplane that replaces kube-proxy",
+        _ => "kube-proxy",
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 fn settle(why: &str) -> String {
     crate::rules::verdict::settle(why)
         .unwrap_or_else(|| "it depends on facts the help names".to_string())
