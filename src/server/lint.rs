@@ -169,6 +169,12 @@ fn lint_unit(
         paths: vec![path.to_path_buf()],
         select: job.settings.select.clone(),
         ignore: job.settings.ignore.clone(),
+        // A value that is no namespace name is passed by, as kubectl would refuse it.
+        namespace: job
+            .settings
+            .namespace
+            .clone()
+            .filter(|ns| crate::objects::is_namespace_name(ns)),
         overlay: Some(overlay.clone()),
         cache: Some(unit.cache.clone()),
         walk: crate::walk::WalkOptions {

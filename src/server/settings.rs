@@ -25,6 +25,9 @@ pub struct Settings {
     pub select: Vec<String>,
     /// Rule ids or names, as `--ignore`.
     pub ignore: Vec<String>,
+    /// As `--namespace`: where objects without `metadata.namespace` land; over the config
+    /// file's `namespace:`.
+    pub namespace: Option<String>,
     /// Offer unsafe fixes as quick fixes (titled "(unsafe)"); fix-all stays safe-only.
     pub unsafe_fixes: bool,
     pub diagnostic_mode: DiagnosticMode,

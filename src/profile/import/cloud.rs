@@ -11,7 +11,8 @@
 //! `ccr.ccs.tencentyun.com`, EKS `<account>.dkr.ecr.<region>.amazonaws.com/eks/`, GKE
 //! `gke.gcr.io` and `*gcr.io/gke-release/`, AKS `mcr.microsoft.com/aks/`, ACK
 //! `*.aliyuncs.com/acs/`, VKE `*.cr.volces.com`, DigitalOcean `digitalocean/` images,
-//! Hetzner's `hetznercloud/hcloud-cloud-controller-manager`; TKE's controllers read the
+//! AWS's `public.ecr.aws/eks/` add-ons, and the self-managed cloud controllers' images
+//! (hcloud, OpenStack, Scaleway, Linode, cloudscale, OCI, Azure); TKE's controllers read the
 //! ConfigMaps `tke-service-controller-config` and `tke-ingress-controller-config`.
 
 use std::collections::BTreeMap;
@@ -105,13 +106,46 @@ fn registry(image: &str) -> Option<Provider> {
         Some(Provider::Ack)
     } else if host.ends_with(".cr.volces.com") {
         Some(Provider::Vke)
+    } else if host == "public.ecr.aws" && path.starts_with("eks/") {
+        // AWS's own add-ons (the Load Balancer Controller, the VPC CNI) published for EKS.
+        Some(Provider::Eks)
     } else if image.starts_with("digitalocean/") || image.starts_with("docker.io/digitalocean/") {
         Some(Provider::Doks)
-    } else if image.contains("hetznercloud/hcloud-cloud-controller-manager") {
-        Some(Provider::Hetzner)
     } else {
-        None
+        cloud_controller(image)
     }
+}
+
+/// A cloud's own controller, self-managed in kube-system: its image names the cloud (each
+/// project's deploy manifests).
+fn cloud_controller(image: &str) -> Option<Provider> {
+    const CONTROLLERS: &[(&str, Provider)] = &[
+        (
+            "hetznercloud/hcloud-cloud-controller-manager",
+            Provider::Hetzner,
+        ),
+        (
+            "provider-os/openstack-cloud-controller-manager",
+            Provider::Openstack,
+        ),
+        (
+            "scaleway/scaleway-cloud-controller-manager",
+            Provider::Scaleway,
+        ),
+        ("linode/linode-cloud-controller-manager", Provider::Lke),
+        (
+            "cloudscalech/cloudscale-cloud-controller-manager",
+            Provider::Cloudscale,
+        ),
+        ("oci-cloud-controller-manager", Provider::Oke),
+        ("azure-cloud-controller-manager", Provider::Aks),
+        ("azure-cloud-node-manager", Provider::Aks),
+        ("alibaba-cloud-controller-manager", Provider::Ack),
+    ];
+    CONTROLLERS
+        .iter()
+        .find(|(name, _)| image.contains(name))
+        .map(|(_, p)| *p)
 }
 
 /// Service annotation prefixes each cloud's controller reads.
@@ -213,6 +247,14 @@ mod tests {
             Some(Provider::Gke)
         );
         assert_eq!(registry("registry.k8s.io/kube-proxy:v1.30.0"), None);
+        assert_eq!(
+            registry("public.ecr.aws/eks/aws-load-balancer-controller:v2.8.2"),
+            Some(Provider::Eks)
+        );
+        assert_eq!(
+            registry("registry.k8s.io/provider-os/openstack-cloud-controller-manager:v1.31.1"),
+            Some(Provider::Openstack)
+        );
         assert_eq!(version_suffix("v1.30.0-tke.11"), Some(Provider::Tke));
         assert_eq!(version_suffix("v1.29.4-eks-036c24b"), Some(Provider::Eks));
         assert_eq!(version_suffix("v1.30.5-gke.1014001"), Some(Provider::Gke));

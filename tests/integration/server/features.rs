@@ -248,3 +248,20 @@ fn server_reports_an_unknown_rule_in_its_settings() {
     assert_eq!(shown["type"], 1);
     assert_eq!(server.shutdown(), 0);
 }
+
+/// The `namespace` setting places manifests without one, as `--namespace` does: the
+/// profile's imported load balancer then matches and the caller's call is an error; without
+/// it the Service's CLB has no visible caller (a warning) and LBL007 says which flag.
+#[test]
+fn the_namespace_setting_places_manifests_without_one() {
+    let mut files = super::testdata("testdata/namespace", &["app.yaml", "profile.yaml"]);
+    files.push(("lblint.yaml".into(), "profile: profile.yaml\n".into()));
+    let files = super::as_refs(&files);
+    for (options, severity) in [(json!({"namespace": "otel-demo"}), 1), (json!({}), 2)] {
+        let mut server = super::TestServer::start("namespace", &files, push_client(), options);
+        let app = server.published("app.yaml");
+        assert_eq!(app["diagnostics"][0]["code"], "TKE001", "{app:#}");
+        assert_eq!(app["diagnostics"][0]["severity"], severity, "{app:#}");
+        assert_eq!(server.shutdown(), 0);
+    }
+}
