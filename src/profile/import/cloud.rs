@@ -5,7 +5,7 @@
 //! only when nothing strong is there and they name one cloud.
 //!
 //! Sources: version suffixes `-tke.N` (TKE revision history,
-//! https://intl.cloud.tencent.com/document/product/457/9315), `-eks-<hash>` and
+//! <https://intl.cloud.tencent.com/document/product/457/9315>), `-eks-<hash>` and
 //! `-eksbuild.N` (amazon-eks-ami#546; EKS add-on images), `-gke.N` (GKE release notes),
 //! `-aliyun.N` (ACK release notes), `-vke.N` (VKE images); registries: TKE
 //! `ccr.ccs.tencentyun.com`, EKS `<account>.dkr.ecr.<region>.amazonaws.com/eks/`, GKE
