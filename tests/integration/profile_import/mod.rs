@@ -247,3 +247,55 @@ fn self_managed_controllers_give_their_version_and_options() {
         assert!(profile.contains(line), "{line}:\n{profile}");
     }
 }
+
+/// TKE pools: by `tke.cloud.tencent.com/nodepool-id`, then a native node's MachineSet label;
+/// each pool's type from its nodes, and a pool whose nodes do not tell is left untyped,
+/// commented and listed to state. ACK: `alibabacloud.com/nodepool-id` first.
+#[test]
+fn pools_are_typed_from_their_nodes_or_said_to_be_unknown() {
+    let dir = tempdir("import-pool-types");
+    let node = |name: &str, id: &str, labels: &str| {
+        let provider = if id.is_empty() {
+            String::new()
+        } else {
+            format!("\n    spec:\n      providerID: {id}")
+        };
+        format!(
+            "  - apiVersion: v1\n    kind: Node\n    metadata:\n      name: {name}\n      labels:\n        \
+             kubernetes.io/hostname: {name}\n{labels}{provider}\n"
+        )
+    };
+    let tke = [
+        node("10.0.0.1", "qcloud:///100003/ins-aaaa1111", "        tke.cloud.tencent.com/nodepool-id: np-cvm00001\n"),
+        node("10.0.0.2", "qcloud:///100003/ins-bbbb2222", "        node.tke.cloud.tencent.com/machineset: np-native01\n"),
+        node("idc-1", "", "        tke.cloud.tencent.com/nodepool-id: np-idc00001\n        node.kubernetes.io/instance-type: external\n"),
+    ]
+    .concat();
+    let path = dir.join("tke.yaml");
+    std::fs::write(&path, format!("apiVersion: v1\nkind: List\nitems:\n{tke}")).unwrap();
+    let (profile, _) = import(&["--provider", "tke", path.to_str().unwrap()]);
+    check(&profile, "import-tke-pool-types");
+    for line in [
+        "    # 1 node(s), grouped by label tke.cloud.tencent.com/nodepool-id; labels and taints every one of them has\n    - name: np-cvm00001\n      # from every node a CVM instance",
+        "      type: regular\n",
+        "    # 1 node(s), grouped by label node.tke.cloud.tencent.com/machineset; labels and taints every one of them has\n    - name: np-native01\n      # from label node.tke.cloud.tencent.com/machineset on every node",
+        "      type: native\n",
+        "    - name: np-idc00001\n      # type: not imported, its nodes have no CVM providerID, no super-node instance type and no native-node label: state regular, native or super\n",
+        "#   spec.nodePools[].type: the nodes of pool np-idc00001 do not show whether they are regular, native or super nodes",
+    ] {
+        assert!(profile.contains(line), "{line}\n{profile}");
+    }
+    // ACK: the documented label wins over the cloud controller's (v2.10.0).
+    let ack = node(
+        "n1",
+        "cn-hangzhou.i-bp1a2b3c4d5e6f7g8h9i",
+        "        alibabacloud.com/nodepool-id: np-doc\n        node.alibabacloud.com/nodepool-id: np-ccm\n",
+    );
+    let path = dir.join("ack.yaml");
+    std::fs::write(&path, format!("apiVersion: v1\nkind: List\nitems:\n{ack}")).unwrap();
+    let (profile, _) = import(&[path.to_str().unwrap()]);
+    assert!(
+        profile.contains("grouped by label alibabacloud.com/nodepool-id; labels and taints every one of them has\n    - name: np-doc\n"),
+        "{profile}"
+    );
+}
