@@ -12,7 +12,7 @@ use crate::diagnostic::Diagnostic;
 use crate::source::SourceMap;
 
 /// The repository `file` is in: the nearest folder above it with `.git`, else `cwd`.
-fn repository(file: &Path, cwd: &Path) -> PathBuf {
+pub(super) fn repository(file: &Path, cwd: &Path) -> PathBuf {
     let file = crate::walk::absolute(file, cwd);
     file.ancestors()
         .skip(1)

@@ -163,20 +163,35 @@ struct Base {
     loaded: Option<LoadedFile>,
 }
 
-/// Reads and caches base files and templates.
+/// Reads and caches base files and templates: only inside the repositories rendered.
 struct Bases {
     cwd: PathBuf,
     files: HashMap<PathBuf, Option<Base>>,
+    /// The canonical folders a base may be in (the rendered roots' repositories).
+    confine: Vec<PathBuf>,
+    /// Paths a rendered text named that resolve outside them, as named.
+    refused: Vec<PathBuf>,
 }
 
 impl Bases {
+    /// The base at `path`, read once; `None` when it cannot be read or resolves (symbolic
+    /// links followed) outside every confining folder: a kustomize origin annotation or a
+    /// Helm `# Source:` line is text the repository controls, and must not make lblint read
+    /// `/proc/self/environ` into a report.
     fn get(&mut self, path: &Path, yaml: bool) -> Option<&Base> {
         let cwd = &self.cwd;
+        let confine = &self.confine;
+        let refused = &mut self.refused;
         self.files
             .entry(path.to_path_buf())
             .or_insert_with(|| {
+                let real = std::fs::canonicalize(path).ok()?;
+                if !confine.iter().any(|root| real.starts_with(root)) {
+                    refused.push(path.to_path_buf());
+                    return None;
+                }
                 let limit = crate::walk::DEFAULT_MAX_FILE_SIZE;
-                let bytes = crate::read::read_regular(path, limit).ok()?;
+                let bytes = crate::read::read_regular(&real, limit).ok()?;
                 let text = String::from_utf8(bytes).ok()?;
                 let shown = crate::walk::display_relative(path, cwd);
                 let loaded = yaml.then(|| crate::yaml::load(&text, &Default::default()));
@@ -345,7 +360,7 @@ fn generator_entry(text: &str, object: &Object) -> Option<crate::yaml::Extent> {
 pub fn map_back(
     ws: &Workspace,
     buffers: &[Buffer],
-    diagnostics: &mut [Diagnostic],
+    diagnostics: &mut Vec<Diagnostic>,
     sources: &mut SourceMap,
 ) -> Vec<LintFile> {
     if buffers.is_empty() {
@@ -354,9 +369,18 @@ pub fn map_back(
     let by_display: HashMap<&str, &Buffer> =
         buffers.iter().map(|b| (b.display.as_str(), b)).collect();
     let cwd = std::env::current_dir().unwrap_or_default();
+    let confine = buffers
+        .iter()
+        .filter_map(|b| {
+            let root = crate::walk::absolute(Path::new(&*b.root.path), &cwd);
+            std::fs::canonicalize(super::committed::repository(&root, &cwd)).ok()
+        })
+        .collect();
     let mut bases = Bases {
         cwd,
         files: HashMap::new(),
+        confine,
+        refused: Vec::new(),
     };
     // The objects of each rendered text, by where their documents start: a finding's
     // object is found by binary search, not a scan of every object.
@@ -413,6 +437,7 @@ pub fn map_back(
             sources.insert(root);
         }
     }
+    diagnostics.extend(refusals(&bases.refused, buffers, &bases.cwd, sources));
     let mut files = Vec::new();
     for base in bases.files.into_values().flatten() {
         if sources.get(&base.source.path).is_none() {
@@ -426,6 +451,40 @@ pub fn map_back(
         }
     }
     files
+}
+
+/// One LBL008 per path outside the repository that a rendered text named as a source, at
+/// the first rendered root (the target is named as written, never read or quoted).
+fn refusals(
+    refused: &[PathBuf],
+    buffers: &[Buffer],
+    cwd: &Path,
+    sources: &mut SourceMap,
+) -> Vec<Diagnostic> {
+    let Some(root) = buffers.first().map(|b| b.root.clone()) else {
+        return Vec::new();
+    };
+    if !refused.is_empty() && sources.get(&root.path).is_none() {
+        sources.insert(root.clone());
+    }
+    refused
+        .iter()
+        .map(|path| {
+            super::roots::failure(
+                &root,
+                0,
+                crate::diagnostic::Severity::Error,
+                format!(
+                    "the rendered output names `{}` as the source of an object, outside the repository: \
+                     not read, and the findings on that object stay in the rendered text",
+                    crate::walk::display_relative(path, cwd)
+                ),
+                "a kustomize origin annotation (`config.kubernetes.io/origin`) or a Helm `# Source:` line \
+                 is text the repository controls; point it at a file of the repository, or remove it"
+                    .to_string(),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

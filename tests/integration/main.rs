@@ -55,6 +55,7 @@ mod tke_config;
 mod tls_termination;
 mod trust;
 mod unknown_facts;
+mod untrusted;
 mod variants;
 mod verdicts;
 mod versions;

@@ -1,0 +1,162 @@
+//! The linted repository is untrusted (issue 38): text it controls must not make lblint
+//! read a file outside it into a report. A rendered object's kustomize origin annotation
+//! and a Helm `# Source:` line name the file its findings map back to; one that resolves
+//! outside the repository (`..`, an absolute path, a symbolic link out) is not read: the
+//! findings stay in the rendered text and an LBL008 says why, naming the path, never its
+//! content.
+
+use std::path::Path;
+
+use crate::render::{compact_lines, render_compact, stand_in};
+
+const SECRET: &str = "TOPSECRET-hunter2";
+
+/// `tmp/outside/secret.yaml` (a Service with a recognisable value) and `tmp/repo/` (a git
+/// checkout), with the path from the filesystem root to the secret, without its `/`.
+fn outside_and_repo(tmp: &Path) -> (std::path::PathBuf, String) {
+    let outside = tmp.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let secret = outside.join("secret.yaml");
+    std::fs::write(
+        &secret,
+        format!(
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    \
+             service.kubernetes.io/qcloud-loadbalancer-internal-subnetid: {SECRET}\nspec:\n  \
+             type: LoadBalancer\n"
+        ),
+    )
+    .unwrap();
+    let repo = tmp.join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let real = std::fs::canonicalize(&secret).unwrap();
+    (
+        repo,
+        real.to_string_lossy().trim_start_matches('/').to_string(),
+    )
+}
+
+/// A rendered private-CLB Service whose metadata carries `origin` (kustomize's annotation).
+fn rendered(origin: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    \
+         config.kubernetes.io/origin: |\n      path: {origin}\n    \
+         service.kubernetes.io/qcloud-loadbalancer-internal-subnetid: subnet-12345678\nspec:\n  \
+         type: LoadBalancer\n"
+    )
+}
+
+#[test]
+fn an_origin_annotation_outside_the_repository_is_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, secret) = outside_and_repo(tmp.path());
+    std::fs::write(repo.join("kustomization.yaml"), "resources: [svc.yaml]\n").unwrap();
+    std::fs::write(repo.join("svc.yaml"), "kind: Service\n").unwrap();
+    // Enough `..` to reach `/` from any folder kustomize runs in, then the secret.
+    let origin = format!("{}{secret}", "../".repeat(40));
+    let output = tmp.path().join("out.yaml");
+    std::fs::write(&output, rendered(&origin)).unwrap();
+    let kubectl = stand_in("kubectl", &format!("/bin/cat '{}'\n", output.display()));
+    for format in ["compact", "json", "sarif", "human"] {
+        let run = crate::render::run_with_path(
+            &repo,
+            &[kubectl.path()],
+            &["check", "--render", "--no-config", "--format", format, "."],
+        );
+        assert!(!run.stdout.contains(SECRET), "{format}: {}", run.stdout);
+        assert!(!run.stderr.contains(SECRET), "{format}: {}", run.stderr);
+    }
+    let run = render_compact(&repo, &[kubectl.path()], &["."]);
+    let lines = compact_lines(&run);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("kustomization.yaml:1:1: error[LBL008]")
+                && l.contains("outside the repository: not read")),
+        "{}",
+        run.stdout
+    );
+    // The finding stays in the rendered text.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("error[TKE001]") || l.contains("warning[TKE001]")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_symbolic_link_out_of_the_repository_is_not_followed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, _) = outside_and_repo(tmp.path());
+    std::fs::write(repo.join("kustomization.yaml"), "resources: [svc.yaml]\n").unwrap();
+    std::os::unix::fs::symlink(
+        tmp.path().join("outside/secret.yaml"),
+        repo.join("svc.yaml"),
+    )
+    .unwrap();
+    let output = tmp.path().join("out.yaml");
+    // The origin names the link, inside the repository; it resolves outside.
+    let link = std::fs::canonicalize(&repo).unwrap().join("svc.yaml");
+    let origin = format!(
+        "{}{}",
+        "../".repeat(40),
+        link.to_string_lossy().trim_start_matches('/')
+    );
+    std::fs::write(&output, rendered(&origin)).unwrap();
+    let kubectl = stand_in("kubectl", &format!("/bin/cat '{}'\n", output.display()));
+    let run = render_compact(&repo, &[kubectl.path()], &["."]);
+    assert!(!run.stdout.contains(SECRET), "{}", run.stdout);
+    assert!(
+        compact_lines(&run)
+            .iter()
+            .any(|l| l.contains("error[LBL008]") && l.contains("outside the repository")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_helm_source_line_outside_the_repository_is_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, secret) = outside_and_repo(tmp.path());
+    let chart = repo.join("shop");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: shop\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("templates/svc.yaml"), "kind: Service\n").unwrap();
+    let output = tmp.path().join("out.yaml");
+    std::fs::write(
+        &output,
+        format!(
+            "---\n# Source: shop/{}{secret}\n{}",
+            "../".repeat(40),
+            rendered("unused").replace(
+                "    config.kubernetes.io/origin: |\n      path: unused\n",
+                ""
+            )
+        ),
+    )
+    .unwrap();
+    let helm = stand_in(
+        "helm",
+        &format!(
+            "if [ \"$1\" = version ]; then echo v3.16.2+gstandin; exit 0; fi\n/bin/cat '{}'\n",
+            output.display()
+        ),
+    );
+    let run = render_compact(&repo, &[helm.path()], &["."]);
+    assert!(!run.stdout.contains(SECRET), "{}", run.stdout);
+    assert!(!run.stderr.contains(SECRET), "{}", run.stderr);
+    assert!(
+        compact_lines(&run)
+            .iter()
+            .any(|l| l.starts_with("shop/Chart.yaml:1:1: error[LBL008]")
+                && l.contains("outside the repository")),
+        "{}",
+        run.stdout
+    );
+}
