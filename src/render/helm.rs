@@ -70,6 +70,21 @@ pub(super) fn render_all(
     let mut part = Part::default();
     let mut ready = Vec::new();
     for chart in charts {
+        // helm follows a chart's symbolic links (`.Files.Get`, templates): one that leads
+        // out of the chart would put a file of the machine into the output or an error
+        // message (Argo CD's CheckOutOfBoundsSymlinks, CVE-2022-31036).
+        if let Some(link) = link_out_of(&chart.dir) {
+            part.diagnostics.push(fail(
+                &chart.source,
+                0,
+                format!(
+                    "Chart not rendered: it holds a symbolic link, `{link}`, that leads outside the chart, and \
+                     helm would follow it."
+                ),
+                "replace the link with the file itself, or a link to a file inside the chart".into(),
+            ));
+            continue;
+        }
         let missing = missing_dependencies(chart);
         match missing.first() {
             Some((name, at)) => part.diagnostics.push(fail(
@@ -123,4 +138,21 @@ pub(super) fn render_all(
         });
     }
     part
+}
+
+/// The first symbolic link under `dir` (as a path relative to it) whose target resolves
+/// outside `dir`, or cannot be resolved; links are not followed while walking.
+fn link_out_of(dir: &Path) -> Option<String> {
+    let root = std::fs::canonicalize(dir).ok()?;
+    walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .max_depth(32)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path_is_symlink())
+        .find(|e| std::fs::canonicalize(e.path()).map_or(true, |real| !real.starts_with(&root)))
+        .map(|e| {
+            let inside = e.path().strip_prefix(dir).unwrap_or(e.path());
+            inside.to_string_lossy().into_owned()
+        })
 }

@@ -160,3 +160,39 @@ fn a_helm_source_line_outside_the_repository_is_not_read() {
         run.stdout
     );
 }
+
+/// A chart holding a symbolic link out of it is not rendered (helm would follow it into
+/// `.Files.Get` or a template, as in Argo CD's CVE-2022-31036): LBL008, and helm is never run.
+#[test]
+fn a_chart_with_a_link_out_of_it_is_not_rendered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, _) = outside_and_repo(tmp.path());
+    let chart = repo.join("shop");
+    std::fs::create_dir_all(chart.join("files")).unwrap();
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: shop\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("templates/svc.yaml"), "kind: Service\n").unwrap();
+    std::os::unix::fs::symlink(
+        tmp.path().join("outside/secret.yaml"),
+        chart.join("files/key"),
+    )
+    .unwrap();
+    let never = stand_in("helm", "echo called >&2\nexit 99\n");
+    let run = render_compact(&repo, &[never.path()], &["."]);
+    assert_eq!(
+        compact_lines(&run),
+        ["shop/Chart.yaml:1:1: error[LBL008] Chart not rendered: it holds a symbolic link, `files/key`, that leads outside the chart, and helm would follow it."],
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("called"), "{}", run.stderr);
+    // A link inside the chart is fine: helm is run.
+    std::fs::remove_file(chart.join("files/key")).unwrap();
+    std::os::unix::fs::symlink("../templates/svc.yaml", chart.join("files/key")).unwrap();
+    let run = render_compact(&repo, &[never.path()], &["."]);
+    assert!(run.stdout.contains("exit code 99"), "{}", run.stdout);
+}
