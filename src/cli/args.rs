@@ -282,8 +282,12 @@ pub struct CheckArgs {
     /// chart (`helm template`) with your own tools, and lint what they render; findings
     /// point at the base files and templates. Slower: one process per root. Settings:
     /// `render:` in lblint.yaml.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "no_render")]
     pub render: bool,
+    /// Never render, whatever the config file says (`render.enabled`): for CI on pull
+    /// requests from forks, whose lblint.yaml is the fork author's.
+    #[arg(long = "no-render")]
+    pub no_render: bool,
     /// Path to show for standard input.
     #[arg(long = "stdin-filename", value_name = "NAME")]
     pub stdin_filename: Option<String>,

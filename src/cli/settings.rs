@@ -133,13 +133,14 @@ fn check_options(args: &CheckArgs, config: Option<&Config>, cwd: &Path) -> Check
         no_ignores: args.no_ignores,
         context: args.context.clone(),
         namespace: args.namespace.clone(),
-        render: (args.render || config.is_some_and(|c| c.render.enabled)).then(|| {
-            let options = config.map(|c| c.render.options.clone()).unwrap_or_default();
-            crate::render::RenderOptions {
-                verbose: args.verbose,
-                ..options
-            }
-        }),
+        render: (!args.no_render && (args.render || config.is_some_and(|c| c.render.enabled)))
+            .then(|| {
+                let options = config.map(|c| c.render.options.clone()).unwrap_or_default();
+                crate::render::RenderOptions {
+                    verbose: args.verbose,
+                    ..options
+                }
+            }),
         ..CheckOptions::default()
     }
     .configured(config, cwd)

@@ -101,6 +101,8 @@ pub struct RenderConfig {
     /// `render.enabled`: render without `--render`.
     pub enabled: bool,
     pub options: crate::render::RenderOptions,
+    /// Where each of `options.helm_values` is written, for errors about it.
+    pub(crate) values_at: Vec<Place>,
 }
 
 impl Config {
@@ -137,45 +139,72 @@ pub fn discover(cwd: &Path) -> Option<PathBuf> {
 }
 
 /// A config file comes with the repository, so it may be a stranger's (a pull request):
-/// the profile it names must be inside that repository (or, outside one, inside the
-/// config's own folder) once symbolic links are resolved. Otherwise a config could make
-/// lblint read `/etc/passwd` or `/proc/self/environ` and print it in a parse error.
-fn check_profile_is_inside(config: &Config, cwd: &Path) -> Result<(), ConfigError> {
-    let Some(profile) = &config.profile else {
-        return Ok(());
-    };
+/// the files it makes lblint or the tools it runs read (the profile, Helm values files)
+/// must be inside that repository (or, outside one, inside the config's own folder) once
+/// symbolic links are resolved. Otherwise a config could make lblint read `/etc/passwd` or
+/// `/proc/self/environ` and print it in a parse error, or feed `/dev/zero` to helm.
+fn check_paths_are_inside(config: &Config, cwd: &Path) -> Vec<ConfigError> {
     let (trusted, kind) = match repository_root(&config.dir) {
         Some(root) => (root, "repository"),
         None => (config.dir.as_path(), "config file's folder"),
     };
-    // A profile that does not exist leaks nothing; the profile loader reports it.
-    let Ok(resolved) = profile.canonicalize() else {
-        return Ok(());
-    };
     let trusted_resolved = trusted
         .canonicalize()
         .unwrap_or_else(|_| trusted.to_path_buf());
-    if resolved.starts_with(&trusted_resolved) {
-        return Ok(());
+    let named = config
+        .profile
+        .iter()
+        .map(|p| {
+            (
+                p,
+                config.profile_at,
+                "the profile",
+                "name it on the command line with --profile",
+            )
+        })
+        .chain(
+            config
+                .render
+                .options
+                .helm_values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    (
+                        v,
+                        config.render.values_at.get(i).copied(),
+                        "the values file",
+                        "name values files inside the repository",
+                    )
+                }),
+        );
+    let mut errors = Vec::new();
+    for (path, at, what, elsewhere) in named {
+        // A file that does not exist leaks nothing; whatever reads it reports it.
+        let Ok(resolved) = path.canonicalize() else {
+            continue;
+        };
+        if resolved.starts_with(&trusted_resolved) {
+            continue;
+        }
+        errors.push(ConfigError::new(
+            parse::CONFIG.code,
+            &config.source.path,
+            Arc::from(config.source.text.as_str()),
+            at.unwrap_or(Place::NOWHERE),
+            format!(
+                "{what} `{}` resolves to `{}`, outside the {kind} `{}`; a config file may only name files inside it",
+                crate::walk::display_relative(path, cwd),
+                resolved.display(),
+                match crate::walk::display_relative(trusted, cwd) {
+                    here if here.is_empty() => ".".to_string(),
+                    there => there,
+                },
+            ),
+            Some(format!("keep it in the repository, or {elsewhere}")),
+        ));
     }
-    let shown = config.source.path.to_string();
-    let at = config.profile_at.unwrap_or(Place::NOWHERE);
-    Err(ConfigError::new(
-        parse::CONFIG.code,
-        &shown,
-        Arc::from(config.source.text.as_str()),
-        at,
-        format!(
-            "the profile `{}` resolves to `{}`, outside the {kind} `{}`; a config file may only name a profile inside it",
-            crate::walk::display_relative(profile, cwd),
-            resolved.display(),
-            match crate::walk::display_relative(trusted, cwd) {
-                here if here.is_empty() => ".".to_string(),
-                there => there,
-            },
-        ),
-        Some("keep the profile in the repository, or name it on the command line with --profile".into()),
-    ))
+    errors
 }
 
 /// Read and parse a config file; `cwd` is the working directory of the run.
@@ -198,7 +227,7 @@ pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
     // in error.
     let (mut config, mut errors) = parse::parse_recovering(&text, &shown, &dir);
     config.path = abs;
-    errors.extend(check_profile_is_inside(&config, cwd).err());
+    errors.extend(check_paths_are_inside(&config, cwd));
     ConfigError::all(errors).map_or(Ok(config), Err)
 }
 

@@ -288,7 +288,7 @@ pub(super) fn parse_recovering(text: &str, shown: &str, dir: &Path) -> (Config, 
         .map(|root| crate::walk::absolute(Path::new(&root), &dir))
         .collect();
     if let Some(render) = raw.render {
-        config.render = super::render::render_config(render, &dir);
+        config.render = super::render::render_config(render, &dir, text);
     }
     for entry in raw.ignore.unwrap_or_default() {
         match ignore_entry(entry, text, &config.source) {

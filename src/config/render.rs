@@ -29,7 +29,7 @@ struct RawHelm {
     #[serde(default)]
     release: Option<Release>,
     #[serde(default)]
-    values: Option<Vec<String>>,
+    values: Option<Vec<serde_saphyr::Spanned<String>>>,
 }
 
 /// A string that must be one of a few words.
@@ -85,6 +85,9 @@ impl Words for KustomizeChoice {
 /// `render.timeout`: whole seconds, at least one.
 struct Seconds(u64);
 
+/// The longest `render.timeout`, in seconds.
+const MAX_TIMEOUT: u64 = 3600;
+
 impl<'de> Deserialize<'de> for Seconds {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let seconds = u64::deserialize(deserializer)?;
@@ -92,6 +95,12 @@ impl<'de> Deserialize<'de> for Seconds {
             0 => Err(refuse(
                 "`render.timeout` is 0",
                 "give the seconds one render may run, e.g. `timeout: 60`",
+            )),
+            // A deadline past what the clock can hold panicked; an hour is already far
+            // more than any render needs.
+            n if n > MAX_TIMEOUT => Err(refuse(
+                format!("`render.timeout` is {n} seconds, over the limit of {MAX_TIMEOUT}"),
+                "give the seconds one render may run, at most an hour, e.g. `timeout: 60`",
             )),
             n => Ok(Seconds(n)),
         }
@@ -114,8 +123,9 @@ impl<'de> Deserialize<'de> for Release {
 }
 
 /// `render:` as the run uses it: values files resolved against the config's folder.
-pub(super) fn render_config(raw: RawRender, dir: &Path) -> RenderConfig {
+pub(super) fn render_config(raw: RawRender, dir: &Path, text: &str) -> RenderConfig {
     let mut options = crate::render::RenderOptions::default();
+    let mut values_at = Vec::new();
     if let Some(Seconds(s)) = raw.timeout {
         options.timeout = std::time::Duration::from_secs(s);
     }
@@ -129,13 +139,16 @@ pub(super) fn render_config(raw: RawRender, dir: &Path) -> RenderConfig {
         if let Some(Release(name)) = helm.release {
             options.helm_release = name;
         }
-        let values = helm.values.into_iter().flatten();
-        options.helm_values = values
-            .map(|v| crate::walk::absolute(Path::new(&v), dir))
-            .collect();
+        for value in helm.values.into_iter().flatten() {
+            options
+                .helm_values
+                .push(crate::walk::absolute(Path::new(&value.value), dir));
+            values_at.push(crate::settings::place_of(&value.referenced, text));
+        }
     }
     RenderConfig {
         enabled: raw.enabled.unwrap_or(false),
         options,
+        values_at,
     }
 }

@@ -342,19 +342,15 @@ fn helm_stand_in(chart: &Path, values: &Path, rendered: &Path) -> tempfile::Temp
 #[test]
 fn charts_are_rendered_with_their_values_and_mapped_to_templates() {
     let helm_dir = crate_root().join("testdata/render/helm");
+    // The config names a values file beside it: one outside its folder is refused.
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("lblint.yaml");
-    std::fs::write(
-        &config,
-        format!(
-            "render:\n  helm:\n    values: [{}]\n",
-            helm_dir.join("values-prod.yaml").display()
-        ),
-    )
-    .unwrap();
+    let values = std::fs::canonicalize(tmp.path()).unwrap().join("values-prod.yaml");
+    std::fs::copy(helm_dir.join("values-prod.yaml"), &values).unwrap();
+    std::fs::write(&config, "render:\n  helm:\n    values: [values-prod.yaml]\n").unwrap();
     let fake = helm_stand_in(
         &helm_dir.join("storefront"),
-        &helm_dir.join("values-prod.yaml"),
+        &values,
         &crate_root().join("testdata/render/helm-storefront-rendered.yaml"),
     );
     let cfg = config.to_str().unwrap();

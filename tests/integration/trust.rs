@@ -178,3 +178,86 @@ fn inside_a_repository_discovery_stops_at_its_root() {
     let run = run_in(&web, &["check", "service.yaml"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
 }
+
+/// A fork's config cannot widen what rendering touches: Helm values files outside the
+/// repository (`..`, absolute, `/dev/zero`) are located config errors, never handed to
+/// helm; an absurd `render.timeout` is refused (it once panicked); `--no-render` turns
+/// rendering off whatever the config says.
+#[test]
+fn a_config_cannot_feed_files_outside_the_repository_to_the_renderers() {
+    let dir = repo("trust-values", "");
+    let outside = dir.parent().unwrap().join("trust-values-outside.yaml");
+    fs::write(&outside, "secret: hunter2-do-not-print\n").unwrap();
+    for value in [
+        "../trust-values-outside.yaml".to_string(),
+        outside.to_string_lossy().into_owned(),
+        "/dev/zero".to_string(),
+    ] {
+        let config = format!("render:\n  enabled: true\n  helm:\n    values: [ok.yaml, {value}]\n");
+        fs::write(dir.join("lblint.yaml"), &config).unwrap();
+        let run = run_in(&dir, &["check", "service.yaml"]);
+        assert_eq!(run.code, 2, "{value}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("the values file") && run.stderr.contains("outside the repository"),
+            "{value}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("lblint.yaml:4:23"),
+            "{value}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("hunter2"), "{}", run.stderr);
+    }
+    fs::write(
+        dir.join("lblint.yaml"),
+        "render:\n  timeout: 18446744073709551615\n",
+    )
+    .unwrap();
+    let run = run_in(&dir, &["check", "service.yaml"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("over the limit of 3600"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+#[test]
+fn no_render_wins_over_the_config() {
+    let dir = repo("trust-no-render", "render:\n  enabled: true\n");
+    fs::write(
+        dir.join("kustomization.yaml"),
+        "resources: [service.yaml]\n",
+    )
+    .unwrap();
+    let never = crate::render::stand_in("kubectl", "echo called >&2\nexit 99\n");
+    let path = format!("{}:/usr/bin:/bin", never.path().display());
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_lblint"))
+            .args(args)
+            .current_dir(&dir)
+            .env("NO_COLOR", "1")
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // The config renders: the stand-in is run and fails.
+    let (_, stdout) = run(&["check", "--format", "compact", "."]);
+    assert!(stdout.contains("LBL008"), "{stdout}");
+    // --no-render: never run; the raw files are linted.
+    let (code, stdout) = run(&["check", "--no-render", "--format", "compact", "."]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(!stdout.contains("LBL008"), "{stdout}");
+    assert!(
+        stdout.contains("service.yaml:8:5: warning[TKE001]"),
+        "{stdout}"
+    );
+    let (code, _) = run(&["check", "--render", "--no-render", "."]);
+    assert_eq!(code, Some(2));
+}
