@@ -8,8 +8,10 @@ use super::run::{run_one, Job, Ran};
 /// The first executable file named `name` in a directory of `PATH`.
 pub(super) fn on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
+    // Only absolute entries: a relative one (`bin`, or the empty entry meaning `.`) would
+    // find the linted repository's own `bin/kubectl`, a command of its choosing.
     std::env::split_paths(&path)
-        .filter(|dir| !dir.as_os_str().is_empty())
+        .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(name))
         .find(|candidate| is_executable(candidate))
 }

@@ -345,9 +345,15 @@ fn charts_are_rendered_with_their_values_and_mapped_to_templates() {
     // The config names a values file beside it: one outside its folder is refused.
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("lblint.yaml");
-    let values = std::fs::canonicalize(tmp.path()).unwrap().join("values-prod.yaml");
+    let values = std::fs::canonicalize(tmp.path())
+        .unwrap()
+        .join("values-prod.yaml");
     std::fs::copy(helm_dir.join("values-prod.yaml"), &values).unwrap();
-    std::fs::write(&config, "render:\n  helm:\n    values: [values-prod.yaml]\n").unwrap();
+    std::fs::write(
+        &config,
+        "render:\n  helm:\n    values: [values-prod.yaml]\n",
+    )
+    .unwrap();
     let fake = helm_stand_in(
         &helm_dir.join("storefront"),
         &values,

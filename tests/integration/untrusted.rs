@@ -196,3 +196,34 @@ fn a_chart_with_a_link_out_of_it_is_not_rendered() {
     let run = render_compact(&repo, &[never.path()], &["."]);
     assert!(run.stdout.contains("exit code 99"), "{}", run.stdout);
 }
+
+/// A relative PATH entry (`bin`, as a CI job may set) never finds the repository's own
+/// `bin/kubectl`: only absolute entries are searched.
+#[test]
+fn a_relative_path_entry_never_runs_the_repositorys_own_tool() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    std::fs::write(repo.join("kustomization.yaml"), "resources: [svc.yaml]\n").unwrap();
+    std::fs::write(repo.join("svc.yaml"), "kind: Service\n").unwrap();
+    let planted = stand_in("kubectl", "echo planted-tool-ran >&2\nexit 7\n");
+    std::fs::create_dir(repo.join("bin")).unwrap();
+    std::fs::copy(planted.path().join("kubectl"), repo.join("bin/kubectl")).unwrap();
+    let run = crate::render::run_with_path(
+        repo,
+        &[Path::new("bin")],
+        &[
+            "check",
+            "--render",
+            "--no-config",
+            "--format",
+            "compact",
+            ".",
+        ],
+    );
+    assert!(!run.stdout.contains("planted-tool-ran"), "{}", run.stdout);
+    assert!(!run.stderr.contains("planted-tool-ran"), "{}", run.stderr);
+    assert_eq!(
+        compact_lines(&run),
+        ["kustomization.yaml:1:1: error[LBL008] Kustomization not rendered: neither `kubectl` nor `kustomize` is on PATH."]
+    );
+}
