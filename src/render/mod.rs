@@ -173,6 +173,14 @@ pub fn render(files: &[InputFile], options: &RenderOptions, threads: usize) -> R
             files: kustomize::displays(covered),
         });
     }
+    for (file, offset, names) in &found.loops {
+        out.diagnostics.push(fail(
+            file,
+            *offset,
+            format!("Kustomization not rendered: it includes itself ({names}), which kustomize cannot build."),
+            "remove the include that closes the loop: a kustomization lists its bases, never itself or an overlay of its own".into(),
+        ));
+    }
     let kustomized = kustomize::render_all(&found.kustomizations, options, threads, &mut fail);
     let charted = helm::render_all(&found.charts, options, threads, &mut fail);
     for part in [kustomized, charted] {

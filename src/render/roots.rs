@@ -3,7 +3,7 @@
 //! with the raw files its render replaces. Paths are absolute and lexical, as the walk
 //! names files (links are not resolved).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -85,6 +85,9 @@ pub(super) struct Chart {
 pub(super) struct Found {
     pub(super) kustomizations: Vec<Root>,
     pub(super) charts: Vec<Chart>,
+    /// Kustomizations that include themselves, directly or through others: the file, the
+    /// offset of the include that closes the loop, and the loop as displayed.
+    pub(super) loops: Vec<(Arc<SourceFile>, usize, String)>,
 }
 
 /// The kustomization file of `dir`, if it has one.
@@ -198,6 +201,7 @@ pub(super) fn find(files: &[InputFile], cwd: &Path) -> Found {
         .filter(|r| r.includes)
         .map(|r| r.resolved.clone())
         .collect();
+    let loops = loops(&all, cwd);
     let kustomizations = all
         .into_iter()
         .filter(|k| !k.component && !included.contains(&k.dir))
@@ -206,7 +210,57 @@ pub(super) fn find(files: &[InputFile], cwd: &Path) -> Found {
     Found {
         kustomizations,
         charts: charts(&walked, cwd),
+        loops,
     }
+}
+
+/// The include loops among the walked kustomizations (`resources: [.]`, or two that list
+/// each other): kustomize cannot build them, and as each is included by another none would
+/// be a root, so without this they would be silently never rendered. One per loop, at the
+/// first of its kustomizations in walk order.
+fn loops(all: &[Kustomization], cwd: &Path) -> Vec<(Arc<SourceFile>, usize, String)> {
+    let by_dir: HashMap<&Path, &Kustomization> = all.iter().map(|k| (k.dir.as_path(), k)).collect();
+    let mut reported: HashSet<PathBuf> = HashSet::new();
+    let mut out = Vec::new();
+    for start in all {
+        if reported.contains(&start.dir) {
+            continue;
+        }
+        // Depth-first along includes, keeping the path, until the start comes back.
+        let mut stack: Vec<(&Kustomization, usize)> = vec![(start, 0)];
+        let mut on_path: HashSet<&Path> = HashSet::from([start.dir.as_path()]);
+        while let Some((k, next)) = stack.last_mut() {
+            let Some(r) = k.refs.iter().filter(|r| r.includes).nth(*next) else {
+                on_path.remove(k.dir.as_path());
+                stack.pop();
+                continue;
+            };
+            *next += 1;
+            if r.resolved == start.dir {
+                let names: Vec<String> = stack
+                    .iter()
+                    .map(|(k, _)| crate::walk::display_relative(&k.dir, cwd))
+                    .chain(std::iter::once(crate::walk::display_relative(
+                        &start.dir, cwd,
+                    )))
+                    .map(|d| if d.is_empty() { ".".to_string() } else { d })
+                    .collect();
+                reported.extend(stack.iter().map(|(k, _)| k.dir.clone()));
+                // The start's include that leads into the loop.
+                let into = stack[0].1 - 1;
+                let mut includes = start.refs.iter().filter(|r| r.includes);
+                let at = includes.nth(into).map_or(0, |r| r.offset);
+                out.push((start.source.clone(), at, names.join(" → ")));
+                break;
+            }
+            if let Some(inner) = by_dir.get(r.resolved.as_path()) {
+                if on_path.insert(inner.dir.as_path()) {
+                    stack.push((inner, 0));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A root with every file its tree names, and the remote resources in that tree.

@@ -227,3 +227,35 @@ fn a_relative_path_entry_never_runs_the_repositorys_own_tool() {
         ["kustomization.yaml:1:1: error[LBL008] Kustomization not rendered: neither `kubectl` nor `kustomize` is on PATH."]
     );
 }
+
+/// Kustomizations that include themselves (`resources: [.]`) or each other were silently
+/// never rendered (each is included, so none was a root): an LBL008 names the loop, and no
+/// tool is run for it.
+#[test]
+fn include_loops_are_reported_not_dropped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    std::fs::create_dir_all(repo.join("self")).unwrap();
+    std::fs::write(repo.join("self/kustomization.yaml"), "resources:\n  - .\n").unwrap();
+    for (dir, other) in [("a", "../b"), ("b", "../a")] {
+        std::fs::create_dir_all(repo.join(dir)).unwrap();
+        std::fs::write(
+            repo.join(dir).join("kustomization.yaml"),
+            format!("resources:\n  - svc.yaml\n  - {other}\n"),
+        )
+        .unwrap();
+        std::fs::write(repo.join(dir).join("svc.yaml"), "kind: Service\n").unwrap();
+    }
+    let never = stand_in("kubectl", "echo called >&2\nexit 99\n");
+    let run = render_compact(repo, &[never.path()], &["."]);
+    assert_eq!(
+        compact_lines(&run),
+        [
+            "a/kustomization.yaml:3:5: error[LBL008] Kustomization not rendered: it includes itself (a → b → a), which kustomize cannot build.",
+            "self/kustomization.yaml:2:5: error[LBL008] Kustomization not rendered: it includes itself (self → self), which kustomize cannot build.",
+        ],
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("called"), "{}", run.stderr);
+}
