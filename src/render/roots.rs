@@ -145,6 +145,11 @@ pub(super) fn read_kustomization(file: &Path, cwd: &Path) -> Option<Kustomizatio
             path.as_str().into_iter().for_each(|w| add(w, false, patch));
         }
     }
+    // kustomize loads the OpenAPI schema from this path, and fetches it when it is a URL.
+    let openapi = value.get("openapi").and_then(|o| o.get("path"));
+    if let Some(path) = openapi.and_then(Value::as_str) {
+        add(path, false, false);
+    }
     // Generator inputs: a missing one is located at its entry (`KEY=path` names `path`).
     for key in ["configMapGenerator", "secretGenerator"] {
         let list = value.get(key).and_then(Value::as_array);

@@ -259,3 +259,50 @@ fn include_loops_are_reported_not_dropped() {
     );
     assert!(!run.stderr.contains("called"), "{}", run.stderr);
 }
+
+/// Rendering never fetches: a kustomization whose OpenAPI schema or generator file is a URL
+/// is refused (LBL008 at the line naming it) before the tool runs; a local listener at that
+/// URL must receive nothing.
+#[test]
+fn urls_a_renderer_would_fetch_are_refused_and_nothing_is_fetched() {
+    use std::net::TcpListener;
+    let Some(kubectl) = crate::render::need_kubectl() else {
+        return;
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    for (dir, text) in [
+        (
+            "schema",
+            format!("resources: [svc.yaml]\nopenapi:\n  path: {url}/schema.json\n"),
+        ),
+        (
+            "generator",
+            format!(
+                "configMapGenerator:\n  - name: app\n    files:\n      - {url}/app.properties\n"
+            ),
+        ),
+    ] {
+        std::fs::create_dir_all(repo.join(dir)).unwrap();
+        std::fs::write(repo.join(dir).join("kustomization.yaml"), text).unwrap();
+        std::fs::write(
+            repo.join(dir).join("svc.yaml"),
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n",
+        )
+        .unwrap();
+    }
+    let run = render_compact(repo, &[kubectl.parent().unwrap()], &["."]);
+    assert_eq!(
+        compact_lines(&run),
+        [
+            format!("generator/kustomization.yaml:4:9: error[LBL008] Kustomization not rendered: `{url}/app.properties` is a remote resource, and lblint renders offline."),
+            format!("schema/kustomization.yaml:3:9: error[LBL008] Kustomization not rendered: `{url}/schema.json` is a remote resource, and lblint renders offline."),
+        ],
+        "{}",
+        run.stderr
+    );
+    assert!(listener.accept().is_err(), "a renderer connected to {url}");
+}
