@@ -85,6 +85,19 @@ pub(super) fn render_all(
             ));
             continue;
         }
+        // helm validates values against values.schema.json and fetches its remote `$ref`s.
+        if let Some((file, reference)) = remote_schema_ref(&chart.dir) {
+            part.diagnostics.push(fail(
+                &chart.source,
+                0,
+                format!(
+                    "Chart not rendered: `{file}` refers to `{reference}`, which helm would fetch, and lblint \
+                     renders offline."
+                ),
+                "vendor the referenced schema into the chart and refer to it by a relative path".into(),
+            ));
+            continue;
+        }
         let missing = missing_dependencies(chart);
         match missing.first() {
             Some((name, at)) => part.diagnostics.push(fail(
@@ -154,5 +167,33 @@ fn link_out_of(dir: &Path) -> Option<String> {
         .map(|e| {
             let inside = e.path().strip_prefix(dir).unwrap_or(e.path());
             inside.to_string_lossy().into_owned()
+        })
+}
+
+/// The first `$ref` to a URL in a `values.schema.json` of the chart (or its subcharts), with
+/// the file relative to the chart.
+fn remote_schema_ref(dir: &Path) -> Option<(String, String)> {
+    fn find(value: &Value) -> Option<String> {
+        match value {
+            Value::Object(map) => map.iter().find_map(|(key, v)| match v {
+                Value::String(r) if key == "$ref" && r.contains("://") => Some(r.clone()),
+                v => find(v),
+            }),
+            Value::Array(items) => items.iter().find_map(find),
+            _ => None,
+        }
+    }
+    let limit = crate::settings::MAX_BYTES as u64;
+    walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .max_depth(32)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file() && e.file_name() == "values.schema.json")
+        .find_map(|e| {
+            let bytes = crate::read::read_regular(e.path(), limit).ok()?;
+            let reference = find(&serde_json::from_slice(&bytes).ok()?)?;
+            let inside = e.path().strip_prefix(dir).unwrap_or(e.path());
+            Some((inside.to_string_lossy().into_owned(), reference))
         })
 }

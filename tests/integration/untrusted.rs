@@ -306,3 +306,32 @@ fn urls_a_renderer_would_fetch_are_refused_and_nothing_is_fetched() {
     );
     assert!(listener.accept().is_err(), "a renderer connected to {url}");
 }
+
+/// helm fetches the remote `$ref`s of a chart's `values.schema.json`: such a chart is not
+/// rendered (LBL008), and helm is never run.
+#[test]
+fn a_chart_schema_with_a_remote_ref_is_not_rendered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let chart = tmp.path().join("shop");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: shop\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("templates/svc.yaml"), "kind: Service\n").unwrap();
+    std::fs::write(
+        chart.join("values.schema.json"),
+        r#"{"properties": {"image": {"$ref": "http://127.0.0.1:9/image.json"}}}"#,
+    )
+    .unwrap();
+    let never = stand_in("helm", "echo called >&2\nexit 99\n");
+    let run = render_compact(tmp.path(), &[never.path()], &["."]);
+    assert_eq!(
+        compact_lines(&run),
+        ["shop/Chart.yaml:1:1: error[LBL008] Chart not rendered: `values.schema.json` refers to `http://127.0.0.1:9/image.json`, which helm would fetch, and lblint renders offline."],
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("called"), "{}", run.stderr);
+}
