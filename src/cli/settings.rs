@@ -138,6 +138,7 @@ fn check_options(args: &CheckArgs, config: Option<&Config>, cwd: &Path) -> Check
                 let options = config.map(|c| c.render.options.clone()).unwrap_or_default();
                 crate::render::RenderOptions {
                     verbose: args.verbose,
+                    max_output: args.max_file_size,
                     ..options
                 }
             }),

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::roots::Chart;
 use super::run::{run_all, Job, Ran};
 use super::tools::{describe, on_path};
-use super::{ran_message, Buffer, Fail, Origin, Part, RenderOptions};
+use super::{ran_message, Buffer, Fail, Origin, Part, RenderOptions, TOO_LARGE};
 
 const INSTALL: &str = "install Helm 3 (https://helm.sh/docs/intro/install/) and put `helm` on PATH";
 
@@ -125,11 +125,12 @@ pub(super) fn render_all(
             .push(describe("helm template", &program, &["version", "--short"]));
     }
     let jobs: Vec<Job> = ready.iter().map(|c| job(&program, c, options)).collect();
-    let ran = run_all(&jobs, options.timeout, threads);
+    let ran = run_all(&jobs, options.timeout, options.max_output, threads);
     for (chart, ran) in ready.into_iter().zip(ran) {
         if let Some(message) = ran_message("helm template", &ran, options.timeout) {
             let help = match ran {
                 Ran::TimedOut => "raise `render.timeout` in lblint.yaml".into(),
+                Ran::TooLarge(_) => TOO_LARGE.into(),
                 Ran::NotStarted(_) => INSTALL.into(),
                 Ran::Done { .. } => "fix the chart or its values (`render.helm.values` in lblint.yaml); `helm template` shows the same error".into(),
             };

@@ -193,7 +193,7 @@ pub(super) fn render_all(
             )),
         }
     }
-    let ran = run_all(&jobs, options.timeout, threads);
+    let ran = run_all(&jobs, options.timeout, options.max_output, threads);
     for ((root, wrapper, target), ran) in started.into_iter().zip(ran) {
         let said = match &ran {
             Ran::Done { stderr, .. } => String::from_utf8_lossy(stderr).into_owned(),
@@ -272,6 +272,7 @@ fn finish(
                 "raise `render.timeout` in lblint.yaml, or render fewer roots at once".into()
             }
             Ran::NotStarted(_) => INSTALL.into(),
+            Ran::TooLarge(_) => super::TOO_LARGE.into(),
             Ran::Done { .. } => format!(
                 "run `{} {shown}` to see the error; `buildMetadata` needs a current kustomize ({INSTALL})",
                 tool.name(),

@@ -47,6 +47,9 @@ pub struct RenderOptions {
     pub failure: Severity,
     /// Name the tools and their versions (`-v`): one more process each.
     pub verbose: bool,
+    /// The most a render may print (`--max-file-size`, the budget of one file): past it
+    /// the tool is stopped and the root is an LBL008.
+    pub max_output: u64,
 }
 
 impl Default for RenderOptions {
@@ -59,6 +62,7 @@ impl Default for RenderOptions {
             timeout: Duration::from_secs(60),
             failure: Severity::Error,
             verbose: false,
+            max_output: crate::walk::DEFAULT_MAX_FILE_SIZE,
         }
     }
 }
@@ -203,6 +207,11 @@ struct Part {
 /// How a failure becomes a finding: the file, an offset in it, the message and the help.
 type Fail<'f> = dyn FnMut(&Arc<SourceFile>, usize, String, String) -> Diagnostic + 'f;
 
+/// The help for a render stopped for printing too much.
+const TOO_LARGE: &str =
+    "raise --max-file-size if the output is meant to be that large; a template or \
+     generator that never ends its output is a bug in the chart or kustomization";
+
 /// The message for a render that did not finish.
 fn ran_message(tool: &str, ran: &run::Ran, timeout: Duration) -> Option<String> {
     match ran {
@@ -217,6 +226,9 @@ fn ran_message(tool: &str, ran: &run::Ran, timeout: Duration) -> Option<String> 
             timeout.as_secs()
         )),
         run::Ran::NotStarted(e) => Some(format!("`{tool}` could not be started: {e}")),
+        run::Ran::TooLarge(limit) => Some(format!(
+            "`{tool}` printed more than {limit} bytes (the --max-file-size budget) and was stopped"
+        )),
     }
 }
 

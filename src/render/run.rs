@@ -27,12 +27,19 @@ pub(super) enum Ran {
     },
     /// It ran over the budget and was killed.
     TimedOut,
+    /// It printed more than this many bytes (the `--max-file-size` budget) and was killed.
+    TooLarge(u64),
     /// It could not be started.
     NotStarted(std::io::Error),
 }
 
 /// Run every job, `threads` at a time; results in job order.
-pub(super) fn run_all(jobs: &[Job], timeout: Duration, threads: usize) -> Vec<Ran> {
+pub(super) fn run_all(
+    jobs: &[Job],
+    timeout: Duration,
+    max_output: u64,
+    threads: usize,
+) -> Vec<Ran> {
     let next = AtomicUsize::new(0);
     let threads = threads.clamp(1, jobs.len().max(1));
     let mut done: Vec<(usize, Ran)> = std::thread::scope(|scope| {
@@ -43,7 +50,7 @@ pub(super) fn run_all(jobs: &[Job], timeout: Duration, threads: usize) -> Vec<Ra
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { break };
-                        done.push((i, run_one(job, timeout)));
+                        done.push((i, run_one(job, timeout, max_output)));
                     }
                     done
                 })
@@ -61,8 +68,11 @@ pub(super) fn run_all(jobs: &[Job], timeout: Duration, threads: usize) -> Vec<Ra
 /// Run one job: its output read on two threads (a full pipe would stall it), its exit
 /// polled until the deadline, with a short first wait (most renders take 0.1 s). The tool
 /// runs in a process group of its own, killed whole when it ends or runs over the budget:
-/// nothing it started in the background outlives it or holds its pipes open.
-pub(super) fn run_one(job: &Job, timeout: Duration) -> Ran {
+/// nothing it started in the background outlives it or holds its pipes open. Its output is
+/// read up to `max_output` bytes (stderr up to a tenth of that): past it the tool is
+/// stopped, so a render that never ends its output costs no more memory than a file lblint
+/// would read.
+pub(super) fn run_one(job: &Job, timeout: Duration, max_output: u64) -> Ran {
     let deadline = Instant::now() + timeout;
     let mut command = Command::new(&job.program);
     command
@@ -76,9 +86,16 @@ pub(super) fn run_one(job: &Job, timeout: Duration) -> Ran {
         Ok(child) => child,
         Err(e) => return Ran::NotStarted(e),
     };
-    let stdout = child.stdout.take().map(reader);
-    let stderr = child.stderr.take().map(reader);
-    let code = wait(&mut child, deadline);
+    let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stdout = child
+        .stdout
+        .take()
+        .map(|o| reader(o, max_output, over.clone()));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|e| reader(e, max_output / 10, over.clone()));
+    let code = wait(&mut child, deadline, &over);
     kill_group(&child);
     // The group is gone, so the pipes close at once; a process that left the group (setsid)
     // may still hold them, and is waited for no longer than the budget.
@@ -91,6 +108,9 @@ pub(super) fn run_one(job: &Job, timeout: Duration) -> Ran {
             Err(RecvTimeoutError::Timeout) => None,
         },
     };
+    if over.load(Ordering::Relaxed) {
+        return Ran::TooLarge(max_output);
+    }
     let Some(code) = code else {
         return Ran::TimedOut;
     };
@@ -117,24 +137,37 @@ fn kill_group(child: &Child) {
     let _ = child;
 }
 
-fn reader(mut from: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
+/// Read a pipe to its end, or to `limit` bytes: one more sets `over` and stops reading.
+fn reader(
+    from: impl Read + Send + 'static,
+    limit: u64,
+    over: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Receiver<Vec<u8>> {
     let (send, receive) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
-        let _ = from.read_to_end(&mut bytes);
+        let _ = from.take(limit.saturating_add(1)).read_to_end(&mut bytes);
+        if bytes.len() as u64 > limit {
+            over.store(true, Ordering::Relaxed);
+            bytes.clear();
+        }
         let _ = send.send(bytes);
     });
     receive
 }
 
-/// The exit code (`Some(None)`: a signal), or `None` when the deadline passed and the
-/// process was killed, with its group.
-fn wait(child: &mut Child, deadline: Instant) -> Option<Option<i32>> {
+/// The exit code (`Some(None)`: a signal), or `None` when the deadline passed (or the
+/// output ran over its limit) and the process was killed, with its group.
+fn wait(
+    child: &mut Child,
+    deadline: Instant,
+    over: &std::sync::atomic::AtomicBool,
+) -> Option<Option<i32>> {
     let mut pause = Duration::from_millis(1);
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Some(status.code()),
-            Ok(None) if Instant::now() >= deadline => {
+            Ok(None) if Instant::now() >= deadline || over.load(Ordering::Relaxed) => {
                 kill_group(child);
                 let _ = child.kill();
                 let _ = child.wait();
@@ -167,7 +200,7 @@ mod tests {
             sh("sleep 5"),
             sh("exit 0"),
         ];
-        let ran = run_all(&jobs, Duration::from_millis(300), 3);
+        let ran = run_all(&jobs, Duration::from_millis(300), u64::MAX, 3);
         match &ran[0] {
             Ran::Done {
                 code,
@@ -187,7 +220,7 @@ mod tests {
             args: Vec::new(),
         };
         assert!(matches!(
-            run_one(&missing, Duration::from_secs(1)),
+            run_one(&missing, Duration::from_secs(1), u64::MAX),
             Ran::NotStarted(_)
         ));
     }
@@ -216,7 +249,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let done = dir.path().join("done");
         let script = format!("(sleep 30 && : > '{}') & echo $!", done.display());
-        let ran = run_one(&sh(&script), Duration::from_secs(60));
+        let ran = run_one(&sh(&script), Duration::from_secs(60), u64::MAX);
         assert!(!done.exists(), "the run waited for its background child");
         let Ran::Done { code, stdout, .. } = ran else {
             panic!("{ran:?}")
@@ -226,7 +259,7 @@ mod tests {
         assert!(gone(&pid), "background child {pid} still runs");
         let file = dir.path().join("pid");
         let script = format!("sleep 30 & echo $! > '{}'; sleep 30", file.display());
-        let ran = run_one(&sh(&script), Duration::from_millis(500));
+        let ran = run_one(&sh(&script), Duration::from_millis(500), u64::MAX);
         assert!(matches!(ran, Ran::TimedOut), "{ran:?}");
         let pid = std::fs::read_to_string(&file).unwrap();
         assert!(gone(&pid), "background child {pid} outlived the timeout");

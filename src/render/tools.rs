@@ -34,7 +34,8 @@ pub(super) fn describe(what: &str, program: &Path, args: &[&str]) -> String {
         program: program.to_path_buf(),
         args: args.iter().map(Into::into).collect(),
     };
-    let version = match run_one(&job, Duration::from_secs(10)) {
+    // A version is a line: a tool that prints more is stopped.
+    let version = match run_one(&job, Duration::from_secs(10), 64 * 1024) {
         Ran::Done {
             code: Some(0),
             stdout,

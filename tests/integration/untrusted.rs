@@ -335,3 +335,28 @@ fn a_chart_schema_with_a_remote_ref_is_not_rendered() {
     );
     assert!(!run.stderr.contains("called"), "{}", run.stderr);
 }
+
+/// A render's output is capped at the `--max-file-size` budget: a tool that never ends its
+/// output is stopped, and the root is an LBL008 saying so (it once read 6 GB in 5 s).
+#[test]
+fn endless_render_output_is_cut_at_the_file_size_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("kustomization.yaml"),
+        "resources: [svc.yaml]\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("svc.yaml"), "kind: Service\n").unwrap();
+    let endless = stand_in("kubectl", "exec /usr/bin/yes 'kind: Service'\n");
+    let run = render_compact(
+        tmp.path(),
+        &[endless.path()],
+        &["--max-file-size", "1MiB", "."],
+    );
+    assert_eq!(
+        compact_lines(&run),
+        ["kustomization.yaml:1:1: error[LBL008] Kustomization not rendered: `kubectl kustomize` printed more than 1048576 bytes (the --max-file-size budget) and was stopped."],
+        "{}",
+        run.stderr
+    );
+}
