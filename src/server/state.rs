@@ -227,6 +227,20 @@ impl Server<'_> {
         let Some(path) = uri::to_path(&doc.uri.0) else {
             return log(&format!("{}: not a local file: not linted", doc.uri.0));
         };
+        // Opened as a document, a directory would be linted whole (`file:///`: the disk).
+        if doc.uri.0.ends_with('/') || path.is_dir() {
+            let text = format!(
+                "{} is a directory, not a document: not linted (the workspace folders are \
+                 linted as a whole already)",
+                doc.uri.0
+            );
+            log(&text);
+            let params = json!({"type": 2, "message": format!("lblint: {text}")});
+            return send(
+                self.conn,
+                Notification::new("window/showMessage".to_string(), params),
+            );
+        }
         let doc = Doc {
             uri: doc.uri.0,
             text: doc.text,

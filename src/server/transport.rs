@@ -86,7 +86,9 @@ const MAX_HEADER_LINE: usize = 4096;
 
 /// The next framed payload. Header lines that are not headers (not `name: value`, not
 /// UTF-8, a bad length, a header block with no length) are given to `skipped` and reading
-/// goes on: the next `Content-Length` line and blank line frame a message again.
+/// goes on: the next `Content-Length` line and blank line frame a message again. A frame
+/// whose length is shorter than its body leaves the body's end before the next header, on
+/// the same line: that end is skipped and the header read (see [`resync`]).
 fn read_frame(
     input: &mut impl BufRead,
     skipped: &mut impl FnMut(String),
@@ -99,6 +101,7 @@ fn read_frame(
         }
         let bytes = line.strip_suffix(b"\n").unwrap_or(&line);
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let bytes = resync(bytes, skipped);
         if bytes.is_empty() {
             match length.take() {
                 Some(length) => {
@@ -127,10 +130,33 @@ fn read_frame(
     }
 }
 
-/// One line, `\n` included, into `line` (at most [`MAX_HEADER_LINE`] bytes of it); false
-/// at end of input.
+/// The header a line holds after other bytes (the end of a body longer than its
+/// frame's `Content-Length` said, before the next frame's header): those bytes go to
+/// `skipped`. Any other line is returned as it is.
+fn resync<'a>(bytes: &'a [u8], skipped: &mut impl FnMut(String)) -> &'a [u8] {
+    const HEADER: &[u8] = b"content-length:";
+    let found = bytes
+        .windows(HEADER.len())
+        .skip(1)
+        .position(|w| w.eq_ignore_ascii_case(HEADER));
+    match found {
+        Some(at) => {
+            skipped(String::from_utf8_lossy(&bytes[..at + 1]).into_owned());
+            &bytes[at + 1..]
+        }
+        None => bytes,
+    }
+}
+
+/// Of a line longer than [`MAX_HEADER_LINE`], this many bytes of its end are kept too:
+/// a frame's header can follow a long run of bytes that are not (see [`resync`]).
+const KEPT_END: usize = 64;
+
+/// One line, `\n` included, into `line` (at most [`MAX_HEADER_LINE`] bytes of its start
+/// and [`KEPT_END`] of its end); false at end of input.
 fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> {
     line.clear();
+    let mut end = Vec::new();
     let mut read_any = false;
     loop {
         let buf = match input.fill_buf() {
@@ -139,6 +165,7 @@ fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> {
             Err(err) => return Err(err),
         };
         if buf.is_empty() {
+            line.append(&mut end);
             return Ok(read_any);
         }
         read_any = true;
@@ -148,8 +175,12 @@ fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> {
         };
         let room = MAX_HEADER_LINE.saturating_sub(line.len());
         line.extend_from_slice(&buf[..used.min(room)]);
+        let over = &buf[used.min(room)..used];
+        end.extend_from_slice(&over[over.len().saturating_sub(KEPT_END)..]);
+        end.drain(..end.len().saturating_sub(KEPT_END));
         input.consume(used);
         if done {
+            line.append(&mut end);
             return Ok(true);
         }
     }
@@ -242,10 +273,10 @@ mod tests {
         let body = b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}";
         input.extend(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
         input.extend(body);
-        // A line longer than any header is cut, not held whole.
+        // A line longer than any header is cut to its start and end, not held whole.
         input.extend(vec![b'x'; MAX_HEADER_LINE * 3]);
         input.extend(format!("\r\nContent-Length: {}\r\n\r\n{good}", good.len()).as_bytes());
-        let long = format!("bad header {}", "x".repeat(MAX_HEADER_LINE));
+        let long = format!("bad header {}", "x".repeat(MAX_HEADER_LINE + KEPT_END - 2));
         assert_eq!(
             frames(&input),
             [
@@ -256,6 +287,39 @@ mod tests {
                 &long,
                 "notification initialized",
             ]
+        );
+    }
+
+    #[test]
+    fn a_frame_shorter_than_its_body_costs_that_frame() {
+        let good = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+        // Before: the body's end and the next header made one line, read as an unknown
+        // header, and every later frame's body swallowed the header after it.
+        let input = format!(
+            "Content-Length: 20\r\n\r\n{good}Content-Length: {n}\r\n\r\n{good}\
+             Content-Length: {n}\r\n\r\n{good}",
+            n = good.len()
+        );
+        assert_eq!(
+            frames(input.as_bytes()),
+            [
+                "error -32700",
+                "bad header thod\":\"initialized\",\"params\":{}}",
+                "notification initialized",
+                "notification initialized",
+            ]
+        );
+        // The end is longer than a header line may be: the header after it is still read.
+        let long = format!("{{\"text\":\"{}\"}}", "y".repeat(MAX_HEADER_LINE * 2));
+        let input = format!(
+            "Content-Length: 9\r\n\r\n{long}Content-Length: {}\r\n\r\n{good}",
+            good.len()
+        );
+        let read = frames(input.as_bytes());
+        assert_eq!(read.len(), 3, "{read:?}");
+        assert_eq!(
+            (read[0].as_str(), read[2].as_str()),
+            ("error -32700", "notification initialized")
         );
     }
 }

@@ -37,6 +37,9 @@ struct Named {
     snippet: OnceLock<Snippet>,
     /// Further errors found in the same run, in file order (shown after this one).
     more: Vec<SettingsError>,
+    /// The file's text is not shown (it may hold a Secret's values): no snippet, and the
+    /// heading names the place.
+    withheld: bool,
 }
 
 impl SettingsError {
@@ -61,8 +64,16 @@ impl SettingsError {
                 code,
                 snippet: OnceLock::new(),
                 more: Vec::new(),
+                withheld: false,
             }),
         }
+    }
+
+    /// The same error without the file's text: its place is still given, never a snippet.
+    pub(crate) fn withheld(mut self) -> SettingsError {
+        self.named.text = Arc::from("");
+        self.named.withheld = true;
+        self
     }
 
     /// The first of `errors`, carrying the others; `None` when there are none.
@@ -105,6 +116,11 @@ impl SettingsError {
     /// Whether the error points into the file (false for unreadable files).
     pub fn is_located(&self) -> bool {
         self.line > 0
+    }
+
+    /// Whether a snippet of the file is shown.
+    fn shows_text(&self) -> bool {
+        self.is_located() && !self.named.withheld
     }
 }
 
@@ -192,7 +208,7 @@ impl Diagnostic for SettingsError {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.is_located().then(|| self.snippet() as &dyn SourceCode)
+        self.shows_text().then(|| self.snippet() as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
@@ -213,7 +229,7 @@ impl SettingsError {
 
     fn label(&self) -> Option<LabeledSpan> {
         // Short label: miette prints the message as the heading above the snippet.
-        self.is_located()
+        self.shows_text()
             .then(|| LabeledSpan::new_with_span(Some("here".to_owned()), self.snippet().label))
     }
 }
@@ -221,10 +237,13 @@ impl SettingsError {
 impl fmt::Display for SettingsDiagnostic<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let message = escape(&self.0.message, Keep::Newlines);
-        if self.0.is_located() {
+        let path = escape(&self.0.path, Keep::Nothing);
+        if self.0.shows_text() {
             f.write_str(&message)
+        } else if self.0.is_located() {
+            write!(f, "{path}:{}:{}: {message}", self.0.line, self.0.column)
         } else {
-            write!(f, "{}: {message}", escape(&self.0.path, Keep::Nothing))
+            write!(f, "{path}: {message}")
         }
     }
 }

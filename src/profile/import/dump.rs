@@ -146,6 +146,11 @@ impl Loaded {
             };
             match result {
                 Err((offset, len, message)) => {
+                    // A parser's message may quote the text (an alias's name).
+                    let message = match super::redact::may_show_secret(text, offset, len) {
+                        true => unquoted(&message),
+                        false => message,
+                    };
                     errors.push(error(input, offset, len, &message, None));
                 }
                 Ok(()) if seen.cut_short => errors.push(error(
@@ -431,6 +436,8 @@ pub fn unsettled_cloud(inputs: &[Input], conflict: Option<&str>) -> SettingsErro
     }
 }
 
+/// An error at its place in `input`; its lines are not shown when they may be a Secret's
+/// ([`super::redact`]), and the message says so.
 fn error(
     input: &Input,
     offset: usize,
@@ -443,6 +450,10 @@ fn error(
     } else {
         Place::at_offset(&input.text, offset, len)
     };
+    if super::redact::may_show_secret(&input.text, at.offset, at.len) {
+        let message = format!("{message} (its lines are not shown: they may be a Secret's)");
+        return SettingsError::new(CODE, &input.name, Arc::from(""), at, message, help).withheld();
+    }
     SettingsError::new(
         CODE,
         &input.name,
@@ -451,4 +462,14 @@ fn error(
         message,
         help,
     )
+}
+
+/// `message` with every `quoted` part left out.
+fn unquoted(message: &str) -> String {
+    message
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 1 { "…" } else { part })
+        .collect::<Vec<_>>()
+        .join("`")
 }

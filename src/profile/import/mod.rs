@@ -6,6 +6,7 @@
 mod cloud;
 mod dump;
 mod nodes;
+mod redact;
 mod split;
 mod value;
 mod workloads;

@@ -4,7 +4,7 @@
 
 use super::import;
 use crate::cli::tempdir;
-use crate::{lblint, lblint_stdin};
+use crate::{lblint, lblint_stdin, Run};
 
 /// A kubectl-style `get nodes -o yaml` List of `n` nodes in two pools (items at column 0,
 /// `kind: List` after them, as kubectl writes it).
@@ -21,6 +21,16 @@ fn nodes(n: usize) -> String {
         ));
     }
     out + "kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+}
+
+/// `profile import` of `text` written to `dir/name`: it fails with status 2, no panic.
+fn import_fails(dir: &std::path::Path, name: &str, text: &str) -> Run {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    let run = lblint(&["profile", "import", path.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{name}: {}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{name}: {}", run.stderr);
+    run
 }
 
 #[test]
@@ -80,11 +90,7 @@ fn bad_input_is_a_located_error() {
     ];
     let dir = tempdir("import-bad");
     for (name, text, expected) in cases {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        let run = lblint(&["profile", "import", path.to_str().unwrap()]);
-        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
-        assert!(!run.stderr.contains("panicked"), "{name}: {}", run.stderr);
+        let run = import_fails(&dir, name, text);
         for part in *expected {
             assert!(run.stderr.contains(part), "{name}: {part}:\n{}", run.stderr);
         }
@@ -174,4 +180,76 @@ fn values_a_profile_cannot_hold_are_left_out() {
     std::fs::write(&path, &run.stdout).unwrap();
     let check = lblint(&["profile", "check", path.to_str().unwrap()]);
     assert_eq!(check.code, 0, "{}", check.stderr);
+}
+
+/// An error in or next to a Secret names its file, line and column but shows none of its
+/// lines, in each shape that once quoted its values; a parser's message quoting the text
+/// (an alias's name) is cut too. A Node's error keeps its snippet.
+#[test]
+fn errors_never_quote_a_secret() {
+    const NOT_SHOWN: &str = " (its lines are not shown: they may be a Secret's)";
+    let secret = "- apiVersion: v1\n  data:\n    password: c2VjcmV0LXZhbHVl\n  kind: Secret\n  \
+                  metadata:\n    annotations:\n      kubectl.kubernetes.io/last-applied-configuration: |\n        \
+                  {\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"stringData\":{\"pw\":\"hunter2\"}}\n    \
+                  name: db\n  type: Opaque\n";
+    let list =
+        format!("apiVersion: v1\nitems:\n{secret}kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+    let in_annotation = &list[..list.find("hunter2").unwrap() + 7];
+    let in_data = &list[..list.find("c2VjcmV0").unwrap() + 8];
+    let syntax = list.replace("  kind: Secret", "    pw: [hunter2\n  kind: Secret");
+    let alias = list.replace("  kind: Secret", "    pw: *hunter2\n  kind: Secret");
+    let nothing = "nothing to import: a dump of Secret objects, which say nothing a cluster \
+                   profile holds";
+    let cut = "cut short: `items` without the `kind: List` that kubectl writes after them";
+    // (file, text, the error's heading)
+    let cases: &[(&str, &str, String)] = &[
+        (
+            "jq.json",
+            "{\"apiVersion\":\"v1\",\"data\":{\"password\":\"c2VjcmV0LXZhbHVl\"},\"kind\":\"Secret\",\
+             \"metadata\":{\"name\":\"db\"},\"stringData\":{\"pw\":\"hunter2\"},\"type\":\"Opaque\"}\n",
+            format!("jq.json:1:1: {nothing}"),
+        ),
+        (
+            "flow.yaml",
+            "{apiVersion: v1, kind: Secret, metadata: {name: db}, data: {password: \
+             c2VjcmV0LXZhbHVl}, stringData: {pw: hunter2}}\n",
+            format!("flow.yaml:1:1: {nothing}"),
+        ),
+        ("annotation.yaml", in_annotation, format!("annotation.yaml:10:71: {cut}")),
+        ("data.yaml", in_data, format!("data.yaml:5:23: {cut}")),
+        (
+            "syntax.yaml",
+            &syntax,
+            "syntax.yaml:7:7: illegal placement of ':' indicator".to_string(),
+        ),
+        (
+            "alias.yaml",
+            &alias,
+            "alias.yaml:6:9: unknown alias `…`: no anchor `…` before it in this document"
+                .to_string(),
+        ),
+    ];
+    let dir = tempdir("import-secret");
+    for (name, text, heading) in cases {
+        let run = import_fails(&dir, name, text);
+        // miette wraps the heading (a `│` opens each next line): compared unwrapped.
+        let words = run.stderr.split_whitespace().filter(|w| *w != "│");
+        let flat = words.collect::<Vec<_>>().join(" ");
+        let heading = format!("× {}{heading}{NOT_SHOWN}", dir.join("").display());
+        assert!(flat.contains(&heading), "{name}: {heading}\n{}", run.stderr);
+        for value in ["c2VjcmV0", "hunter2"] {
+            assert!(!run.stdout.contains(value), "{name}: {}", run.stdout);
+            assert!(!run.stderr.contains(value), "{name}: {}", run.stderr);
+        }
+    }
+    // Not a Secret: the snippet shows the line.
+    let node = "apiVersion: v1\nkind: List\nitems:\n  - kind: Node\n    metadata: {name: [a\n";
+    let run = lblint_stdin(&["profile", "import", "-"], Some(node.as_bytes()));
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(" 5 │     metadata: {name: [a\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains(NOT_SHOWN), "{}", run.stderr);
 }

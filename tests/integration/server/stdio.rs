@@ -142,3 +142,96 @@ fn server_binary_skips_a_non_utf8_header_line() {
         "{stderr}"
     );
 }
+
+/// `initialize` with no workspace folder (nothing on disk is linted), answered.
+fn initialize(input: &mut ChildStdin, out: &mut BufReader<ChildStdout>) {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"processId": null, "capabilities": {}}});
+    input.write_all(&frame(&init.to_string())).unwrap();
+    assert_eq!(read_message(out)["id"], 1);
+}
+
+/// Send `shutdown` (id 99) and `exit` and close stdin, all before reading, so a server
+/// that lost its framing ends at end of input instead of leaving the test waiting. The
+/// messages before the shutdown's answer, the exit status and stderr.
+fn shut_down(
+    mut child: Child,
+    mut input: ChildStdin,
+    mut out: BufReader<ChildStdout>,
+) -> (Vec<Value>, Option<i32>, String) {
+    let shutdown = json!({"jsonrpc": "2.0", "id": 99, "method": "shutdown"});
+    input.write_all(&frame(&shutdown.to_string())).unwrap();
+    input
+        .write_all(&frame(r#"{"jsonrpc":"2.0","method":"exit"}"#))
+        .unwrap();
+    drop(input);
+    let mut before = Vec::new();
+    loop {
+        let message = read_message(&mut out);
+        if message["id"] == 99 {
+            assert_eq!(message, json!({"jsonrpc": "2.0", "id": 99, "result": null}));
+            break;
+        }
+        before.push(message);
+    }
+    let status = child.wait().unwrap().code();
+    let mut stderr = String::new();
+    let mut err = child.stderr.take().unwrap();
+    err.read_to_string(&mut stderr).unwrap();
+    (before, status, stderr)
+}
+
+#[test]
+fn server_binary_reads_on_after_a_frame_shorter_than_its_body() {
+    let (child, mut input, mut out) = spawn(Stdio::piped());
+    initialize(&mut input, &mut out);
+    // Once the end of the session: the body's last bytes and the next header made one line,
+    // read as an unknown header, and each later frame's body swallowed the next header.
+    let hover = json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover",
+                       "params": {"textDocument": {"uri": "file:///x.yaml"},
+                                  "position": {"line": 0, "character": 0}}})
+    .to_string();
+    let short = hover.len() - 12;
+    input
+        .write_all(format!("Content-Length: {short}\r\n\r\n{hover}").as_bytes())
+        .unwrap();
+    let (before, status, stderr) = shut_down(child, input, out);
+    assert_eq!(
+        before,
+        [
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700,
+                "message": "Parse error: the message is not JSON (EOF while parsing a string at line 1 column 129)"}})
+        ]
+    );
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("lblint server: malformed header \"//x.yaml\\\"}}}\": skipped\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn server_binary_refuses_a_directory_opened_as_a_document() {
+    let dir = std::fs::canonicalize(crate::cli::tempdir("server-stdio-dir")).unwrap();
+    let (child, mut input, mut out) = spawn(Stdio::piped());
+    initialize(&mut input, &mut out);
+    let initialized = json!({"jsonrpc": "2.0", "method": "initialized", "params": {}});
+    input.write_all(&frame(&initialized.to_string())).unwrap();
+    // `file:///` once linted the whole disk; a directory without the trailing slash too.
+    let dir_uri = lblint::server::uri::from_path(&dir);
+    for uri in ["file:///", dir_uri.as_str()] {
+        let open = json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": "a: b\n"}}});
+        input.write_all(&frame(&open.to_string())).unwrap();
+    }
+    let (before, status, stderr) = shut_down(child, input, out);
+    let shown = |uri: &str| {
+        json!({"jsonrpc": "2.0", "method": "window/showMessage", "params": {"type": 2,
+               "message": format!("lblint: {uri} is a directory, not a document: not linted \
+                                   (the workspace folders are linted as a whole already)")}})
+    };
+    assert_eq!(before, [shown("file:///"), shown(&dir_uri)]);
+    assert_eq!(status, Some(0), "{stderr}");
+    // No lint after the first (of no folder), and nothing published above.
+    assert!(!stderr.contains("lint 2"), "{stderr}");
+}
