@@ -241,9 +241,16 @@ impl Loaded {
             // Kept: nothing; what the importer needs is copied out above.
             doc.keep_top_level(&[])
         });
-        match file.errors.first() {
-            Some(e) => Err((e.span.start.offset, e.span.len(), e.message.clone())),
-            None => Ok(()),
+        match (file.errors.first(), file.too_complex.first()) {
+            (Some(e), _) => Err((e.span.start.offset, e.span.len(), e.message.clone())),
+            // An alias or merge-key bomb: the document is dropped, and said so at the alias
+            // (before, "not a kubectl dump").
+            (None, Some(t)) => Err((
+                t.span.start.offset,
+                t.span.len(),
+                format!("a document is not read: {}", t.message),
+            )),
+            (None, None) => Ok(()),
         }
     }
 

@@ -253,3 +253,24 @@ fn errors_never_quote_a_secret() {
     );
     assert!(!run.stderr.contains(NOT_SHOWN), "{}", run.stderr);
 }
+
+/// An alias bomb in a dump is said to be one, at the alias (it was reported as "not a
+/// kubectl dump").
+#[test]
+fn an_alias_bomb_is_located_at_its_alias() {
+    let dir = tempdir("import-alias-bomb");
+    let mut text = String::from("a0: &a0 [x]\n");
+    for i in 1..30 {
+        let prev = format!("*a{}", i - 1);
+        text.push_str(&format!("a{i}: &a{i} [{prev}, {prev}, {prev}, {prev}]\n"));
+    }
+    text.push_str("apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels: {x: *a29}\n");
+    let run = import_fails(&dir, "bomb.yaml", &text);
+    assert!(
+        run.stderr
+            .contains("a document is not read: its aliases expand to"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("bomb.yaml:35:15"), "{}", run.stderr);
+}
