@@ -172,6 +172,7 @@ pub(super) fn render_all(
             return part;
         }
     };
+    super::interrupt::scratch_made(scratch.path().to_path_buf());
     let base = scratch
         .path()
         .canonicalize()
@@ -206,6 +207,8 @@ pub(super) fn render_all(
                 .push(located(root, &said, message, help, fail)),
         }
     }
+    // Removed with `scratch` when it drops, here.
+    super::interrupt::scratch_gone(scratch.path());
     part
 }
 

@@ -20,6 +20,7 @@ use crate::walk::InputFile;
 mod committed;
 mod generator;
 mod helm;
+mod interrupt;
 mod kustomize;
 mod map;
 mod message;
@@ -158,6 +159,7 @@ impl Rendered {
 
 /// Render every kustomization root and chart among `files`.
 pub fn render(files: &[InputFile], options: &RenderOptions, threads: usize) -> Rendered {
+    interrupt::install();
     let cwd = std::env::current_dir().unwrap_or_default();
     let found = roots::find(files, &cwd);
     let mut out = Rendered::default();

@@ -86,6 +86,7 @@ pub(super) fn run_one(job: &Job, timeout: Duration, max_output: u64) -> Ran {
         Ok(child) => child,
         Err(e) => return Ran::NotStarted(e),
     };
+    super::interrupt::started(child.id());
     let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stdout = child
         .stdout
@@ -97,6 +98,7 @@ pub(super) fn run_one(job: &Job, timeout: Duration, max_output: u64) -> Ran {
         .map(|e| reader(e, max_output / 10, over.clone()));
     let code = wait(&mut child, deadline, &over);
     kill_group(&child);
+    super::interrupt::finished(child.id());
     // The group is gone, so the pipes close at once; a process that left the group (setsid)
     // may still hold them, and is waited for no longer than the budget.
     let until = deadline.max(Instant::now() + Duration::from_millis(200));

@@ -360,3 +360,69 @@ fn endless_render_output_is_cut_at_the_file_size_budget() {
         run.stderr
     );
 }
+
+/// SIGTERM (a cancelled CI job) during a render: the tool's process group is killed and the
+/// temporary folder removed before lblint exits with 143. Before, the tool ran on and the
+/// folder stayed behind.
+#[test]
+fn a_signal_during_a_render_stops_the_tool_and_removes_its_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let scratch = tmp.path().join("tmp");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&scratch).unwrap();
+    std::fs::write(repo.join("kustomization.yaml"), "resources: [svc.yaml]\n").unwrap();
+    std::fs::write(repo.join("svc.yaml"), "kind: Service\n").unwrap();
+    let pid_file = tmp.path().join("tool.pid");
+    let slow = stand_in(
+        "kubectl",
+        &format!("echo $$ > '{}'\nexec /bin/sleep 30\n", pid_file.display()),
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lblint"))
+        .args(["check", "--render", "--no-config", "."])
+        .current_dir(&repo)
+        .env("PATH", slow.path())
+        .env("TMPDIR", &scratch)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the tool to start (a guard against a hang, not a bound on speed).
+    let started = std::time::Instant::now();
+    while !pid_file.exists()
+        || std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .is_empty()
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the tool never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let tool = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    // The tool is gone (or a zombie waiting for init), and no render folder is left.
+    let stat = std::fs::read_to_string(format!("/proc/{tool}/stat")).unwrap_or_default();
+    let state = stat.rsplit(')').next().unwrap_or_default().trim_start();
+    assert!(
+        stat.is_empty() || state.starts_with('Z'),
+        "tool {tool} still runs: {stat}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&scratch)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
