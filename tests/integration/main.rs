@@ -45,6 +45,7 @@ mod proxy_family;
 mod proxy_protocol;
 mod render;
 mod render_fixes;
+mod render_helm;
 mod render_reasons;
 mod robust;
 mod sarif;

@@ -53,6 +53,22 @@ pub fn need_kubectl() -> Option<PathBuf> {
     )
 }
 
+/// The real helm that `./test.sh` unpacks into `.ci/helm` from the npm package named in
+/// `.ci/helm.pin`, never PATH's; `None` after saying the test is skipped (under CI=true a
+/// missing helm fails the test).
+pub fn need_helm() -> Option<PathBuf> {
+    let helm = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/helm/helm");
+    let works = Command::new(&helm)
+        .args(["version", "--short"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    need(
+        "helm",
+        works.then_some(helm),
+        "run ./test.sh, which unpacks the helm of the npm package in .ci/helm.pin into .ci/helm",
+    )
+}
+
 /// Run lblint in `dir` with PATH set to `path` only.
 pub fn run_with_path(dir: &Path, path: &[&Path], args: &[&str]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_lblint"));
