@@ -30,6 +30,7 @@ const FOLDERS: &[&str] = &[
     "testdata/model",
     "testdata/model/controllers",
     "testdata/model/evidence",
+    "testdata/namespace",
     "testdata/owners",
     "testdata/tke",
     "testdata/verdicts",
