@@ -174,6 +174,8 @@ struct More {
     origin: Option<Arc<str>>,
     /// The template `origin` names is not in the repository: the rendered file is fixed.
     template_absent: bool,
+    /// A location is in a Secret's values: no report quotes the source around it.
+    secret_text: bool,
 }
 
 impl Diagnostic {
@@ -205,6 +207,17 @@ impl Diagnostic {
 
     fn more(&self) -> Option<&More> {
         self.rest.as_deref()?.more.as_deref()
+    }
+
+    /// A location of this finding is in a Secret's values (a caller reads its address
+    /// from one): reports name the places but quote no source text.
+    pub fn with_secret_text(mut self) -> Self {
+        self.more_mut().secret_text = true;
+        self
+    }
+
+    pub fn shows_secret_text(&self) -> bool {
+        self.more().is_some_and(|m| m.secret_text)
     }
 
     pub fn with_help(mut self, help: impl Into<String>) -> Self {

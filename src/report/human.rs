@@ -101,7 +101,19 @@ fn render(
     };
 
     match file {
-        Some(file) => quote_source(&mut report, &mut notes, diagnostic, file, options.width),
+        Some(file) if !diagnostic.shows_secret_text() => {
+            quote_source(&mut report, &mut notes, diagnostic, file, options.width)
+        }
+        // A Secret's values are named by place, never quoted.
+        Some(_) => {
+            notes.push(format!(
+                "at: {} (source not shown: a location is in a Secret's values)",
+                position(diagnostic.location())
+            ));
+            for related in diagnostic.related() {
+                notes.push(related_note(&related.location, &related.message.as_cow()));
+            }
+        }
         None => {
             // No text to quote (file-level problem, or the file was not kept):
             // the location still has to be visible somewhere.

@@ -49,7 +49,9 @@ pub(crate) fn rename(cx: &Context<'_>, caller: &Caller, file: &str) -> Option<Fi
     let entry = &cx.model.entry_points[caller.target];
     // Only a call is rewritten: a mention or the app's own public identity (Grafana's
     // `domain`, a redirect URI) must keep the public host.
+    // A Secret's value is never shown, so never rewritten in a preview either.
     if caller.evidence != Evidence::Call
+        || matches!(caller.via, Via::Secret { .. })
         || !matches!(entry.kind, EntryKind::Service | EntryKind::External)
         || caller.via == Via::ImagePull
         || caller.via.is_implied()

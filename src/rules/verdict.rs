@@ -119,6 +119,9 @@ pub(crate) fn with_callers<'m>(
         if let Some(fix) = rename::rename(cx, caller, &file) {
             d = d.with_suggestion(fix);
         }
+        if matches!(caller.via, crate::model::Via::Secret { .. }) {
+            d = d.with_secret_text();
+        }
     }
     d
 }

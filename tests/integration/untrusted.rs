@@ -426,3 +426,46 @@ fn a_signal_during_a_render_stops_the_tool_and_removes_its_folder() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A call read from a Secret is named by place (file, line, column, Secret and key), and no
+/// report quotes the Secret's values: no source excerpt, no rewrite preview (issue 38).
+#[test]
+fn a_secret_value_is_named_never_quoted() {
+    let file = "testdata/model/evidence/secrets.yaml";
+    let profile = "testdata/model/evidence/profile-tke-ipvs.yaml";
+    let values = [
+        "aHR0cHM6Ly9vcmRlcnMuc2hvcC5leGFtcGxlLmNvbS9hcGk=",
+        "cG9zdGdyZXM6Ly9hcHBAb3JkZXJzLnNob3AuZXhhbXBsZS5jb206NTQzMi9kYg==",
+        "postgres://app@",
+    ];
+    for format in ["human", "compact", "json", "sarif", "github"] {
+        for extra in [&[][..], &["--show-fixes"][..]] {
+            let mut args = vec![
+                "check",
+                "--no-config",
+                "--profile",
+                profile,
+                "--format",
+                format,
+            ];
+            args.extend_from_slice(extra);
+            args.push(file);
+            let run = crate::lblint(&args);
+            for value in values {
+                assert!(
+                    !run.stdout.contains(value),
+                    "{format} {extra:?}: {}",
+                    run.stdout
+                );
+            }
+        }
+    }
+    let run = crate::lblint(&["check", "--no-config", "--profile", profile, file]);
+    assert!(
+        run.stdout.contains(&format!(
+            "= at: {file}:27:15 (source not shown: a location is in a Secret's\n    values)"
+        )),
+        "{}",
+        run.stdout
+    );
+}

@@ -127,6 +127,9 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
     if let Some(fix) = rename::rename(cx, caller, &location.file) {
         d = d.with_suggestion(fix);
     }
+    if matches!(caller.via, Via::Secret { .. }) {
+        d = d.with_secret_text();
+    }
     d
 }
 
