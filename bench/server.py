@@ -5,6 +5,7 @@ resident memory over many edits.
 
 Usage:  python3 bench/server.py [--lblint BIN] [--tree DIR] [--edits N] [--work DIR]
         python3 bench/server.py --big MB [--lblint BIN] [--work DIR]
+        python3 bench/server.py --findings N [--lblint BIN] [--work DIR]
   BIN   default target/release/lblint (build it first: cargo build --release)
   DIR   a tree of manifests, default target/server-bench/tree, built by
         ../shared/bench/make-bench.sh OUT 1 3000 (3,000 small real manifests)
@@ -17,6 +18,9 @@ With --big, instead: a workspace of one MB-megabyte document of comment lines, o
 the editor; the time until the server answers a hover while its worker lints it, and, after
 an edit, a second hover (the main loop answers while the worker lints; this was a 20 s bound
 in tests/integration/server/robust.rs before tests had no wall-clock bounds).
+With --findings, instead: a workspace of N private-CLB Services in 100 files (a TKE001
+warning each), the server's resident memory once every file is published, against the peak
+resident memory of `lblint check` on the same workspace (issue 38: within 2x).
 Only the standard library; Linux (/proc for memory).
 """
 import argparse
@@ -149,6 +153,44 @@ def big(args):
     print(f"exit status: {client.proc.wait(timeout=30)}")
 
 
+def findings(args):
+    import resource
+    ws = os.path.abspath(args.work)
+    shutil.rmtree(ws, ignore_errors=True)
+    os.makedirs(ws)
+    shutil.copy(os.path.join(ROOT, "testdata/context/profile.yaml"), ws)
+    with open(os.path.join(ws, "lblint.yaml"), "w") as config:
+        config.write("profile: profile.yaml\n")
+    service = ("apiVersion: v1\nkind: Service\nmetadata:\n  name: svc-{n}\n  namespace: shop\n"
+               "  annotations:\n    service.kubernetes.io/qcloud-loadbalancer-internal-subnetid: subnet-1\n"
+               "spec:\n  type: LoadBalancer\n  selector: {{app: a{n}}}\n  ports: [{{port: 80}}]\n")
+    per_file = max(1, args.findings // 100)
+    paths = []
+    for f in range(100):
+        path = os.path.join(ws, f"services-{f:03}.yaml")
+        with open(path, "w") as out:
+            out.write("---\n".join(service.format(n=f * per_file + i) for i in range(per_file)))
+        paths.append(path)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run([args.lblint, "check", "--exit-zero", "-qq", "."], cwd=ws, check=True)
+    check_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    client = Client(args.lblint, ws)
+    client.request("initialize", {"processId": os.getpid(), "rootUri": uri(ws), "capabilities": {}})
+    client.notify("initialized", {})
+    waiting = {uri(p) for p in paths}
+    while waiting:
+        message = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+        waiting.discard(message["params"]["uri"])
+    time.sleep(0.5)
+    server_kib = client.rss_kib()
+    n = per_file * 100
+    print(f"{n} findings: server RSS {server_kib / 1024:.1f} MiB, lblint check peak RSS "
+          f"{check_kib / 1024:.1f} MiB (was {before / 1024:.1f} MiB before it): ratio {server_kib / check_kib:.2f}x")
+    client.request("shutdown", None)
+    client.notify("exit", None)
+    client.proc.wait(timeout=60)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lblint", default=os.path.join(ROOT, "target/release/lblint"))
@@ -156,10 +198,13 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "target/server-bench/ws"))
     ap.add_argument("--edits", type=int, default=1000)
     ap.add_argument("--big", type=int, metavar="MB", help="time one MB-megabyte document instead")
+    ap.add_argument("--findings", type=int, metavar="N", help="memory with N findings instead")
     args = ap.parse_args()
     args.lblint = os.path.abspath(args.lblint)  # the server runs in the workspace
     if args.big:
         return big(args)
+    if args.findings:
+        return findings(args)
     ws = os.path.abspath(args.work)
     shutil.rmtree(ws, ignore_errors=True)
     shutil.copytree(args.tree, os.path.join(ws, "tree"))

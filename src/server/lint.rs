@@ -51,8 +51,9 @@ pub struct FileResult {
     /// The text the findings' offsets are in; `None` for settings errors.
     pub source: Option<Arc<SourceFile>>,
     pub findings: Vec<Diagnostic>,
-    /// In `findings` order, then settings errors.
-    pub diagnostics: Vec<lsp::Diagnostic>,
+    /// In `findings` order, then settings errors; shared with what was last shown for the
+    /// file (a lint's findings are held once, not per copy).
+    pub diagnostics: Arc<Vec<lsp::Diagnostic>>,
 }
 
 /// What a lint found, by absolute path.
@@ -194,32 +195,42 @@ fn settings_errors(err: &SettingsError, job: &Job, out: &mut Linted) {
     for e in err.each() {
         let path = absolute(Path::new(&e.path), &job.cwd);
         let file = out.files.entry(path).or_default();
-        file.diagnostics
-            .push(convert::settings_error(e, job.encoding));
+        Arc::make_mut(&mut file.diagnostics).push(convert::settings_error(e, job.encoding));
     }
 }
 
 /// The findings of one lint, converted and filed under their absolute paths.
 fn collect(outcome: CheckOutcome, job: &Job, out: &mut Linted) {
-    let path_of = |display: &str| match outcome.files_on_disk.get(display) {
+    // Each finding moves into its file's list: never a second copy, even for a moment.
+    let CheckOutcome {
+        diagnostics,
+        sources,
+        files_on_disk,
+        ..
+    } = outcome;
+    let path_of = |display: &str| match files_on_disk.get(display) {
         Some(path) => absolute(path, &job.cwd),
         None => absolute(Path::new(display), &job.cwd),
     };
     let locate = |location: &Location| {
-        let source = outcome.sources.get(&location.file)?;
+        let source = sources.get(&location.file)?;
         Some(lsp::Location {
             uri: lsp::Uri(uri::from_path(&path_of(&location.file))),
             range: text::range(source, location.span, job.encoding),
         })
     };
     let empty = Arc::new(SourceFile::default());
-    for d in outcome.diagnostics.iter() {
+    for d in diagnostics {
         let display = &d.location().file;
-        let source = outcome.sources.get(display).unwrap_or(&empty);
+        let source = sources.get(display).unwrap_or(&empty);
         let file = out.files.entry(path_of(display)).or_default();
         file.source.get_or_insert_with(|| source.clone());
-        file.diagnostics
-            .push(convert::diagnostic(d, source, &locate, job.encoding));
-        file.findings.push(d.clone());
+        Arc::make_mut(&mut file.diagnostics).push(convert::diagnostic(
+            &d,
+            source,
+            &locate,
+            job.encoding,
+        ));
+        file.findings.push(d);
     }
 }

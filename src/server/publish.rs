@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use gen_lsp_types as lsp;
 use lsp_server::{Notification, RequestId};
@@ -15,7 +16,7 @@ use super::settings::DiagnosticMode;
 
 impl Server<'_> {
     /// The diagnostics each file should show now.
-    fn wanted(&self) -> HashMap<&PathBuf, &Vec<lsp::Diagnostic>> {
+    fn wanted(&self) -> HashMap<&PathBuf, &Arc<Vec<lsp::Diagnostic>>> {
         let workspace = self.settings.diagnostic_mode == DiagnosticMode::Workspace;
         self.latest
             .files
@@ -29,10 +30,10 @@ impl Server<'_> {
     /// (pull clients are told to pull again), and answer the pulls that waited for it.
     pub fn publish_changes(&mut self) {
         let wanted = self.wanted();
-        let mut changed: Vec<(PathBuf, Vec<lsp::Diagnostic>)> = Vec::new();
+        let mut changed: Vec<(PathBuf, Arc<Vec<lsp::Diagnostic>>)> = Vec::new();
         for (path, shown) in &self.shown {
             if !wanted.contains_key(path) && !shown.diagnostics.is_empty() {
-                changed.push((path.clone(), Vec::new()));
+                changed.push((path.clone(), Arc::default()));
             }
         }
         for (path, diagnostics) in wanted {
@@ -46,7 +47,8 @@ impl Server<'_> {
             let id = self.next_result;
             self.next_result += 1;
             if !self.client.pull {
-                let mut params = json!({"uri": self.uri_of(&path), "diagnostics": diagnostics});
+                let mut params =
+                    json!({"uri": self.uri_of(&path), "diagnostics": diagnostics.as_slice()});
                 if let Some(version) = self.latest.versions.get(&path) {
                     params["version"] = json!(version);
                 }
@@ -68,7 +70,7 @@ impl Server<'_> {
         if previous == Some(id.as_str()) {
             return json!({"kind": "unchanged", "resultId": id});
         }
-        json!({"kind": "full", "resultId": id, "items": shown.diagnostics})
+        json!({"kind": "full", "resultId": id, "items": shown.diagnostics.as_slice()})
     }
 
     /// The workspace report, or `None` when every file is as the client has it.
@@ -88,7 +90,7 @@ impl Server<'_> {
                 );
             } else {
                 changed = true;
-                items.push(json!({"kind": "full", "uri": uri, "version": version, "resultId": id, "items": shown.diagnostics}));
+                items.push(json!({"kind": "full", "uri": uri, "version": version, "resultId": id, "items": shown.diagnostics.as_slice()}));
             }
         }
         changed.then(|| json!({"items": items}))

@@ -80,7 +80,8 @@ pub(crate) struct Server<'c> {
 pub(crate) struct Shown {
     /// The pull model's result id; a new one whenever `diagnostics` change.
     pub id: u64,
-    pub diagnostics: Vec<lsp::Diagnostic>,
+    /// Shared with the lint's [`super::lint::FileResult`]: one copy per file, not two.
+    pub diagnostics: std::sync::Arc<Vec<lsp::Diagnostic>>,
 }
 
 impl<'c> Server<'c> {
