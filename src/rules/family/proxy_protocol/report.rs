@@ -176,22 +176,7 @@ fn words(
     let ws = cx.ws;
     let label = entry.provider.map_or("cloud", Provider::label);
     let name = ws.objects[entry.object].name();
-    let (what, breaks) = match feature {
-        Feature::ProxyProtocol => (
-            if maybe_on {
-                "may speak PROXY protocol"
-            } else {
-                "speaks PROXY protocol"
-            },
-            "the backend gets the request without the PROXY header (ingress-nginx logs \"broken \
-             header\", the client gets an empty reply)",
-        ),
-        Feature::TlsTermination => (
-            "terminates TLS",
-            "the backend gets TLS it does not terminate, or plain HTTP where it expects the load \
-             balancer's decrypted traffic",
-        ),
-    };
+    let (what, breaks) = feature_words(feature, maybe_on);
     // Nothing visible calls it: the same severity as every rule's (verdict::unseen).
     let unseen = crate::rules::verdict::unseen(entry.network);
     let inferred = cx.inferred_service(&ws.objects[entry.object]);
@@ -269,7 +254,26 @@ fn words(
     }
 }
 
-/// The profile fields an unknown verdict hangs on, as the lead says them.
+/// What the load balancer does, and what breaks when a call skips it.
+fn feature_words(feature: Feature, maybe_on: bool) -> (&'static str, &'static str) {
+    match feature {
+        Feature::ProxyProtocol => (
+            if maybe_on {
+                "may speak PROXY protocol"
+            } else {
+                "speaks PROXY protocol"
+            },
+            "the backend gets the request without the PROXY header (ingress-nginx logs \"broken \
+             header\", the client gets an empty reply)",
+        ),
+        Feature::TlsTermination => (
+            "terminates TLS",
+            "the backend gets TLS it does not terminate, or plain HTTP where it expects the load \
+             balancer's decrypted traffic",
+        ),
+    }
+}
+
 /// What answers a call to the load balancer's address on the node: kube-proxy, or the
 /// dataplane the profile says replaces it.
 fn answerer(cx: &Context<'_>) -> &'static str {
@@ -287,6 +291,7 @@ fn capitalised(text: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The profile fields an unknown verdict hangs on, as the lead says them.
 fn settle(why: &str) -> String {
     crate::rules::verdict::settle(why)
         .unwrap_or_else(|| "it depends on facts the help names".to_string())
