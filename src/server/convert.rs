@@ -35,10 +35,16 @@ pub fn diagnostic(
     locate: &dyn Fn(&Location) -> Option<lsp::Location>,
     encoding: Encoding,
 ) -> lsp::Diagnostic {
-    let mut message = d.message().to_string();
-    if let Some(help) = d.help() {
+    // Built to its exact length: tens of thousands of these are held for the client (a
+    // doubling `push_str` left up to half of each unused).
+    let lead = d.message().as_cow();
+    let help = d.help().as_ref().map(|h| h.as_cow());
+    let len = lead.len() + help.as_ref().map_or(0, |h| "\nhelp: ".len() + h.len());
+    let mut message = String::with_capacity(len);
+    message.push_str(&lead);
+    if let Some(help) = help {
         message.push_str("\nhelp: ");
-        message.push_str(&help.to_string());
+        message.push_str(&help);
     }
     let related: Vec<lsp::DiagnosticRelatedInformation> = d
         .related()
