@@ -61,7 +61,8 @@ pub fn code_actions(server: &Server, params: lsp::CodeActionParams) -> Value {
     };
     let mut actions = Vec::new();
     if wants("quickfix") {
-        let here = file.findings.iter().zip(file.diagnostics.iter());
+        let converted = file.diagnostics.diagnostics();
+        let here = file.findings.iter().zip(converted.iter());
         let here = here.filter(|(_, diagnostic)| overlaps(diagnostic.range, params.range));
         // A selection over a whole generated stream is not a request for every finding's
         // actions at once.

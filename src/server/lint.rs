@@ -51,9 +51,9 @@ pub struct FileResult {
     /// The text the findings' offsets are in; `None` for settings errors.
     pub source: Option<Arc<SourceFile>>,
     pub findings: Vec<Diagnostic>,
-    /// In `findings` order, then settings errors; shared with what was last shown for the
-    /// file (a lint's findings are held once, not per copy).
-    pub diagnostics: Arc<Vec<lsp::Diagnostic>>,
+    /// In `findings` order, then settings errors, as the client gets them; shared with
+    /// what was last shown for the file (held once, not per copy).
+    pub diagnostics: Arc<super::published::Published>,
 }
 
 /// What a lint found, by absolute path.
@@ -127,6 +127,9 @@ fn lint(job: &Job, caches: &mut Caches) -> Linted {
         };
         lint_unit(&unit, job, &overlay, &mut out);
     }
+    for file in out.files.values_mut() {
+        Arc::make_mut(&mut file.diagnostics).shrink();
+    }
     out
 }
 
@@ -195,7 +198,7 @@ fn settings_errors(err: &SettingsError, job: &Job, out: &mut Linted) {
     for e in err.each() {
         let path = absolute(Path::new(&e.path), &job.cwd);
         let file = out.files.entry(path).or_default();
-        Arc::make_mut(&mut file.diagnostics).push(convert::settings_error(e, job.encoding));
+        Arc::make_mut(&mut file.diagnostics).push(&convert::settings_error(e, job.encoding));
     }
 }
 
@@ -225,7 +228,7 @@ fn collect(outcome: CheckOutcome, job: &Job, out: &mut Linted) {
         let source = sources.get(display).unwrap_or(&empty);
         let file = out.files.entry(path_of(display)).or_default();
         file.source.get_or_insert_with(|| source.clone());
-        Arc::make_mut(&mut file.diagnostics).push(convert::diagnostic(
+        Arc::make_mut(&mut file.diagnostics).push(&convert::diagnostic(
             &d,
             source,
             &locate,

@@ -16,6 +16,7 @@ mod convert;
 mod hover;
 mod lint;
 mod publish;
+mod published;
 mod session;
 pub mod settings;
 mod state;

@@ -6,17 +6,17 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gen_lsp_types as lsp;
 use lsp_server::{Notification, RequestId};
 use serde_json::{json, Value};
 
+use super::published::Published;
 use super::send;
 use super::session::{Server, Shown};
 use super::settings::DiagnosticMode;
 
 impl Server<'_> {
     /// The diagnostics each file should show now.
-    fn wanted(&self) -> HashMap<&PathBuf, &Arc<Vec<lsp::Diagnostic>>> {
+    fn wanted(&self) -> HashMap<&PathBuf, &Arc<Published>> {
         let workspace = self.settings.diagnostic_mode == DiagnosticMode::Workspace;
         self.latest
             .files
@@ -30,7 +30,7 @@ impl Server<'_> {
     /// (pull clients are told to pull again), and answer the pulls that waited for it.
     pub fn publish_changes(&mut self) {
         let wanted = self.wanted();
-        let mut changed: Vec<(PathBuf, Arc<Vec<lsp::Diagnostic>>)> = Vec::new();
+        let mut changed: Vec<(PathBuf, Arc<Published>)> = Vec::new();
         for (path, shown) in &self.shown {
             if !wanted.contains_key(path) && !shown.diagnostics.is_empty() {
                 changed.push((path.clone(), Arc::default()));
@@ -48,7 +48,7 @@ impl Server<'_> {
             self.next_result += 1;
             if !self.client.pull {
                 let mut params =
-                    json!({"uri": self.uri_of(&path), "diagnostics": diagnostics.as_slice()});
+                    json!({"uri": self.uri_of(&path), "diagnostics": diagnostics.to_value()});
                 if let Some(version) = self.latest.versions.get(&path) {
                     params["version"] = json!(version);
                 }
@@ -70,7 +70,7 @@ impl Server<'_> {
         if previous == Some(id.as_str()) {
             return json!({"kind": "unchanged", "resultId": id});
         }
-        json!({"kind": "full", "resultId": id, "items": shown.diagnostics.as_slice()})
+        json!({"kind": "full", "resultId": id, "items": shown.diagnostics.to_value()})
     }
 
     /// The workspace report, or `None` when every file is as the client has it.
@@ -90,7 +90,7 @@ impl Server<'_> {
                 );
             } else {
                 changed = true;
-                items.push(json!({"kind": "full", "uri": uri, "version": version, "resultId": id, "items": shown.diagnostics.as_slice()}));
+                items.push(json!({"kind": "full", "uri": uri, "version": version, "resultId": id, "items": shown.diagnostics.to_value()}));
             }
         }
         changed.then(|| json!({"items": items}))

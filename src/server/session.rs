@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
-use gen_lsp_types as lsp;
 use lsp_server::{Connection, Request, RequestId, Response};
 use serde_json::Value;
 
@@ -81,7 +80,7 @@ pub(crate) struct Shown {
     /// The pull model's result id; a new one whenever `diagnostics` change.
     pub id: u64,
     /// Shared with the lint's [`super::lint::FileResult`]: one copy per file, not two.
-    pub diagnostics: std::sync::Arc<Vec<lsp::Diagnostic>>,
+    pub diagnostics: std::sync::Arc<super::published::Published>,
 }
 
 impl<'c> Server<'c> {
