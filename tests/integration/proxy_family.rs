@@ -135,3 +135,34 @@ fn every_member_weighs_the_same_situation_the_same() {
         assert_eq!(found, one(rule, "note", 8, 5), "{fixture}: {message}");
     }
 }
+
+/// A private load balancer's no-caller warning names both ways out in one line: the
+/// vendor's fix, or a suppression with a reason when nothing in the cluster calls it.
+#[test]
+fn a_private_no_caller_warning_names_both_ways_out() {
+    let dir = crate::cli::tempdir("proxy-no-caller");
+    let profile = dir.join("profile.yaml");
+    std::fs::write(
+        &profile,
+        "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nspec:\n  provider: openstack\n  \
+         kubernetesVersion: \"1.31.2\"\n  kubeProxy:\n    mode: iptables\n  addons:\n    \
+         cloudControllerManager: v1.28.0\n",
+    )
+    .unwrap();
+    let file = "testdata/ways-out/openstack-internal-no-caller.yaml";
+    let (_, report) = crate::check_json(&["--profile", profile.to_str().unwrap(), file]);
+    assert_eq!(
+        crate::findings(&report),
+        vec![crate::f("OPENSTACK001", "warning", file, 10, 5)]
+    );
+    let message = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with(
+            "The load balancer is private, so its callers are in this cluster even if not in these \
+             files: make in-cluster calls cross the load balancer (a hostname status or `ipMode: \
+             Proxy`, as the help says), or, if nothing in the cluster calls it, suppress this with a \
+             reason (`# lblint: ignore[OPENSTACK001] <why nothing calls it>`)."
+        ),
+        "{message}"
+    );
+}

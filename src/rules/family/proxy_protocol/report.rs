@@ -245,7 +245,11 @@ fn words(
                 "{subject}, but in-cluster calls to its address skip it; no in-cluster caller is \
                  visible in these manifests.{}{}",
                 crate::rules::verdict::assumed(why),
-                crate::rules::verdict::unseen_why(entry.network, rule, "take the way out in the help")
+                crate::rules::verdict::unseen_why(
+                    entry.network,
+                    rule,
+                    "make in-cluster calls cross the load balancer (a hostname status or `ipMode: Proxy`, as the help says)",
+                )
             ),
             format!(
                 "{origin}They skip it: {why}. One that calls its IP or a host it serves would fail, as {breaks}."
