@@ -61,6 +61,10 @@ const CLUSTER_SCOPED: &[&str] = &[
     "List",
 ];
 
+/// What [`is_namespace_name`] takes, for the messages that refuse a name.
+pub const NAMESPACE_NAME_HELP: &str =
+    "a namespace is a DNS label: lower-case letters, digits and `-`, at most 63";
+
 /// A namespace name: a DNS-1123 label.
 pub fn is_namespace_name(name: &str) -> bool {
     let bytes = name.as_bytes();

@@ -481,6 +481,13 @@ pub(crate) fn too_large(len: u64, limit: u64) -> String {
     )
 }
 
+/// The repository `dir` is in: the nearest ancestor holding `.git` (a directory, or the
+/// file a worktree or submodule has). Config discovery and render confinement both stop
+/// there.
+pub fn repository_root(dir: &Path) -> Option<&Path> {
+    dir.ancestors().find(|d| d.join(".git").exists())
+}
+
 /// `path` as shown to a user in `cwd`: relative, with `..` when it is above `cwd`.
 pub fn display_relative(path: &Path, cwd: &Path) -> String {
     let path = absolute(path, cwd);

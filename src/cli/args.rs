@@ -344,6 +344,6 @@ fn namespace_name(text: &str) -> Result<String, String> {
     if crate::objects::is_namespace_name(text) {
         Ok(text.to_string())
     } else {
-        Err("a namespace is a DNS label: lower-case letters, digits and `-`, at most 63".into())
+        Err(crate::objects::NAMESPACE_NAME_HELP.into())
     }
 }

@@ -116,17 +116,11 @@ impl Config {
     }
 }
 
-/// The repository `dir` is in: the nearest ancestor holding `.git` (a directory, or the
-/// file a worktree or submodule has).
-pub fn repository_root(dir: &Path) -> Option<&Path> {
-    dir.ancestors().find(|d| d.join(".git").exists())
-}
-
 /// The config file for a run started in `cwd`: `lblint.yaml` or `.lblint.yaml` in `cwd`
 /// or a parent up to the repository root. Outside a repository only `cwd` is searched: a
 /// file planted in a shared parent (`/tmp`, a home directory) must not configure the run.
 pub fn discover(cwd: &Path) -> Option<PathBuf> {
-    let dirs: Vec<&Path> = match repository_root(cwd) {
+    let dirs: Vec<&Path> = match crate::walk::repository_root(cwd) {
         Some(root) => cwd
             .ancestors()
             .take_while(|d| d.starts_with(root))
@@ -144,7 +138,7 @@ pub fn discover(cwd: &Path) -> Option<PathBuf> {
 /// symbolic links are resolved. Otherwise a config could make lblint read `/etc/passwd` or
 /// `/proc/self/environ` and print it in a parse error, or feed `/dev/zero` to helm.
 fn check_paths_are_inside(config: &Config, cwd: &Path) -> Vec<ConfigError> {
-    let (trusted, kind) = match repository_root(&config.dir) {
+    let (trusted, kind) = match crate::walk::repository_root(&config.dir) {
         Some(root) => (root, "repository"),
         None => (config.dir.as_path(), "config file's folder"),
     };

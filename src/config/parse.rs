@@ -269,10 +269,7 @@ pub(super) fn parse_recovering(text: &str, shown: &str, dir: &Path) -> (Config, 
             errors.push(fail(
                 at,
                 format!("`namespace: {}` is not a namespace name", namespace.value),
-                Some(
-                    "a namespace is a DNS label: lower-case letters, digits and `-`, at most 63"
-                        .into(),
-                ),
+                Some(crate::objects::NAMESPACE_NAME_HELP.into()),
             ));
         }
     }

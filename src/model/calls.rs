@@ -42,6 +42,11 @@ pub enum Via {
 }
 
 impl Via {
+    /// Read from a Secret's values: reports never quote them.
+    pub fn is_secret(&self) -> bool {
+        matches!(self, Via::Secret { .. })
+    }
+
     /// A call a controller makes on an object's behalf (model/implicit.rs): no pod writes
     /// it, so no edit at its location redirects it.
     pub fn is_implied(&self) -> bool {

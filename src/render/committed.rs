@@ -14,9 +14,8 @@ use crate::source::SourceMap;
 /// The repository `file` is in: the nearest folder above it with `.git`, else `cwd`.
 pub(super) fn repository(file: &Path, cwd: &Path) -> PathBuf {
     let file = crate::walk::absolute(file, cwd);
-    file.ancestors()
-        .skip(1)
-        .find(|dir| dir.join(".git").exists())
+    file.parent()
+        .and_then(crate::walk::repository_root)
         .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf)
 }
 

@@ -70,32 +70,10 @@ pub(super) fn render_all(
     let mut part = Part::default();
     let mut ready = Vec::new();
     for chart in charts {
-        // helm follows a chart's symbolic links (`.Files.Get`, templates): one that leads
-        // out of the chart would put a file of the machine into the output or an error
-        // message (Argo CD's CheckOutOfBoundsSymlinks, CVE-2022-31036).
-        if let Some(link) = link_out_of(&chart.dir) {
-            part.diagnostics.push(fail(
-                &chart.source,
-                0,
-                format!(
-                    "Chart not rendered: it holds a symbolic link, `{link}`, that leads outside the chart, and \
-                     helm would follow it."
-                ),
-                "replace the link with the file itself, or a link to a file inside the chart".into(),
-            ));
-            continue;
-        }
-        // helm validates values against values.schema.json and fetches its remote `$ref`s.
-        if let Some((file, reference)) = remote_schema_ref(&chart.dir) {
-            part.diagnostics.push(fail(
-                &chart.source,
-                0,
-                format!(
-                    "Chart not rendered: `{file}` refers to `{reference}`, which helm would fetch, and lblint \
-                     renders offline."
-                ),
-                "vendor the referenced schema into the chart and refer to it by a relative path".into(),
-            ));
+        if let Some((message, help)) = refused(&chart.dir) {
+            let message = format!("Chart not rendered: {message}");
+            part.diagnostics
+                .push(fail(&chart.source, 0, message, help.into()));
             continue;
         }
         let missing = missing_dependencies(chart);
@@ -154,26 +132,49 @@ pub(super) fn render_all(
     part
 }
 
-/// The first symbolic link under `dir` (as a path relative to it) whose target resolves
-/// outside `dir`, or cannot be resolved; links are not followed while walking.
-fn link_out_of(dir: &Path) -> Option<String> {
+/// Why the chart at `dir` must not reach helm, with the help, from one walk of it (links
+/// not followed): a symbolic link whose target resolves outside it (helm follows links into
+/// `.Files.Get` and templates, so a file of the machine would reach the output or an error
+/// message: Argo CD's CheckOutOfBoundsSymlinks, CVE-2022-31036), else a `values.schema.json`
+/// (the chart's or a subchart's) with a `$ref` to a URL, which helm would fetch.
+fn refused(dir: &Path) -> Option<(String, &'static str)> {
     let root = std::fs::canonicalize(dir).ok()?;
-    walkdir::WalkDir::new(dir)
-        .follow_links(false)
-        .max_depth(32)
-        .into_iter()
-        .flatten()
-        .filter(|e| e.path_is_symlink())
-        .find(|e| std::fs::canonicalize(e.path()).map_or(true, |real| !real.starts_with(&root)))
-        .map(|e| {
-            let inside = e.path().strip_prefix(dir).unwrap_or(e.path());
-            inside.to_string_lossy().into_owned()
-        })
+    let inside = |path: &Path| {
+        let path = path.strip_prefix(dir).unwrap_or(path);
+        path.to_string_lossy().into_owned()
+    };
+    let mut schema = None;
+    let entries = walkdir::WalkDir::new(dir).follow_links(false).max_depth(32);
+    for e in entries.into_iter().flatten() {
+        if e.path_is_symlink() {
+            if std::fs::canonicalize(e.path()).map_or(true, |real| !real.starts_with(&root)) {
+                let message = format!(
+                    "it holds a symbolic link, `{}`, that leads outside the chart, and helm would follow it.",
+                    inside(e.path())
+                );
+                let help =
+                    "replace the link with the file itself, or a link to a file inside the chart";
+                return Some((message, help));
+            }
+        } else if schema.is_none()
+            && e.file_type().is_file()
+            && e.file_name() == "values.schema.json"
+        {
+            schema = remote_ref(e.path()).map(|reference| {
+                let message = format!(
+                    "`{}` refers to `{reference}`, which helm would fetch, and lblint renders offline.",
+                    inside(e.path())
+                );
+                let help = "vendor the referenced schema into the chart and refer to it by a relative path";
+                (message, help)
+            });
+        }
+    }
+    schema
 }
 
-/// The first `$ref` to a URL in a `values.schema.json` of the chart (or its subcharts), with
-/// the file relative to the chart.
-fn remote_schema_ref(dir: &Path) -> Option<(String, String)> {
+/// The first `$ref` to a URL in the JSON schema at `path`.
+fn remote_ref(path: &Path) -> Option<String> {
     fn find(value: &Value) -> Option<String> {
         match value {
             Value::Object(map) => map.iter().find_map(|(key, v)| match v {
@@ -184,17 +185,6 @@ fn remote_schema_ref(dir: &Path) -> Option<(String, String)> {
             _ => None,
         }
     }
-    let limit = crate::settings::MAX_BYTES as u64;
-    walkdir::WalkDir::new(dir)
-        .follow_links(false)
-        .max_depth(32)
-        .into_iter()
-        .flatten()
-        .filter(|e| e.file_type().is_file() && e.file_name() == "values.schema.json")
-        .find_map(|e| {
-            let bytes = crate::read::read_regular(e.path(), limit).ok()?;
-            let reference = find(&serde_json::from_slice(&bytes).ok()?)?;
-            let inside = e.path().strip_prefix(dir).unwrap_or(e.path());
-            Some((inside.to_string_lossy().into_owned(), reference))
-        })
+    let bytes = crate::read::read_regular(path, crate::settings::MAX_BYTES as u64).ok()?;
+    find(&serde_json::from_slice(&bytes).ok()?)
 }

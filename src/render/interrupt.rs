@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, Once, PoisonError};
 
 /// The process groups of the tools running now (each tool leads its own).
-static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 /// The temporary folders of the renders running now.
 static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static INSTALL: Once = Once::new();
@@ -32,13 +32,11 @@ pub(super) fn install() {
 }
 
 pub(super) fn started(group: u32) {
-    if let Ok(group) = i32::try_from(group) {
-        lock(&RUNNING).push(group);
-    }
+    lock(&RUNNING).push(group);
 }
 
 pub(super) fn finished(group: u32) {
-    lock(&RUNNING).retain(|g| u32::try_from(*g).ok() != Some(group));
+    lock(&RUNNING).retain(|g| *g != group);
 }
 
 pub(super) fn scratch_made(dir: PathBuf) {
@@ -49,17 +47,28 @@ pub(super) fn scratch_gone(dir: &std::path::Path) {
     lock(&SCRATCH).retain(|d| d != dir);
 }
 
+/// Kill the process group `group` leads: a tool that ended or ran over its budget
+/// (`run.rs`), or every running one on a signal.
+pub(super) fn kill_group_of(group: u32) {
+    #[cfg(unix)]
+    if let Some(pid) = i32::try_from(group)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    #[cfg(not(unix))]
+    let _ = group;
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A panicking render thread must not stop the clean-up.
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn clean_up() {
-    #[cfg(unix)]
     for group in lock(&RUNNING).iter() {
-        if let Some(pid) = rustix::process::Pid::from_raw(*group) {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
+        kill_group_of(*group);
     }
     for dir in lock(&SCRATCH).iter() {
         let _ = std::fs::remove_dir_all(dir);

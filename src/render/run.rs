@@ -130,13 +130,7 @@ pub(super) fn run_one(job: &Job, timeout: Duration, max_output: u64) -> Ran {
 /// child is reaped by then, so its pid could name a new group only after the kernel's
 /// pids wrapped around within these few milliseconds.
 fn kill_group(child: &Child) {
-    #[cfg(unix)]
-    {
-        let group = rustix::process::Pid::from_child(child);
-        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-    }
-    #[cfg(not(unix))]
-    let _ = child;
+    super::interrupt::kill_group_of(child.id());
 }
 
 /// Read a pipe to its end, or to `limit` bytes: one more sets `over` and stops reading.

@@ -51,7 +51,7 @@ pub(crate) fn rename(cx: &Context<'_>, caller: &Caller, file: &str) -> Option<Fi
     // `domain`, a redirect URI) must keep the public host.
     // A Secret's value is never shown, so never rewritten in a preview either.
     if caller.evidence != Evidence::Call
-        || matches!(caller.via, Via::Secret { .. })
+        || caller.via.is_secret()
         || !matches!(entry.kind, EntryKind::Service | EntryKind::External)
         || caller.via == Via::ImagePull
         || caller.via.is_implied()

@@ -119,7 +119,7 @@ pub(crate) fn with_callers<'m>(
         if let Some(fix) = rename::rename(cx, caller, &file) {
             d = d.with_suggestion(fix);
         }
-        if matches!(caller.via, crate::model::Via::Secret { .. }) {
+        if caller.via.is_secret() {
             d = d.with_secret_text();
         }
     }

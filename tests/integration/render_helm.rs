@@ -5,25 +5,10 @@
 //! pointing out of the repository. The stand-in helm stays only where real helm cannot
 //! produce the case (a tool that must never run, an endless output).
 
-use std::path::Path;
-
 use crate::render::{compact_lines, crate_root, need_helm, render_compact, PROFILE};
+use crate::untrusted::chart;
 
 const SECRET: &str = "TOPSECRET-hunter2";
-
-fn chart(root: &Path, templates: &[(&str, &str)]) -> std::path::PathBuf {
-    let chart = root.join("shop");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: shop\nversion: 0.1.0\n",
-    )
-    .unwrap();
-    for (name, text) in templates {
-        std::fs::write(chart.join("templates").join(name), text).unwrap();
-    }
-    chart
-}
 
 #[test]
 fn a_chart_is_rendered_with_its_values_and_mapped_to_its_template() {

@@ -35,6 +35,21 @@ fn outside_and_repo(tmp: &Path) -> (std::path::PathBuf, String) {
     )
 }
 
+/// A chart `shop` under `root` (`Chart.yaml` and these templates): its folder.
+pub fn chart(root: &Path, templates: &[(&str, &str)]) -> std::path::PathBuf {
+    let chart = root.join("shop");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: shop\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    for (name, text) in templates {
+        std::fs::write(chart.join("templates").join(name), text).unwrap();
+    }
+    chart
+}
+
 /// A rendered private-CLB Service whose metadata carries `origin` (kustomize's annotation).
 fn rendered(origin: &str) -> String {
     format!(
@@ -120,14 +135,7 @@ fn a_symbolic_link_out_of_the_repository_is_not_followed() {
 fn a_helm_source_line_outside_the_repository_is_not_read() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, secret) = outside_and_repo(tmp.path());
-    let chart = repo.join("shop");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: shop\nversion: 0.1.0\n",
-    )
-    .unwrap();
-    std::fs::write(chart.join("templates/svc.yaml"), "kind: Service\n").unwrap();
+    chart(&repo, &[("svc.yaml", "kind: Service\n")]);
     let output = tmp.path().join("out.yaml");
     std::fs::write(
         &output,
@@ -167,15 +175,8 @@ fn a_helm_source_line_outside_the_repository_is_not_read() {
 fn a_chart_with_a_link_out_of_it_is_not_rendered() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, _) = outside_and_repo(tmp.path());
-    let chart = repo.join("shop");
+    let chart = chart(&repo, &[("svc.yaml", "kind: Service\n")]);
     std::fs::create_dir_all(chart.join("files")).unwrap();
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: shop\nversion: 0.1.0\n",
-    )
-    .unwrap();
-    std::fs::write(chart.join("templates/svc.yaml"), "kind: Service\n").unwrap();
     std::os::unix::fs::symlink(
         tmp.path().join("outside/secret.yaml"),
         chart.join("files/key"),
@@ -312,14 +313,7 @@ fn urls_a_renderer_would_fetch_are_refused_and_nothing_is_fetched() {
 #[test]
 fn a_chart_schema_with_a_remote_ref_is_not_rendered() {
     let tmp = tempfile::tempdir().unwrap();
-    let chart = tmp.path().join("shop");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: shop\nversion: 0.1.0\n",
-    )
-    .unwrap();
-    std::fs::write(chart.join("templates/svc.yaml"), "kind: Service\n").unwrap();
+    let chart = chart(tmp.path(), &[("svc.yaml", "kind: Service\n")]);
     std::fs::write(
         chart.join("values.schema.json"),
         r#"{"properties": {"image": {"$ref": "http://127.0.0.1:9/image.json"}}}"#,

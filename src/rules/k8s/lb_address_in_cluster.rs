@@ -127,7 +127,7 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
     if let Some(fix) = rename::rename(cx, caller, &location.file) {
         d = d.with_suggestion(fix);
     }
-    if matches!(caller.via, Via::Secret { .. }) {
+    if caller.via.is_secret() {
         d = d.with_secret_text();
     }
     d
