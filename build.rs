@@ -1,6 +1,6 @@
 //! Declares every rule once: the front matter of `rules/<ID>.md` (id, name, severity,
 //! providers, summary, fix availability) becomes the rule's `RuleMeta` static in
-//! `$OUT_DIR/rule_meta.rs`, included by `src/rules/meta.rs`. A malformed document fails the
+//! `$OUT_DIR/rule_meta.rs`, included by `src/catalog/meta.rs`. A malformed document fails the
 //! build with its path and field.
 
 // A build script reports a malformed rule document by panicking with its path.

@@ -8,6 +8,7 @@ use std::io::Read as _;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::catalog::{self, RuleMeta};
 use crate::config::RuleLevel;
 use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::filter::Filter;
@@ -17,7 +18,7 @@ use crate::objects::Workspace;
 use crate::panic::InternalError;
 use crate::profile::Profile;
 use crate::render::{self, RenderOptions, Rendered};
-use crate::rules::{self, Context, Rule, RuleMeta};
+use crate::rules::{self, Context, Rule};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::ConfigIgnores;
 use crate::views::Views;
@@ -108,7 +109,7 @@ impl CheckOutcome {
 #[derive(Debug)]
 pub enum CheckError {
     Walk(WalkError),
-    UnknownRule(rules::UnknownRule),
+    UnknownRule(catalog::UnknownRule),
     Stdin(std::io::Error),
 }
 
@@ -125,7 +126,7 @@ impl fmt::Display for CheckError {
 impl std::error::Error for CheckError {}
 
 fn resolve_rules(keys: &[String]) -> Result<Vec<&'static RuleMeta>, CheckError> {
-    rules::resolve(keys).map_err(CheckError::UnknownRule)
+    catalog::resolve(keys).map_err(CheckError::UnknownRule)
 }
 
 /// The rules this run reports (`--select`, `--ignore`, config `off`): SARIF describes these.
@@ -140,8 +141,9 @@ pub fn enabled_rules(options: &CheckOptions) -> Result<Vec<&'static RuleMeta>, C
         config_source: None,
         suppress: false,
     };
-    Ok(rules::all_meta()
-        .into_iter()
+    Ok(catalog::all_meta()
+        .iter()
+        .copied()
         .filter(|m| filter.enabled(m.id))
         .collect())
 }
@@ -154,7 +156,7 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
     let mut diagnostics: Vec<Diagnostic> = walked
         .skipped
         .iter()
-        .map(|skipped| crate::rules::lbl::file_skipped(&skipped.display, &skipped.reason, None))
+        .map(|skipped| crate::catalog::lbl::file_skipped(&skipped.display, &skipped.reason, None))
         .collect();
     diagnostics.extend(rendered.diagnostics.iter().cloned());
     let order: Vec<&str> = walked
@@ -212,7 +214,7 @@ fn keep_involving(outcome: &mut CheckOutcome, named: &HashSet<String>, fed: &ren
     let involves = |d: &Diagnostic| {
         counts(&d.location().file)
             || d.related().iter().any(|r| counts(&r.location.file))
-            || (d.rule() == crate::rules::lbl::RENDER_FAILED.id
+            || (d.rule() == crate::catalog::lbl::RENDER_FAILED.id
                 && fed.files.contains(&*d.location().file))
     };
     outcome.diagnostics.retain(involves);

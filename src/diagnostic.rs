@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-pub use crate::objects::ObjectRef;
+pub use crate::source::ObjectRef;
 pub use crate::source::{Location, Span};
 pub use fix::{EditRef, FixRef};
 pub use text::Text;
@@ -19,6 +19,13 @@ use text::Place;
 mod few;
 mod fix;
 mod text;
+
+/// What a finding can be about: a Kubernetes object's identity and the template it was
+/// rendered from. The object model implements it, so findings need not know objects.
+pub trait Subject {
+    fn identity(&self) -> &Arc<ObjectRef>;
+    fn origin(&self) -> Option<&Arc<str>>;
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -227,10 +234,10 @@ impl Diagnostic {
 
     /// The object the finding is about: its identity for output and suppressions, and its
     /// template origin (Helm `# Source:`, kustomize origin) for people.
-    pub fn on(mut self, object: &crate::objects::Object) -> Self {
-        self.object = Some(object.id.clone());
-        if object.origin.is_some() || self.more().is_some() {
-            self.more_mut().origin = object.origin.clone();
+    pub fn on(mut self, object: &impl Subject) -> Self {
+        self.object = Some(object.identity().clone());
+        if object.origin().is_some() || self.more().is_some() {
+            self.more_mut().origin = object.origin().cloned();
         }
         self
     }

@@ -5,10 +5,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::catalog::{lbl, RuleMeta};
 use crate::config::RuleLevel;
 use crate::diagnostic::Diagnostic;
 use crate::objects::Workspace;
-use crate::rules::{lbl, RuleMeta};
 use crate::source::SourceFile;
 use crate::suppress::{self, ConfigIgnores};
 

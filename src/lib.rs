@@ -4,6 +4,7 @@
 //! Data flow: walk → render (--render) → load (yaml) → objects → model → rules → filter → report; `check`
 //! drives it.
 
+pub mod catalog;
 pub mod check;
 pub mod cli;
 pub mod config;

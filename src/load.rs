@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::catalog::lbl;
 use crate::diagnostic::Diagnostic;
 use crate::objects::LintFile;
 use crate::panic;
 use crate::read::ReadError;
-use crate::rules::lbl;
 use crate::source::SourceFile;
 use crate::walk::{self, InputFile, InputSource};
 use crate::yaml::{self, Limits, LoadedFile, MemoryBudget, Span, Split};

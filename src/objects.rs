@@ -1,44 +1,11 @@
 //! Documents → Kubernetes objects: identity, template origin, and typed accessors.
 
-use std::fmt;
 use std::sync::Arc;
 
 use compact_str::CompactString;
-use serde::Serialize;
 
-use crate::source::{Location, SourceFile, Span};
+use crate::source::{Location, ObjectRef, SourceFile, Span};
 use crate::yaml::{Document, LoadedFile, NodeId, NodeRef};
-
-/// Identity of the Kubernetes object a diagnostic is about. Its parts are nearly always
-/// under 24 bytes, and then live inline, with no allocation each.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ObjectRef {
-    pub api_version: CompactString,
-    pub kind: CompactString,
-    pub namespace: Option<CompactString>,
-    pub name: CompactString,
-}
-
-impl Serialize for ObjectRef {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        let mut out = serializer.serialize_struct("ObjectRef", 4)?;
-        out.serialize_field("apiVersion", self.api_version.as_str())?;
-        out.serialize_field("kind", self.kind.as_str())?;
-        out.serialize_field("namespace", &self.namespace.as_deref())?;
-        out.serialize_field("name", self.name.as_str())?;
-        out.end()
-    }
-}
-
-impl fmt::Display for ObjectRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.namespace {
-            Some(ns) => write!(f, "{}/{}/{}", self.kind, ns, self.name),
-            None => write!(f, "{}/{}", self.kind, self.name),
-        }
-    }
-}
 
 /// Kinds that live in no namespace: `kubectl apply -n` leaves them as they are.
 const CLUSTER_SCOPED: &[&str] = &[
@@ -96,6 +63,16 @@ pub struct Object {
     pub id: Arc<ObjectRef>,
     /// Template the object was rendered from: Helm `# Source:` or kustomize origin annotation.
     pub origin: Option<Arc<str>>,
+}
+
+impl crate::diagnostic::Subject for Object {
+    fn identity(&self) -> &Arc<ObjectRef> {
+        &self.id
+    }
+
+    fn origin(&self) -> Option<&Arc<str>> {
+        self.origin.as_ref()
+    }
 }
 
 impl Object {

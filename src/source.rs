@@ -1,7 +1,11 @@
 //! Source files as read by the walk, shared by every later stage.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::sync::{Arc, OnceLock};
+
+use compact_str::CompactString;
+use serde::Serialize;
 
 /// A position in a source file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -33,6 +37,37 @@ impl Span {
     /// The source text the span covers.
     pub fn slice<'s>(&self, source: &'s str) -> &'s str {
         source.get(self.start.offset..self.end.offset).unwrap_or("")
+    }
+}
+
+/// Identity of the Kubernetes object a diagnostic is about. Its parts are nearly always
+/// under 24 bytes, and then live inline, with no allocation each.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectRef {
+    pub api_version: CompactString,
+    pub kind: CompactString,
+    pub namespace: Option<CompactString>,
+    pub name: CompactString,
+}
+
+impl Serialize for ObjectRef {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut out = serializer.serialize_struct("ObjectRef", 4)?;
+        out.serialize_field("apiVersion", self.api_version.as_str())?;
+        out.serialize_field("kind", self.kind.as_str())?;
+        out.serialize_field("namespace", &self.namespace.as_deref())?;
+        out.serialize_field("name", self.name.as_str())?;
+        out.end()
+    }
+}
+
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{}/{}/{}", self.kind, ns, self.name),
+            None => write!(f, "{}/{}", self.kind, self.name),
+        }
     }
 }
 

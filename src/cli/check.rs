@@ -5,10 +5,10 @@ use std::io::{IsTerminal, Write};
 
 use super::settings::Settings;
 use super::{fail, internal_failure, notices, CheckArgs, EXIT_FAILURE, EXIT_FINDINGS, EXIT_OK};
+use crate::catalog;
 use crate::check::{check, CheckOutcome};
 use crate::panic::{self, InternalError};
 use crate::report::{self, ReportOptions};
-use crate::rules;
 
 pub(super) fn run_check(args: CheckArgs) -> i32 {
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -83,7 +83,8 @@ fn write_report(
     let report_options = ReportOptions {
         color: super::color::use_color_here(settings.color, to_terminal),
         width: terminal_width(settings.output.is_none()),
-        rules: crate::check::enabled_rules(&settings.options).unwrap_or_else(|_| rules::all_meta()),
+        rules: crate::check::enabled_rules(&settings.options)
+            .unwrap_or_else(|_| catalog::all_meta().to_vec()),
         cwd: std::env::current_dir().ok(),
         show_fixes: settings.show_fixes,
         unsafe_fixes: settings.unsafe_fixes,

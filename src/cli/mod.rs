@@ -9,11 +9,11 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
+use crate::catalog;
 use crate::check::CheckOptions;
 use crate::config;
 use crate::panic::{self, InternalError};
 use crate::profile::{self, Profile, Provider, ProxyMode};
-use crate::rules;
 use crate::text::escape::{escape, Keep};
 use check::run_check;
 
@@ -211,7 +211,7 @@ fn run_model(args: ModelArgs) -> i32 {
 }
 
 fn run_rules(format: RulesFormat) -> i32 {
-    let metas = rules::all_meta();
+    let metas = catalog::all_meta();
     let text = match format {
         RulesFormat::Json => {
             let list: Vec<serde_json::Value> = metas
@@ -260,7 +260,7 @@ fn run_rules(format: RulesFormat) -> i32 {
             .trim_end()
             .to_string();
             out.push('\n');
-            for m in &metas {
+            for m in metas {
                 let lines = textwrap::wrap(m.summary, room);
                 let row = format!(
                     "{:<id_width$} {:<width$} {:<8} {:<providers$} {:<9} {}",
@@ -284,20 +284,20 @@ fn run_rules(format: RulesFormat) -> i32 {
             }
             out
         }
-        RulesFormat::Markdown => rules::markdown_table(),
+        RulesFormat::Markdown => catalog::markdown_table(),
     };
     print!("{text}");
     EXIT_OK
 }
 
 fn run_explain(key: &str) -> i32 {
-    match rules::lookup(key) {
+    match catalog::lookup(key) {
         Some(meta) => {
             print!("{}", meta.doc);
             EXIT_OK
         }
         None => {
-            let keys = crate::rules::rule_keys();
+            let keys = crate::catalog::rule_keys();
             let suggestion = crate::settings::suggest::did_you_mean(key, &keys);
             match suggestion {
                 Some(s) => fail(format!(
@@ -310,7 +310,8 @@ fn run_explain(key: &str) -> i32 {
 }
 
 fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) -> i32 {
-    let own_rules = provider.map_or_else(Vec::new, |p| crate::rules::ids_for_provider(p.as_str()));
+    let own_rules =
+        provider.map_or_else(Vec::new, |p| crate::catalog::ids_for_provider(p.as_str()));
     print!(
         "{}",
         profile::init_template(provider, proxy_mode, &own_rules)

@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::catalog;
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{FailOn, Severity};
-use crate::rules::{self, RuleMeta};
 use crate::settings::{Place, SettingsError};
 use crate::source::SourceFile;
 use crate::suppress::{ConfigIgnore, ConfigIgnores};
@@ -227,7 +228,7 @@ pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
 
 /// The config file's JSON Schema (draft-07), for yaml-language-server and editors.
 pub fn json_schema() -> Value {
-    let keys: Vec<&str> = crate::rules::rule_keys();
+    let keys: Vec<&str> = crate::catalog::rule_keys();
     let globs = |description: &str| json!({"type": "array", "items": {"type": "string"}, "description": description});
     json!({
         "$schema": "http://json-schema.org/draft-07/schema#",

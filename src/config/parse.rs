@@ -90,8 +90,8 @@ struct RuleKey(&'static RuleMeta);
 impl<'de> Deserialize<'de> for RuleKey {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
-        rules::lookup(&text).map(RuleKey).ok_or_else(|| {
-            let keys = crate::rules::rule_keys();
+        catalog::lookup(&text).map(RuleKey).ok_or_else(|| {
+            let keys = crate::catalog::rule_keys();
             let help: String = match did_you_mean(&text, &keys) {
                 Some(s) => format!("did you mean `{s}`? (`lblint rules` lists the rules)"),
                 None => "`lblint rules` lists the rule ids and names".into(),

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::catalog::lbl;
 use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::rules::lbl;
 use crate::source::{SourceFile, Span};
 use crate::walk::{absolute, display_relative, InputFile, InputSource};
 

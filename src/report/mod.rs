@@ -7,8 +7,8 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Summary};
-use crate::rules::RuleMeta;
 use crate::source::SourceMap;
 use crate::text::escape::{escape, Keep};
 
@@ -99,7 +99,7 @@ impl Default for ReportOptions {
         ReportOptions {
             color: false,
             width: 100,
-            rules: crate::rules::all_meta(),
+            rules: crate::catalog::all_meta().to_vec(),
             cwd: None,
             show_fixes: false,
             unsafe_fixes: false,

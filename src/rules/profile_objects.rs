@@ -2,9 +2,10 @@
 //! `object` or `targets`, an ingress controller's `service`) that the linted manifests do
 //! not hold, so the facts stated for it apply to nothing. Reported at the profile's line.
 
+use crate::catalog::{meta, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::ObjectKey;
-use crate::rules::{meta, Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
 pub struct ProfileObjectMissing;
 

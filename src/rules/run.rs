@@ -38,11 +38,11 @@ pub fn run_rules(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::RuleMeta;
     use crate::check::check_sources_with;
     use crate::diagnostic::Severity;
     use crate::panic::install_hook;
     use crate::rules::k8s::annotation_value_not_string::AnnotationValueNotString;
-    use crate::rules::RuleMeta;
 
     static BROKEN: RuleMeta = RuleMeta {
         id: "TST901",
@@ -50,7 +50,7 @@ mod tests {
         default_severity: Severity::Error,
         providers: &["any"],
         summary: "panics after reporting a finding",
-        fix: crate::rules::FixAvailability::None,
+        fix: crate::catalog::FixAvailability::None,
         doc: "",
     };
 

@@ -176,7 +176,7 @@ impl Cx<'_> {
         // An LBL004 note is about a suppression comment, annotation or config entry: a new
         // comment above it suppresses nothing (and is itself unused). It has no fix either:
         // removing the suppression is the author's call.
-        if self.json || d.rule() == crate::rules::lbl::UNUSED_SUPPRESSION.id {
+        if self.json || d.rule() == crate::catalog::lbl::UNUSED_SUPPRESSION.id {
             return None;
         }
         let (start, end, new_text) =

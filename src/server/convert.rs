@@ -22,7 +22,7 @@ pub fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
 
 /// The rule page, as SARIF's `helpUri` links it.
 pub fn rule_page(rule: &str) -> Option<lsp::CodeDescription> {
-    crate::rules::lookup(rule).map(|meta| lsp::CodeDescription {
+    crate::catalog::lookup(rule).map(|meta| lsp::CodeDescription {
         href: lsp::Uri(meta.url()),
     })
 }

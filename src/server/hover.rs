@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::session::Server;
 use super::{text, uri};
-use crate::rules::RuleMeta;
+use crate::catalog::RuleMeta;
 use crate::source::LineIndex;
 
 pub fn hover(server: &Server, params: lsp::HoverParams) -> Value {
@@ -43,7 +43,7 @@ pub fn hover(server: &Server, params: lsp::HoverParams) -> Value {
     for d in &file.findings {
         let s = d.location().span;
         if s.start.offset <= offset && offset <= s.end.offset {
-            if let Some(meta) = crate::rules::lookup(d.rule()) {
+            if let Some(meta) = crate::catalog::lookup(d.rule()) {
                 if !metas.iter().any(|m| m.id == meta.id) {
                     metas.push(meta);
                 }
@@ -101,7 +101,7 @@ fn rule_in_comment(text: &str, offset: usize) -> Option<(&'static RuleMeta, Rang
         let key_start = start + at + (key.len() - key.trim_start().len());
         let key_range = key_start..key_start + trimmed.len();
         if key_range.start <= offset && offset <= key_range.end {
-            return crate::rules::lookup(trimmed).map(|meta| (meta, key_range));
+            return crate::catalog::lookup(trimmed).map(|meta| (meta, key_range));
         }
         at += key.len() + 1;
     }
@@ -129,7 +129,7 @@ mod tests {
 
     #[test]
     fn explain_drops_the_front_matter() {
-        let meta = crate::rules::lookup("TKE001").unwrap();
+        let meta = crate::catalog::lookup("TKE001").unwrap();
         let text = explain(meta);
         assert!(
             text.starts_with("**TKE001** `tke-l4-loopback` (warning)\n\n"),

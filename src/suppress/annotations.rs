@@ -4,9 +4,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{is_lbl004, unknown_rule, unused, ANNOTATION_PREFIX};
+use crate::catalog;
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Location, ObjectRef};
 use crate::objects::{Object, Workspace};
-use crate::rules::{self, RuleMeta};
 
 struct AnnotationSite {
     object: usize,
@@ -119,7 +120,7 @@ fn collect_annotations(ws: &Workspace, notes: &mut Vec<Diagnostic>) -> Vec<Annot
         let keep = annotations.entries().any(|(key, _)| {
             key.as_str()
                 .and_then(|k| k.strip_prefix(ANNOTATION_PREFIX))
-                .is_some_and(|k| is_lbl004(rules::lookup(k)))
+                .is_some_and(|k| is_lbl004(catalog::lookup(k)))
         });
         for (key, _value) in annotations.entries() {
             let Some(rule_key) = key.as_str().and_then(|k| k.strip_prefix(ANNOTATION_PREFIX))
@@ -127,7 +128,7 @@ fn collect_annotations(ws: &Workspace, notes: &mut Vec<Diagnostic>) -> Vec<Annot
                 continue;
             };
             let location = ws.location(object, key.span());
-            match rules::lookup(rule_key) {
+            match catalog::lookup(rule_key) {
                 Some(rule) => sites.push(AnnotationSite {
                     object: index,
                     rule,

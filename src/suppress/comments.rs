@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{is_lbl004, unknown_rule, unused};
+use crate::catalog;
+use crate::catalog::{lbl, RuleMeta};
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::objects::Workspace;
-use crate::rules::{self, lbl, RuleMeta};
 use crate::yaml::Comment;
 
 /// A parsed `# lblint: ignore[...]` comment: the rule keys as written.
@@ -209,10 +210,10 @@ fn collect_comments<'w>(ws: &'w Workspace, notes: &mut Vec<Diagnostic>) -> Vec<C
             let own_line = text[line_start..comment.span.start.offset]
                 .trim()
                 .is_empty();
-            let keep = parsed.rules.iter().any(|k| is_lbl004(rules::lookup(k)));
+            let keep = parsed.rules.iter().any(|k| is_lbl004(catalog::lookup(k)));
             let mut known = Vec::new();
             for key in &parsed.rules {
-                match rules::lookup(key) {
+                match catalog::lookup(key) {
                     Some(meta) => known.push((meta, false)),
                     None if keep => {}
                     None => {

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use globset::GlobMatcher;
 
 use super::{is_lbl004, unused};
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Location, ObjectRef};
 use crate::objects::Workspace;
-use crate::rules::RuleMeta;
 
 /// `Kind/namespace/name` (or `Kind/name` for objects without a namespace); `*` matches
 /// any one part.

@@ -12,9 +12,9 @@
 //! A suppression that matches nothing, or names an unknown rule, becomes an `LBL004`
 //! note, so stale suppressions do not pile up.
 
+use crate::catalog::{lbl, RuleMeta};
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::objects::Workspace;
-use crate::rules::{lbl, RuleMeta};
 use crate::settings::suggest::did_you_mean;
 
 use annotations::Annotations;
@@ -122,7 +122,7 @@ fn unused(location: Location, message: String, help: &str) -> Diagnostic {
 
 /// An LBL004 note about a suppression naming a rule that does not exist.
 fn unknown_rule(location: Location, key: &str, what: &str) -> Diagnostic {
-    let keys = crate::rules::rule_keys();
+    let keys = crate::catalog::rule_keys();
     let help = match did_you_mean(key, &keys) {
         Some(s) => format!("did you mean `{s}`? (see `lblint rules`)"),
         None => "see `lblint rules` for the rule ids and names".to_string(),

@@ -1,13 +1,14 @@
 //! Every rule document: generated metadata, references, sections, the README table, and
 //! every example fails or passes as it says.
 
+use lblint::catalog;
+use lblint::catalog::docs;
 use lblint::check::check_sources;
 use lblint::profile;
-use lblint::rules::{self, docs};
 
 #[test]
 fn every_rule_document_cites_vendor_references_and_has_its_sections() {
-    for meta in rules::all_meta() {
+    for meta in catalog::all_meta() {
         let fm =
             docs::front_matter(meta.doc).unwrap_or_else(|| panic!("{}: no front matter", meta.id));
         assert_eq!(fm.id, meta.id);
@@ -36,7 +37,7 @@ fn every_rule_document_cites_vendor_references_and_has_its_sections() {
 
 #[test]
 fn every_rule_document_has_examples_and_they_hold() {
-    for meta in rules::all_meta() {
+    for meta in catalog::all_meta() {
         let examples = docs::examples(meta.doc);
         // LBL003 is about files that cannot be read, LBL008 and LBL009 about folders
         // rendered (or not) with an external tool: one YAML file cannot show them
@@ -123,7 +124,7 @@ fn every_rule_document_has_examples_and_they_hold() {
 fn readme_rules_table_is_generated_from_the_rule_documents() {
     let readme = std::fs::read_to_string("README.md").unwrap();
     assert!(
-        readme.contains(&rules::markdown_table()),
+        readme.contains(&catalog::markdown_table()),
         "README's rules table is out of date: replace it with `lblint rules --format markdown`"
     );
 }
@@ -145,24 +146,27 @@ fn readme_lists_every_provider() {
 }
 
 /// Adding a rule is a rule file, a `rules/<ID>.md` and a registry line: a document without
-/// a registered rule (or the reverse) fails here.
+/// a registered rule or loader finding (or the reverse) fails here, and so does a rule whose
+/// metadata is not the document's generated record. The catalog lists the documents, the
+/// registry the rules that run: this keeps the two the same set.
 #[test]
 fn every_documented_rule_is_registered_and_every_registered_rule_documented() {
-    let mut documented: Vec<&str> = rules::meta::DOCUMENTED.iter().map(|m| m.id).collect();
-    let mut registered: Vec<&str> = rules::all_meta().iter().map(|m| m.id).collect();
-    documented.sort_unstable();
-    registered.sort_unstable();
-    assert_eq!(documented, registered);
-    for meta in rules::all_meta() {
+    let registered: Vec<&'static catalog::RuleMeta> = catalog::lbl::ALL
+        .iter()
+        .copied()
+        .chain(lblint::rules::registry().iter().map(|rule| rule.meta()))
+        .collect();
+    let mut registered_ids: Vec<&str> = registered.iter().map(|m| m.id).collect();
+    registered_ids.sort_unstable();
+    let documented: Vec<&str> = catalog::all_meta().iter().map(|m| m.id).collect();
+    assert_eq!(
+        registered_ids, documented,
+        "registry ∪ loader findings vs rules/*.md"
+    );
+    for meta in registered {
+        let generated = catalog::lookup(meta.id).unwrap();
         assert!(
-            std::ptr::eq(
-                meta,
-                rules::meta::DOCUMENTED
-                    .iter()
-                    .copied()
-                    .find(|m| m.id == meta.id)
-                    .unwrap()
-            ),
+            std::ptr::eq(meta, generated),
             "{}: registered with metadata not generated from rules/{}.md",
             meta.id,
             meta.id

@@ -2,7 +2,8 @@
 //! (`--fix --unsafe-fixes`) on its profile, and linted again, has no finding at warning or
 //! above that it did not have before (a fix that makes another rule complain is a bug).
 
-use lblint::rules::{self, docs};
+use lblint::catalog;
+use lblint::catalog::docs;
 use serde_json::Value;
 
 use crate::cli::tempdir;
@@ -28,7 +29,7 @@ fn serious(report: &Value) -> Vec<(String, String)> {
 }
 
 /// The example's profile, or its provider's bare one (as tests/docs.rs lints them).
-fn profile_text(meta: &rules::RuleMeta, example: &docs::Example) -> String {
+fn profile_text(meta: &catalog::RuleMeta, example: &docs::Example) -> String {
     match (&example.profile, meta.providers) {
         (Some(text), _) => text.clone(),
         (None, [cloud]) if *cloud != "any" => format!(
@@ -45,7 +46,7 @@ fn profile_text(meta: &rules::RuleMeta, example: &docs::Example) -> String {
 fn every_rule_documents_fix_ends_green() {
     let mut fixed = 0;
     let mut failures = Vec::new();
-    for meta in rules::all_meta() {
+    for meta in catalog::all_meta() {
         for (n, example) in docs::examples(meta.doc).into_iter().enumerate() {
             if !matches!(example.expect, docs::Expect::Fails(_)) {
                 continue;

@@ -9,24 +9,25 @@ use std::path::Path;
 /// The stages of `src/`, lowest first: each may import only those before it. The one place
 /// the order is written.
 const STAGES: &[&str] = &[
-    "source",     // text, positions, locations
+    "source",     // text, positions, locations, object identities
     "text",       // terminal-safe escaping, excerpts
     "panic",      // panic guards
     "read",       // reading files without blocking
     "walk",       // paths to lint, path display
-    "yaml",       // the parser and its tree
+    "diagnostic", // findings
     "settings",   // the kit settings files are read with
+    "yaml",       // the parser and its tree
     "profile",    // the cluster profile
     "objects",    // documents to Kubernetes objects
-    "views",      // typed views of objects: the one reader of raw YAML after loading
-    "diagnostic", // findings
-    "model",      // entry points, callers, views
-    "rules",      // the rules and their registry
+    "catalog",    // rule metadata, the loader's findings, lookup by id or name
     "render",     // --render: kustomizations and charts rendered by the user's tools
+    "views",      // typed views of objects: the one reader of raw YAML after loading
+    "load",       // files loaded into a workspace, loader findings
+    "model",      // entry points, callers, views
+    "rules",      // the rule engine: the rules and their registry
     "suppress",   // suppression comments, annotations and config entries
     "config",     // lblint.yaml
     "filter",     // selection and suppression applied
-    "load",       // files loaded into a workspace, loader findings
     "check",      // the driver
     "fix",        // --fix: edits applied, files re-linted
     "report",     // output formats

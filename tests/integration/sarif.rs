@@ -105,8 +105,8 @@ fn redact(text: &str) -> String {
             &format!("\"version\": \"{}\"", env!("CARGO_PKG_VERSION")),
             "\"version\": \"[VERSION]\"",
         );
-    for meta in lblint::rules::all_meta() {
-        let body = lblint::rules::docs::body(meta.doc).trim_end();
+    for meta in lblint::catalog::all_meta() {
+        let body = lblint::catalog::docs::body(meta.doc).trim_end();
         let url = meta.url();
         let help = [
             (format!("{body}\n\nDocumentation: {url}\n"), "text"),
@@ -211,10 +211,10 @@ fn sarif_examples_snapshot() {
     // Every rule is described, whether or not it fired.
     let rules = driver["rules"].as_array().unwrap();
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    let expected: Vec<&str> = lblint::rules::all_meta().iter().map(|m| m.id).collect();
+    let expected: Vec<&str> = lblint::catalog::all_meta().iter().map(|m| m.id).collect();
     assert_eq!(ids, expected);
     for rule in rules {
-        let meta = lblint::rules::lookup(rule["id"].as_str().unwrap()).unwrap();
+        let meta = lblint::catalog::lookup(rule["id"].as_str().unwrap()).unwrap();
         assert_eq!(rule["name"], meta.name);
         assert_eq!(rule["shortDescription"]["text"], meta.summary);
         let full = rule["fullDescription"]["text"].as_str().unwrap();
@@ -566,7 +566,7 @@ fn driver_rules_are_the_enabled_rules() {
     };
     assert_eq!(
         ids(&["--select", "TKE001,K8S001"]),
-        vec!["TKE001", "K8S001"]
+        vec!["K8S001", "TKE001"]
     );
     let all = ids(&[]);
     let without = ids(&["--ignore", "K8S001"]);

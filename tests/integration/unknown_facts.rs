@@ -14,10 +14,11 @@
 
 use std::collections::BTreeSet;
 
+use lblint::catalog;
+use lblint::catalog::docs;
 use lblint::check::check_sources;
 use lblint::diagnostic::{Diagnostic, Severity};
 use lblint::profile;
-use lblint::rules::{self, docs};
 use serde_json::Value;
 
 /// Folders whose manifests are linted with each of their `profile*.yaml`.
@@ -84,7 +85,7 @@ fn scenarios() -> Vec<Scenario> {
             }
         }
     }
-    for meta in rules::all_meta() {
+    for meta in catalog::all_meta() {
         for example in docs::examples(meta.doc) {
             if let (docs::Expect::Fails(_), Some(profile)) = (&example.expect, &example.profile) {
                 out.push(Scenario {

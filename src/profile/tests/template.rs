@@ -8,7 +8,8 @@ use crate::profile::*;
 
 /// The template as `lblint profile init` prints it, with the provider's rules named.
 fn template(provider: Option<Provider>, mode: Option<ProxyMode>) -> String {
-    let own_rules = provider.map_or_else(Vec::new, |p| crate::rules::ids_for_provider(p.as_str()));
+    let own_rules =
+        provider.map_or_else(Vec::new, |p| crate::catalog::ids_for_provider(p.as_str()));
     init_template(provider, mode, &own_rules)
 }
 

@@ -1,8 +1,9 @@
 //! `tool.driver.rules`: a reporting descriptor for each rule, from its document.
 
 use super::log::{level, Configuration, Help, ReportingDescriptor, RuleProperties, Text};
+use crate::catalog;
+use crate::catalog::{docs, RuleMeta};
 use crate::diagnostic::Diagnostic;
-use crate::rules::{self, docs, RuleMeta};
 
 /// GitHub truncates longer `fullDescription`s.
 const MAX_FULL_DESCRIPTION: usize = 1024;
@@ -38,8 +39,8 @@ impl RuleTable {
             return i;
         }
         self.ids.push(d.rule());
-        self.descriptors
-            .push(match rules::lookup(d.rule()).filter(|m| m.id == d.rule()) {
+        self.descriptors.push(
+            match catalog::lookup(d.rule()).filter(|m| m.id == d.rule()) {
                 Some(meta) => descriptor(meta),
                 None => ReportingDescriptor {
                     id: d.rule(),
@@ -51,7 +52,8 @@ impl RuleTable {
                     default_configuration: None,
                     properties: None,
                 },
-            });
+            },
+        );
         self.descriptors.len() - 1
     }
 

@@ -68,8 +68,8 @@ fn sarif_basic() {
     let value = valid_sarif(&raw);
     let mut text = raw.replace(env!("CARGO_PKG_VERSION"), "[VERSION]");
     // The registered rule's help is its whole document: checked, then shortened.
-    let meta = crate::rules::lookup("TKE001").unwrap();
-    let body = crate::rules::docs::body(meta.doc).trim_end();
+    let meta = crate::catalog::lookup("TKE001").unwrap();
+    let body = crate::catalog::docs::body(meta.doc).trim_end();
     for help in [
         format!("{body}\n\nDocumentation: {}\n", meta.url()),
         format!("{body}\n\nDocumentation: [TKE001]({})\n", meta.url()),
@@ -121,7 +121,7 @@ fn sarif_empty() {
             .as_array()
             .unwrap()
             .len(),
-        crate::rules::all_meta().len()
+        crate::catalog::all_meta().len()
     );
 }
 

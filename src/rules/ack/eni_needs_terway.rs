@@ -1,13 +1,14 @@
 //! ACK002 ack-eni-backend-needs-terway: `backend-type: eni` on a cluster without Terway
 //! or inclusive ENI mode.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::family::local_policy::what;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
 use super::{ack_entries, backend_type, BACKEND_TYPE, SEED_DOC};
 
-pub use crate::rules::meta::ACK002 as META;
+pub use crate::catalog::meta::ACK002 as META;
 
 pub struct EniNeedsTerway;
 

@@ -1,14 +1,15 @@
 //! ACK003 ack-eni-backend-local-policy: `backend-type: eni` with `externalTrafficPolicy:
 //! Local`; the documented pairing is `Cluster`.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::family::kube_proxy::local_policy;
 use crate::rules::family::local_policy::{to_cluster_fix, what};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
 use super::{ack_entries, backend_type, BACKEND_TYPE, SEED_DOC};
 
-pub use crate::rules::meta::ACK003 as META;
+pub use crate::catalog::meta::ACK003 as META;
 
 pub struct EniWithLocalPolicy;
 

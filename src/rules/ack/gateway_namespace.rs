@@ -1,11 +1,12 @@
 //! ACK004 ack-istio-gateway-namespace: an ASM IstioGateway outside `istio-system`.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
-use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::rules::{edit, Context, Rule};
 
 use super::{is_istio_gateway, GATEWAY_DOC, ISTIO_NAMESPACE};
 
-pub use crate::rules::meta::ACK004 as META;
+pub use crate::catalog::meta::ACK004 as META;
 
 pub struct GatewayNamespace;
 

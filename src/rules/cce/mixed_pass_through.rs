@@ -3,18 +3,19 @@
 
 use std::collections::BTreeMap;
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::objects::Object;
 use crate::profile::{Provider, ProxyMode};
 use crate::rules::family::local_policy::{CCE_PASS_THROUGH as PASS_THROUGH, CCE_PASS_THROUGH_ON};
 use crate::rules::select::services_of;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{BEST_PRACTICE, ELB_ID};
 
-pub use crate::rules::meta::CCE003 as META;
+pub use crate::catalog::meta::CCE003 as META;
 
 pub struct MixedPassThrough;
 

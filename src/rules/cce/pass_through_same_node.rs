@@ -1,6 +1,7 @@
 //! CCE002 cce-pass-through-same-node: pass-through on CCE Standard with a caller that can
 //! share a node with a backend pod, which fails with a dedicated ELB.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::Fit;
 use crate::profile::{CceFlavour, Provider};
@@ -8,12 +9,12 @@ use crate::rules::family::local_policy::CCE_PASS_THROUGH as PASS_THROUGH;
 use crate::rules::select::services_of;
 use crate::rules::verdict::with_callers;
 use crate::rules::verdict::{calls_first, shares_node, sharing_unknown_why, with_call_by_name};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
 use super::{pass_through, BEST_PRACTICE};
 
-pub use crate::rules::meta::CCE002 as META;
+pub use crate::catalog::meta::CCE002 as META;
 
 /// The ELB type annotation (https://support.huaweicloud.com/eu/usermanual-cce/cce_10_0385.html).
 const ELB_CLASS: &str = "kubernetes.io/elb.class";

@@ -1,14 +1,15 @@
 //! DOKS002 doks-hostname-needs-dns: the hostname annotation, DOKS001's way out, makes every
 //! client need a DNS record for the name.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::Provider;
 use crate::rules::family::proxy_protocol::doks::{DOC, HOSTNAME};
 use crate::rules::select::services_of;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-pub use crate::rules::meta::DOKS002 as META;
+pub use crate::catalog::meta::DOKS002 as META;
 
 pub struct HostnameNeedsDns;
 

@@ -1,12 +1,13 @@
 //! EKS002 eks-instance-without-node-ports: an NLB with instance targets and
 //! `allocateLoadBalancerNodePorts: false`, which the controller cannot reconcile.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
 use super::{instance_nlbs, key, LBC_DOC};
 
-pub use crate::rules::meta::EKS002 as META;
+pub use crate::catalog::meta::EKS002 as META;
 
 pub struct InstanceWithoutNodePorts;
 

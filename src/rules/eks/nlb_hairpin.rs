@@ -1,6 +1,7 @@
 //! EKS001 eks-nlb-hairpin: an NLB with client IP preservation called from inside the
 //! cluster. A member of the internal-LB family on its own verdict (`rules::family::internal_lb`).
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::views::ServicePort;
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint};
@@ -8,13 +9,13 @@ use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::select::load_balancers_of;
 use crate::rules::verdict::{calls_first, weigh, with_callers};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::yaml::NodeRef;
 
 use super::nlb_facts::{kept, scheme, Kept, Scheme, IN_TREE_READS_SINCE};
 use super::{class_of, key, load_balancers, made, Made, Nlb, LBC_DOC, TROUBLESHOOTING};
 
-pub use crate::rules::meta::EKS001 as META;
+pub use crate::catalog::meta::EKS001 as META;
 
 pub struct NlbHairpin;
 

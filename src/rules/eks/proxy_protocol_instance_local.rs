@@ -1,16 +1,17 @@
 //! EKS003 eks-proxy-protocol-instance-local: PROXY v2 with instance targets and
 //! `externalTrafficPolicy: Local`, which the controller's documentation advises against.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::views::ServiceView;
 use crate::objects::{Object, Workspace};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{instance_nlbs, key, LBC_DOC};
 
-pub use crate::rules::meta::EKS003 as META;
+pub use crate::catalog::meta::EKS003 as META;
 
 pub struct ProxyProtocolInstanceLocal;
 

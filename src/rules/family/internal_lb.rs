@@ -12,6 +12,7 @@
 //! NLB's status is a hostname, so kube-proxy never answers the call, and the NLB times it out.
 //! It shares [`NLB_CLASS`] with K8S010, which leaves such Services to it.
 
+use crate::catalog::{meta, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::entry::{GKE_INTERNAL_CLASS, GKE_LEGACY_TYPE};
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit};
@@ -20,7 +21,7 @@ use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{unserved_by_kube_proxy, Reach};
 use crate::rules::select::services_of;
 use crate::rules::verdict::{calls_first, with_call_by_name, with_callers};
-use crate::rules::{meta, Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 

@@ -6,6 +6,8 @@
 //! kube-proxy's gaps by mode and version, rules/K8S013.md). Each judge's adapter is below
 //! the engine: its gap, its ways out, and (CCE) the pass-through that takes a Service out.
 
+use crate::catalog::meta;
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit};
 use crate::objects::{Object, Workspace};
@@ -13,9 +15,8 @@ use crate::profile::{CceFlavour, Provider, ProxyMode};
 use crate::rules::edit;
 use crate::rules::family::internal_lb::NLB_CLASS;
 use crate::rules::family::kube_proxy::{local_policy, strands, upstream_gap, Gap, Reach};
-use crate::rules::meta;
 use crate::rules::verdict::{calls_first, weigh, with_call_by_name, with_callers};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 

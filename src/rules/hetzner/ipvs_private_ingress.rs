@@ -8,19 +8,20 @@
 //! `disable-private-ingress` (Go's `strconv.ParseBool`) or else by
 //! HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS (unset: enabled).
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::objects::Object;
 use crate::profile::{Provider, ProxyMode};
 use crate::rules::family::proxy_protocol::hetzner::refused_bool;
 use crate::rules::family::proxy_protocol::rejected;
 use crate::rules::select::services_of;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 use super::{DISABLE_PRIVATE_INGRESS, USE_PRIVATE_IP};
 
-pub use crate::rules::meta::HETZNER003 as META;
+pub use crate::catalog::meta::HETZNER003 as META;
 
 pub struct IpvsPrivateIngress;
 

@@ -1,16 +1,17 @@
 //! HETZNER002 hetzner-stale-hostname: the hostname workaround for HETZNER001 kept where the
 //! controller sets `ipMode: Proxy` itself and the cluster honours it.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
 use crate::rules::family::proxy_protocol::hetzner::{proxy_protocol, sets_ip_mode, CCM, CHANGELOG};
 use crate::rules::family::proxy_protocol::hetzner::{HOSTNAME, IP_MODE_SINCE};
 use crate::rules::select::services_of;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-pub use crate::rules::meta::HETZNER002 as META;
+pub use crate::catalog::meta::HETZNER002 as META;
 
 pub struct StaleHostname;
 

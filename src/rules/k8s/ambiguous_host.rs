@@ -7,7 +7,7 @@ use crate::model::ambiguous::Ambiguous;
 use crate::rules::rename::call_location;
 use crate::rules::Context;
 
-use crate::rules::meta::K8S001 as META;
+use crate::catalog::meta::K8S001 as META;
 
 /// A warning: the call is real, and which load balancer it reaches hangs on a profile fact
 /// (DEVELOPERS.md, Severity), `spec.ingressControllers`.

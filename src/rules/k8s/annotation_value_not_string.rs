@@ -1,14 +1,15 @@
 //! K8S002 annotation-value-not-string: an annotation or label value that YAML reads as
 //! a boolean, number, null or timestamp. Kubernetes wants strings.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity, Span};
 use crate::objects::{Object, Workspace};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::pod_template;
 use crate::views::Annotations;
 use crate::yaml::{NodeRef, Resolved, Style};
 
-pub use crate::rules::meta::K8S002 as META;
+pub use crate::catalog::meta::K8S002 as META;
 
 pub struct AnnotationValueNotString;
 

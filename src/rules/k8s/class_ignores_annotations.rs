@@ -1,12 +1,13 @@
 //! K8S012 load-balancer-class-ignores-annotations: `spec.loadBalancerClass` with the
 //! default cloud controller's annotations, which that controller then ignores.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EntryKind;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-pub use crate::rules::meta::K8S012 as META;
+pub use crate::catalog::meta::K8S012 as META;
 
 pub struct ClassIgnoresAnnotations;
 

@@ -3,12 +3,13 @@
 //! call back to where it came from: the caller's own node (instance targets) or the caller
 //! itself (IP targets). Such a load balancer cannot hairpin (rules/K8S014.md).
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{Caller, EntryPoint, Evidence};
 use crate::profile::{LoadBalancer, TargetType};
-use crate::rules::{rename, Context, Rule, RuleMeta};
+use crate::rules::{rename, Context, Rule};
 
-pub use crate::rules::meta::K8S014 as META;
+pub use crate::catalog::meta::K8S014 as META;
 
 pub struct ExternalLbHairpin;
 

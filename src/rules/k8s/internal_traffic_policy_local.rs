@@ -1,14 +1,15 @@
 //! K8S011 internal-traffic-policy-local-drop: `internalTrafficPolicy: Local` on a Service
 //! whose backends are not on every node its callers can use.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::model::{Fit, SafeCall};
 use crate::objects::{Object, ObjectId, Workspace};
-use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::rules::{edit, Context, Rule};
 use crate::views::{pod_template, selector_matches};
 use crate::yaml::NodeRef;
 
-pub use crate::rules::meta::K8S011 as META;
+pub use crate::catalog::meta::K8S011 as META;
 
 pub struct InternalTrafficPolicyLocal;
 

@@ -1,13 +1,14 @@
 //! K8S001 lb-address-in-cluster: a pod calls its own cluster's load-balancer address.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Location, ObjectRef, Severity};
 use crate::model::{Caller, EntryKind, EntryPoint, Via};
 use crate::objects::Object;
 use crate::rules::family::proxy_protocol::members;
 use crate::rules::rename;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
-pub use crate::rules::meta::K8S001 as META;
+pub use crate::catalog::meta::K8S001 as META;
 
 pub struct LbAddressInCluster;
 

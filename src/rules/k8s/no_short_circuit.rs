@@ -2,6 +2,7 @@
 //! short-circuit calls to the load-balancer address (`ipMode: Proxy`, or a hostname
 //! only), and a pod calls that address.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EntryKind;
 use crate::profile::Provider;
@@ -9,10 +10,10 @@ use crate::rules::family::internal_lb::NLB_CLASS;
 use crate::rules::family::kube_proxy::{self, Gate, VKE_IP_MODE};
 use crate::rules::family::proxy_protocol::members;
 use crate::rules::verdict::with_callers;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-pub use crate::rules::meta::K8S010 as META;
+pub use crate::catalog::meta::K8S010 as META;
 
 pub struct NoShortCircuit;
 

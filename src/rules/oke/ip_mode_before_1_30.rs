@@ -1,16 +1,17 @@
 //! OKE002 oke-ip-mode-before-1-30: `oci.oraclecloud.com/ingress-ip-mode: proxy` on a cluster
 //! before Kubernetes 1.30, where the ipMode field does not take effect.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{kubernetes_has_ip_mode, Gate};
 use crate::rules::select::services_of;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
 use super::{DOC, INGRESS_IP_MODE};
 
-pub use crate::rules::meta::OKE002 as META;
+pub use crate::catalog::meta::OKE002 as META;
 
 pub struct IpModeBefore130;
 

@@ -1,15 +1,16 @@
 //! OKE001 oke-ip-mode-invalid: `oci.oraclecloud.com/ingress-ip-mode` set to a value the
 //! controller rejects.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::Provider;
 use crate::rules::select::services_of;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
 use super::{valid, DOC, INGRESS_IP_MODE};
 
-pub use crate::rules::meta::OKE001 as META;
+pub use crate::catalog::meta::OKE001 as META;
 
 pub struct IpModeInvalid;
 

@@ -3,13 +3,14 @@
 
 use std::collections::HashMap;
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::views::ServiceView;
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{Object, ObjectId, Workspace};
 use crate::profile::{tke_binding, Provider, ProxyMode};
 use crate::rules::verdict::{calls_first, unseen_why, weigh, with_call_by_name, with_callers};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::pod_template;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
@@ -19,7 +20,7 @@ use super::{listeners, node_type_unknown, regular_or_native, reused_clb, Section
 use super::{INSTANCE_TYPE_LABEL, INTERNAL_SUBNET};
 use super::{PREVENT_LOOPBACK, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
 
-pub use crate::rules::meta::TKE001 as META;
+pub use crate::catalog::meta::TKE001 as META;
 
 pub struct L4Loopback;
 

@@ -1,12 +1,13 @@
 //! TKE002 tke-l7-loopback: a private-network CLB Ingress on regular or native nodes,
 //! in any proxy mode, without SNAT on every layer-7 listener.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::verdict::{calls_first, unseen_why, weigh, with_callers};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::pod_template;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
@@ -15,7 +16,7 @@ use super::{ingress_listeners, listener_for, listeners, node_type_unknown, regul
 use super::{Section, INSTANCE_TYPE_LABEL};
 use super::{L7_SNAT_FIELD_SINCE, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
 
-pub use crate::rules::meta::TKE002 as META;
+pub use crate::catalog::meta::TKE002 as META;
 
 pub struct L7Loopback;
 

@@ -3,20 +3,21 @@
 //! backend Services. TKE004 tke-prevent-loopback-kube-proxy: kube-proxy cannot bind LB
 //! addresses to the IPVS NIC.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{EntryKind, Network};
 use crate::objects::{Object, ObjectId};
 use crate::profile::tke_binding;
 use crate::profile::{Provider, ProxyMode};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
 use super::l7_loopback::{self, is_clb_ingress, l7_snat_on_every_listener};
 use super::{L7_SNAT_FIELD_SINCE, PREVENT_LOOPBACK, SEED_DOC};
 
-pub use crate::rules::meta::TKE003 as L7_META;
+pub use crate::catalog::meta::TKE003 as L7_META;
 
-pub use crate::rules::meta::TKE004 as KUBE_PROXY_META;
+pub use crate::catalog::meta::TKE004 as KUBE_PROXY_META;
 
 fn is_true(value: Option<&str>) -> bool {
     value == Some("true")

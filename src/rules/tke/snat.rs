@@ -2,17 +2,18 @@
 //! TKE005 tke-snat-allowlist: the account allowlist for the feature is off.
 //! TKE006 tke-l7-snat-field-version: `snatEnable` on an ingress-controller before v2.9.0.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::objects::Object;
 use crate::profile::version::at_least;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::yaml::NodeRef;
 
 use super::{listeners, Section, L7_SNAT_FIELD_SINCE, SEED_DOC};
 
-pub use crate::rules::meta::TKE005 as ALLOWLIST_META;
+pub use crate::catalog::meta::TKE005 as ALLOWLIST_META;
 
-pub use crate::rules::meta::TKE006 as FIELD_META;
+pub use crate::catalog::meta::TKE006 as FIELD_META;
 
 fn tke_configs<'w>(cx: &Context<'w>) -> impl Iterator<Item = &'w Object> {
     cx.ws

@@ -9,10 +9,11 @@
 //! - `prevent-loopback: "true"`: in-cluster traffic no longer passes the CLB, so the CLB's
 //!   capabilities (the Service's TkeServiceConfig settings) do not apply to it.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{EntryKind, Network};
 use crate::profile::Provider;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
@@ -21,11 +22,11 @@ use super::{listeners, Listener, Section};
 use super::{INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC};
 use super::{INTERNAL_SUBNET, PREVENT_LOOPBACK, SEED_DOC};
 
-pub use crate::rules::meta::TKE012 as UDP_SNAT_META;
+pub use crate::catalog::meta::TKE012 as UDP_SNAT_META;
 
-pub use crate::rules::meta::TKE013 as L7_SNAT_META;
+pub use crate::catalog::meta::TKE013 as L7_SNAT_META;
 
-pub use crate::rules::meta::TKE014 as BYPASS_META;
+pub use crate::catalog::meta::TKE014 as BYPASS_META;
 
 pub struct UdpSnat;
 

@@ -1,12 +1,13 @@
 //! VKE001 vke-ip-mode-invalid: the IP-mode annotation has a value other than `VIP` or `Proxy`.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
-use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::rules::{edit, Context, Rule};
 use crate::views::Annotations;
 
 use super::{is_service, valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
-pub use crate::rules::meta::VKE001 as META;
+pub use crate::catalog::meta::VKE001 as META;
 
 pub struct IpModeInvalid;
 

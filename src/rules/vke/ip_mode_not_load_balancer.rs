@@ -1,12 +1,13 @@
 //! VKE002 vke-ip-mode-without-load-balancer: the annotation on a Service that gets no CLB.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
 use super::{IP_MODE, SEED_DOC};
 
-pub use crate::rules::meta::VKE002 as META;
+pub use crate::catalog::meta::VKE002 as META;
 
 pub struct IpModeNotLoadBalancer;
 

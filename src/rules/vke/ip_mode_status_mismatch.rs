@@ -1,15 +1,16 @@
 //! VKE005 vke-ip-mode-changed: the annotation disagrees with the IP mode in the
 //! Service's status; the mode cannot be changed after creation.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::model::EntryKind;
 use crate::profile::Provider;
-use crate::rules::{edit, Context, Rule, RuleMeta};
+use crate::rules::{edit, Context, Rule};
 use crate::views::Annotations;
 
 use super::{valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
-pub use crate::rules::meta::VKE005 as META;
+pub use crate::catalog::meta::VKE005 as META;
 
 pub struct IpModeStatusMismatch;
 

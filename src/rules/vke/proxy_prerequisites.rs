@@ -1,12 +1,13 @@
 //! VKE003 vke-proxy-mode-prerequisites: `Proxy` on a cluster that lacks a prerequisite.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::{version, Fact, Profile};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
 use super::{proxy_services, to_vip_fix, IP_MODE, SEED_DOC};
 
-pub use crate::rules::meta::VKE003 as META;
+pub use crate::catalog::meta::VKE003 as META;
 
 pub struct ProxyPrerequisites;
 

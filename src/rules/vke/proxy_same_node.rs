@@ -1,15 +1,16 @@
 //! VKE004 vke-proxy-same-node: `Proxy` IP mode with an in-cluster caller that can share a
 //! node with a backend pod.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::Fit;
 use crate::rules::verdict::{calls_first, shares_node, sharing_unknown_why, with_call_by_name};
 use crate::rules::verdict::{weigh, with_callers};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
 use super::{proxy_services, to_vip_fix, IP_MODE, SEED_DOC};
 
-pub use crate::rules::meta::VKE004 as META;
+pub use crate::catalog::meta::VKE004 as META;
 
 pub struct ProxySameNode;
 

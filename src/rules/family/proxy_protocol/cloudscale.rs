@@ -4,13 +4,13 @@
 //! default on Kubernetes 1.30 and later, unless the Service forces `VIP`; before 1.30 only a
 //! forced hostname helps. Controller 1.0.x has neither annotation.
 
+use crate::catalog::meta;
 use crate::diagnostic::{Applicability, Fix};
 use crate::model::EntryPoint;
 use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::edit;
 use crate::rules::family::kube_proxy::{kubernetes_has_ip_mode, Gate};
-use crate::rules::meta;
 use crate::rules::Context;
 
 use super::{controller_at_least, Hostname, ProxyProvider, Rejected, Triggered};

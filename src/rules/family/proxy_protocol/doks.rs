@@ -4,11 +4,11 @@
 //! annotation too. Every fact here is from
 //! digitalocean-cloud-controller-manager `cloud-controller-manager/do/loadbalancers.go`.
 
+use crate::catalog::meta;
 use crate::model::EntryPoint;
 use crate::objects::Object;
 use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
-use crate::rules::meta;
 use crate::rules::Context;
 use crate::views::go_values::{go_atoi, go_parse_bool, go_quote};
 use crate::yaml::NodeRef;

@@ -3,11 +3,11 @@
 //! controller sets `ipMode: Proxy` from v1.21.0, and only for PROXY protocol. HETZNER002
 //! (`rules::hetzner`) reads the same annotations and controller version.
 
+use crate::catalog::meta;
 use crate::model::EntryPoint;
 use crate::objects::Object;
 use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
-use crate::rules::meta;
 use crate::rules::Context;
 use crate::views::go_values::go_parse_bool;
 use crate::yaml::NodeRef;

@@ -2,11 +2,11 @@
 //! `https` port with its `tls-secret-name`) on the NodeBalancer, bypassed by in-cluster calls. The controller never sets `ipMode: Proxy`, and only a
 //! hostname-only status avoids the shortcut.
 
+use crate::catalog::meta;
 use crate::model::EntryPoint;
 use crate::objects::Object;
 use crate::profile::{Profile, Provider};
 use crate::rules::family::kube_proxy::Gate;
-use crate::rules::meta;
 use crate::rules::Context;
 use crate::yaml::go_json::{go_unmarshal_strings, GoJsonError};
 use crate::yaml::NodeRef;

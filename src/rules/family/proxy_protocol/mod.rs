@@ -21,13 +21,14 @@ pub mod scaleway;
 
 pub use report::{rejected, Bypass, Feature, Rejected};
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::model::EntryPoint;
 use crate::objects::Object;
 use crate::profile::{version, Fact, Profile, Provider};
 use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
 use crate::rules::select::load_balancers_of;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::yaml::NodeRef;
 
 /// One provider of the family: its rule's metadata and the vendor's facts, as hooks the

@@ -5,13 +5,13 @@
 //! fact here is from oracle/oci-cloud-controller-manager
 //! `pkg/cloudprovider/providers/oci/load_balancer_spec.go` and `load_balancer_util.go`.
 
+use crate::catalog::meta;
 use crate::diagnostic::{Applicability, Fix};
 use crate::model::EntryPoint;
 use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::edit;
 use crate::rules::family::kube_proxy::{kubernetes_has_ip_mode, Gate};
-use crate::rules::meta;
 use crate::rules::oke::{valid as ip_mode_valid, DOC, INGRESS_IP_MODE};
 use crate::rules::Context;
 use crate::views::go_values::{go_atoi, go_quote};

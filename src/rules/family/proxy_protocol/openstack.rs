@@ -3,11 +3,11 @@
 //! in-cluster calls. Ways out: a hostname annotation; for PROXY protocol also the OCCM option
 //! `enable-ingress-hostname`, or OCCM v1.30.0+, which sets `ipMode: Proxy`.
 
+use crate::catalog::meta;
 use crate::model::EntryPoint;
 use crate::objects::Object;
 use crate::profile::{version, Profile, Provider};
 use crate::rules::family::kube_proxy::Gate;
-use crate::rules::meta;
 use crate::rules::Context;
 use crate::yaml::NodeRef;
 

@@ -1,13 +1,14 @@
 //! The family's finding, the same for every provider: the verdict first (does the call
 //! surely skip the load balancer, and who calls), then its words.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{AddressSource, Caller, EntryId, EntryPoint};
 use crate::objects::{Object, Workspace};
 use crate::profile::Provider;
 use crate::rules::family::kube_proxy::{ip_mode_proxy_honoured, Gate};
 use crate::rules::verdict::{calls_first, weigh, with_callers};
-use crate::rules::{Context, RuleMeta};
+use crate::rules::Context;
 use crate::yaml::NodeRef;
 
 /// What the load balancer does that a short-circuited call skips.

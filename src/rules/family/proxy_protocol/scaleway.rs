@@ -3,13 +3,13 @@
 //! Proxy` from v0.33.0, and only when PROXY protocol is on for every port of the Service (or
 //! the Service asks for it).
 
+use crate::catalog::meta;
 use crate::diagnostic::{Applicability, Fix};
 use crate::model::EntryPoint;
 use crate::objects::Object;
 use crate::profile::{version, Provider};
 use crate::rules::edit;
 use crate::rules::family::kube_proxy::Gate;
-use crate::rules::meta;
 use crate::rules::Context;
 use crate::views::go_values::go_parse_int_base0;
 use crate::views::{parse_go_bool, parse_go_int, Annotations};

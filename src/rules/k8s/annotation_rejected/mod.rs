@@ -7,12 +7,13 @@
 
 mod table;
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EntryKind;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-pub use crate::rules::meta::K8S015 as META;
+pub use crate::catalog::meta::K8S015 as META;
 use table::{Reads, Service, CHECKS};
 
 pub struct AnnotationValueRejected;

@@ -1,9 +1,10 @@
 //! TKE008 tke-service-config-manual-and-auto: both the manual and the auto annotation.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
-pub use crate::rules::meta::TKE008 as BOTH_META;
+pub use crate::catalog::meta::TKE008 as BOTH_META;
 
 pub struct ManualAndAuto;
 

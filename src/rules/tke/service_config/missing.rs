@@ -1,13 +1,14 @@
 //! TKE007 tke-service-config-missing: the TkeServiceConfig a Service or Ingress names is
 //! not in its namespace in these manifests.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::objects::{Object, ObjectId};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
 use super::same_namespace;
 
-pub use crate::rules::meta::TKE007 as MISSING_META;
+pub use crate::catalog::meta::TKE007 as MISSING_META;
 
 pub struct MissingConfig;
 

@@ -1,12 +1,13 @@
 //! TKE009 tke-service-config-reserved-name: a manual name with a suffix reserved for
 //! auto configs.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
 use super::{name_value, same_namespace, INGRESS_AUTO_SUFFIX, SERVICE_AUTO_SUFFIX};
 
-pub use crate::rules::meta::TKE009 as RESERVED_META;
+pub use crate::catalog::meta::TKE009 as RESERVED_META;
 
 pub struct ReservedName;
 

@@ -1,14 +1,15 @@
 //! TKE010 tke-service-config-unmatched-listener: a listener section that matches no port or
 //! listener.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::objects::Object;
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 use crate::yaml::NodeRef;
 
 use super::{ingress_listeners, is_config, service_ports, tke_clb_ingress, Owner, Reference};
 
-pub use crate::rules::meta::TKE010 as UNMATCHED_META;
+pub use crate::catalog::meta::TKE010 as UNMATCHED_META;
 
 pub struct UnmatchedListener;
 

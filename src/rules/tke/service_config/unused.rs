@@ -2,13 +2,14 @@
 
 use std::collections::HashSet;
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Context, Rule, RuleMeta};
+use crate::rules::{Context, Rule};
 
 use super::{is_config, name_value, namespace_note, Owner, INGRESS_AUTO_SUFFIX, INGRESS_CONFIG};
 use super::{SERVICE_AUTO_SUFFIX, SERVICE_CONFIG, SERVICE_CONFIG_DOC};
 
-pub use crate::rules::meta::TKE011 as UNUSED_META;
+pub use crate::catalog::meta::TKE011 as UNUSED_META;
 
 pub struct UnusedConfig;
 

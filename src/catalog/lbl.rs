@@ -7,21 +7,21 @@ use super::RuleMeta;
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::yaml::{DuplicateKey, LoadedFile, Pos, Span};
 
-pub use crate::rules::meta::LBL001 as YAML_SYNTAX;
+pub use crate::catalog::meta::LBL001 as YAML_SYNTAX;
 
-pub use crate::rules::meta::LBL002 as UNRENDERED_TEMPLATE;
+pub use crate::catalog::meta::LBL002 as UNRENDERED_TEMPLATE;
 
-pub use crate::rules::meta::LBL003 as FILE_SKIPPED;
+pub use crate::catalog::meta::LBL003 as FILE_SKIPPED;
 
-pub use crate::rules::meta::LBL004 as UNUSED_SUPPRESSION;
+pub use crate::catalog::meta::LBL004 as UNUSED_SUPPRESSION;
 
-pub use crate::rules::meta::LBL005 as DUPLICATE_KEY;
+pub use crate::catalog::meta::LBL005 as DUPLICATE_KEY;
 
-pub use crate::rules::meta::LBL006 as EXCESSIVE_ALIASING;
+pub use crate::catalog::meta::LBL006 as EXCESSIVE_ALIASING;
 
-pub use crate::rules::meta::LBL008 as RENDER_FAILED;
+pub use crate::catalog::meta::LBL008 as RENDER_FAILED;
 
-pub use crate::rules::meta::LBL009 as KUSTOMIZATION_NOT_RENDERED;
+pub use crate::catalog::meta::LBL009 as KUSTOMIZATION_NOT_RENDERED;
 
 pub static ALL: [&RuleMeta; 8] = [
     &YAML_SYNTAX,
