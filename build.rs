@@ -99,17 +99,31 @@ fn main() {
             "{}: `id:` must match the file name",
             path.display()
         );
-        let providers: Vec<String> = rule.providers.iter().map(|p| format!("{p:?}")).collect();
+        let providers = if rule.providers == ["any"] {
+            "Providers::Any".to_string()
+        } else {
+            assert!(
+                !rule.providers.is_empty() && !rule.providers.iter().any(|p| p == "any"),
+                "{}: `providers:` is `[any]` or a list of profile provider names",
+                path.display()
+            );
+            let clouds: Vec<String> = rule
+                .providers
+                .iter()
+                .map(|p| format!("Provider::{}", capitalized(p)))
+                .collect();
+            format!("Providers::Only(&[{}])", clouds.join(", "))
+        };
         writeln!(
             out,
             "pub static {id}: RuleMeta = RuleMeta {{\n    id: {id:?},\n    name: {name:?},\n    \
-             default_severity: Severity::{severity},\n    providers: &[{providers}],\n    \
+             default_severity: Severity::{severity},\n    providers: {providers},\n    \
              summary: {summary:?},\n    fix: FixAvailability::{fix},\n    \
              doc: include_str!({doc:?}),\n}};\n",
             id = rule.id,
             name = rule.name,
             severity = capitalized(&rule.severity),
-            providers = providers.join(", "),
+            providers = providers,
             summary = rule.summary,
             fix = capitalized(&rule.fix),
             doc = path.display().to_string(),

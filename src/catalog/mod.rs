@@ -16,13 +16,38 @@ pub struct RuleMeta {
     pub id: &'static str,
     pub name: &'static str,
     pub default_severity: Severity,
-    /// Providers the rule is about: profile names ([`Provider::NAMES`]) or `any`.
-    pub providers: &'static [&'static str],
+    /// The clouds the rule is about (`providers:` in its document).
+    pub providers: Providers,
     /// One-line summary.
     pub summary: &'static str,
     /// Whether findings come with a fix (`--fix`, or shown as a suggestion).
     pub fix: FixAvailability,
     pub doc: &'static str,
+}
+
+/// The clouds a rule is about: every cluster (`providers: [any]`), or the named ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Providers {
+    Any,
+    Only(&'static [Provider]),
+}
+
+impl Providers {
+    /// The named clouds; none for `any`.
+    pub fn clouds(self) -> &'static [Provider] {
+        match self {
+            Providers::Any => &[],
+            Providers::Only(clouds) => clouds,
+        }
+    }
+
+    /// As the document writes them: `any`, or the profile names.
+    pub fn names(self) -> Vec<&'static str> {
+        match self {
+            Providers::Any => vec!["any"],
+            Providers::Only(clouds) => clouds.iter().map(|p| p.as_str()).collect(),
+        }
+    }
 }
 
 /// Whether a rule's findings come with a fix, as ruff states it per rule.
@@ -58,13 +83,16 @@ impl RuleMeta {
     /// clusters only (`generic` is none of the named clouds); `providers: [any]` runs
     /// everywhere. With no profile at all every rule runs (`rules::for_profile`).
     pub fn runs_on(&self, provider: Provider) -> bool {
-        self.providers == ["any"] || self.providers.contains(&provider.as_str())
+        match self.providers {
+            Providers::Any => true,
+            Providers::Only(clouds) => clouds.contains(&provider),
+        }
     }
 
     /// Whether the rule is one cloud's (not `providers: [any]`): with no profile its
     /// findings rest on the object's annotations alone (`rules::cap_unstated_provider`).
     pub fn is_cloud_rule(&self) -> bool {
-        self.providers != ["any"]
+        matches!(self.providers, Providers::Only(_))
     }
 
     /// Where the rule's documentation is published, as of this version (its release tag),
@@ -79,10 +107,10 @@ impl RuleMeta {
 }
 
 /// The ids of the documented rules that name `provider` (`profile init` lists them).
-pub fn ids_for_provider(provider: &str) -> Vec<&'static str> {
+pub fn ids_for_provider(provider: Provider) -> Vec<&'static str> {
     meta::DOCUMENTED
         .iter()
-        .filter(|m| m.providers.contains(&provider))
+        .filter(|m| m.providers.clouds().contains(&provider))
         .map(|m| m.id)
         .collect()
 }

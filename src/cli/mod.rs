@@ -221,7 +221,7 @@ fn run_rules(format: RulesFormat) -> i32 {
                         "id": m.id,
                         "name": m.name,
                         "severity": m.default_severity.as_str(),
-                        "providers": m.providers,
+                        "providers": m.providers.names(),
                         "summary": m.summary,
                         "fix": m.fix.as_str(),
                         "url": m.url(),
@@ -235,7 +235,7 @@ fn run_rules(format: RulesFormat) -> i32 {
             let width = metas.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
             let providers = metas
                 .iter()
-                .map(|m| m.providers.join(",").len())
+                .map(|m| m.providers.names().join(",").len())
                 .max()
                 .unwrap_or(9)
                 .max(9);
@@ -267,7 +267,7 @@ fn run_rules(format: RulesFormat) -> i32 {
                     m.id,
                     m.name,
                     m.default_severity.as_str(),
-                    m.providers.join(","),
+                    m.providers.names().join(","),
                     m.fix.as_str(),
                     if indent == beside {
                         lines.first().map_or("", |l| l.as_ref())
@@ -310,8 +310,7 @@ fn run_explain(key: &str) -> i32 {
 }
 
 fn run_profile_init(provider: Option<Provider>, proxy_mode: Option<ProxyMode>) -> i32 {
-    let own_rules =
-        provider.map_or_else(Vec::new, |p| crate::catalog::ids_for_provider(p.as_str()));
+    let own_rules = provider.map_or_else(Vec::new, crate::catalog::ids_for_provider);
     print!(
         "{}",
         profile::init_template(provider, proxy_mode, &own_rules)

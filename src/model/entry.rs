@@ -2,7 +2,7 @@
 //! on which provider, and whether its address is private or public.
 
 use crate::objects::{Object, ObjectId, Workspace};
-use crate::profile::{Profile, Provider};
+use crate::profile::{tke, Profile, Provider};
 use crate::views::{Annotations, IngressView, Views};
 use crate::yaml::NodeRef;
 
@@ -34,24 +34,6 @@ pub enum Network {
 }
 
 /// Annotation prefixes that identify the cloud controller a Service or Ingress is meant for.
-const TKE_PREFIXES: &[&str] = &[
-    "service.kubernetes.io/qcloud-",
-    "service.kubernetes.io/tke-",
-    "service.cloud.tencent.com/",
-    "ingress.cloud.tencent.com/",
-    "kubernetes.io/ingress.subnetid",
-    "kubernetes.io/ingress.existlbid",
-    "kubernetes.io/ingress.qcloud-",
-];
-const VKE_PREFIXES: &[&str] = &["service.beta.kubernetes.io/volcengine-"];
-/// `alicloud` is the legacy prefix (before 2019-09-11); both still work.
-const ACK_PREFIXES: &[&str] = &[
-    "service.beta.kubernetes.io/alibaba-cloud-",
-    "service.beta.kubernetes.io/alicloud-",
-    "service.beta.kubernetes.io/backend-type",
-];
-
-pub const TKE_INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
 pub const TKE_EXISTED_LB: &str = "service.kubernetes.io/tke-existed-lbid";
 /// Documented as read-only (the CLB a Service uses, <https://cloud.tencent.com/document/product/457/51258>),
 /// yet Tencent's own demos write it by hand to put a Service on an existing CLB
@@ -170,47 +152,6 @@ pub fn ack_annotation<'a>(
     .find_map(|prefix| annotations.entry(&format!("{prefix}{suffix}")))
 }
 
-/// Annotation prefixes that say which cloud's controller an object is written for
-/// (lower case; compared with the key lower-cased). Checked in order.
-const PROVIDER_PREFIXES: &[(Provider, &[&str])] = &[
-    (Provider::Tke, TKE_PREFIXES),
-    (Provider::Vke, VKE_PREFIXES),
-    (Provider::Ack, ACK_PREFIXES),
-    (
-        Provider::Doks,
-        &["service.beta.kubernetes.io/do-loadbalancer-"],
-    ),
-    (
-        Provider::Lke,
-        &["service.beta.kubernetes.io/linode-loadbalancer-"],
-    ),
-    (
-        Provider::Scaleway,
-        &["service.beta.kubernetes.io/scw-loadbalancer-"],
-    ),
-    (Provider::Hetzner, &["load-balancer.hetzner.cloud/"]),
-    (Provider::Openstack, &["loadbalancer.openstack.org/"]),
-    (Provider::Cloudscale, &["k8s.cloudscale.ch/"]),
-    (
-        Provider::Oke,
-        &[
-            "service.beta.kubernetes.io/oci-load-balancer-",
-            "oci.oraclecloud.com/",
-            "oci-network-load-balancer.oraclecloud.com/",
-        ],
-    ),
-    (
-        Provider::Eks,
-        &["service.beta.kubernetes.io/aws-load-balancer-"],
-    ),
-    (Provider::Aks, &["service.beta.kubernetes.io/azure-"]),
-    (
-        Provider::Gke,
-        &["networking.gke.io/", "cloud.google.com/load-balancer-type"],
-    ),
-    (Provider::Cce, &["kubernetes.io/elb."]),
-];
-
 /// GKE's internal passthrough load-balancer class (`kubernetes/ingress-gce`; rules/GKE001.md).
 pub const GKE_INTERNAL_CLASS: &str = "networking.gke.io/l4-regional-internal";
 /// GKE's internal load-balancer annotation before GKE 1.17
@@ -218,19 +159,9 @@ pub const GKE_INTERNAL_CLASS: &str = "networking.gke.io/l4-regional-internal";
 pub const GKE_LEGACY_TYPE: &str = "cloud.google.com/load-balancer-type";
 
 /// Which cloud's controller an object's annotations are written for (the first cloud of
-/// [`PROVIDER_PREFIXES`] one of its keys starts with).
+/// [`crate::profile::CLOUDS`] whose annotation prefixes one of its keys starts with).
 fn annotated_provider(annotations: &Annotations<'_>) -> Option<Provider> {
-    let keys: Vec<String> = annotations
-        .entries()
-        .filter_map(|(k, _)| k.as_str().map(str::to_ascii_lowercase))
-        .collect();
-    PROVIDER_PREFIXES
-        .iter()
-        .find(|(_, prefixes)| {
-            keys.iter()
-                .any(|k| prefixes.iter().any(|p| k.starts_with(p)))
-        })
-        .map(|(provider, _)| *provider)
+    Provider::annotated(|| annotations.entries().filter_map(|(k, _)| k.as_str()))
 }
 
 /// Which cloud's controller provisions an object's load balancer: one owner. A profile that
@@ -284,7 +215,7 @@ fn service_network(
     }
     match provider {
         Some(Provider::Tke) => {
-            if get(TKE_INTERNAL_SUBNET).is_some() {
+            if get(tke::INTERNAL_SUBNET).is_some() {
                 Network::Private
             } else if tke_reused_clb(annotations).is_some() {
                 // Whether a reused CLB is public or private is not in the manifest.

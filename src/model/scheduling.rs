@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::profile::tke::{INSTANCE_TYPE_LABEL, SUPER_NODE_INSTANCE_TYPE};
 use crate::profile::{NodePool, NodeType, TaintEffect};
 use crate::views::{LabelSelector, PodTemplate, Requirement, Toleration};
 
@@ -53,10 +54,6 @@ impl Fit {
     }
 }
 
-pub const INSTANCE_TYPE_LABEL: &str = "node.kubernetes.io/instance-type";
-/// TKE super (virtual) nodes carry `node.kubernetes.io/instance-type: eklet`
-/// (<https://tencentcloud.com/document/product/457/45561>; rules/TKE001.md).
-pub const SUPER_NODE_INSTANCE_TYPE: &str = "eklet";
 pub const HOSTNAME_TOPOLOGY: &str = "kubernetes.io/hostname";
 
 /// For each profile node pool (same order), can the workload's pods land there?

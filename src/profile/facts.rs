@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use super::model::{
     Addons, AwsLoadBalancerControllerOptions, CceFlavour, CloudControllerManagerOptions,
-    LoadBalancer, NodePool, NodeType, Profile, Provider, ProxyMode,
+    LoadBalancer, NodePool, NodeType, Profile, ProxyMode,
 };
+use super::provider::Provider;
 use crate::source::Location;
 
 impl Profile {

@@ -15,7 +15,8 @@ use serde_saphyr::Error as YamlError;
 
 use super::document::{tables, Document};
 use super::header::{check_header, Header, STARTER_HELP};
-use super::model::{Profile, Provider, Spec};
+use super::model::{Profile, Spec};
+use super::provider::Provider;
 use super::suggest::suggest_provider;
 use super::MAX_PROFILE_BYTES;
 use crate::settings::recover::{parse_all, Blank};

@@ -13,6 +13,7 @@ pub use facts::Fact;
 mod load;
 mod model;
 mod object_key;
+mod provider;
 pub mod suggest;
 pub mod template;
 pub mod tke_binding;
@@ -27,9 +28,10 @@ pub use load::{generic, load_profile, parse_profile};
 pub use model::{
     Addons, Allowlists, AwsLoadBalancerControllerOptions, CceFlavour,
     CloudControllerManagerOptions, FactTree, IngressControllerLink, KubeProxy, LbNetwork,
-    LoadBalancer, Network, NodePool, NodeType, ObjectKey, ObjectKeyError, Profile, Provider,
-    ProxyMode, Spec, Taint, TaintEffect, TargetType, OBJECT_KINDS,
+    LoadBalancer, Network, NodePool, NodeType, ObjectKey, ObjectKeyError, Profile, ProxyMode, Spec,
+    Taint, TaintEffect, TargetType, OBJECT_KINDS,
 };
+pub use provider::{tke, Cloud, Provider, CLOUDS};
 pub use template::init_template;
 
 /// Profiles are hand-written and small; anything bigger is a mistake or an attack.

@@ -4,44 +4,7 @@
 
 pub use crate::settings::suggest::{did_you_mean, edit_distance, list};
 
-use super::model::Provider;
-
-/// What people write for a provider instead of its profile name, letters and digits only,
-/// lowercase: vendors, products and controllers.
-const PROVIDER_ALIASES: &[(&str, &str)] = &[
-    ("tencent", "tke"),
-    ("tencentcloud", "tke"),
-    ("qcloud", "tke"),
-    ("volcengine", "vke"),
-    ("alibaba", "ack"),
-    ("alibabacloud", "ack"),
-    ("alicloud", "ack"),
-    ("aliyun", "ack"),
-    ("aws", "eks"),
-    ("amazon", "eks"),
-    ("azure", "aks"),
-    ("google", "gke"),
-    ("gcp", "gke"),
-    ("gce", "gke"),
-    ("huawei", "cce"),
-    ("huaweicloud", "cce"),
-    ("oracle", "oke"),
-    ("oci", "oke"),
-    ("digitalocean", "doks"),
-    ("do", "doks"),
-    ("linode", "lke"),
-    ("akamai", "lke"),
-    ("kapsule", "scaleway"),
-    ("scw", "scaleway"),
-    ("hcloud", "hetzner"),
-    ("occm", "openstack"),
-    ("octavia", "openstack"),
-    ("ovh", "openstack"),
-    ("ovhcloud", "openstack"),
-    ("selectel", "openstack"),
-    ("servercore", "openstack"),
-    ("plusserver", "openstack"),
-];
+use super::provider::Provider;
 
 /// The provider a misspelt `spec.provider` (or a vendor's name for it) most likely means.
 pub fn suggest_provider(input: &str) -> Option<&'static str> {
@@ -50,10 +13,10 @@ pub fn suggest_provider(input: &str) -> Option<&'static str> {
         .filter(char::is_ascii_alphanumeric)
         .map(|c| c.to_ascii_lowercase())
         .collect();
-    PROVIDER_ALIASES
+    super::provider::CLOUDS
         .iter()
-        .find(|(alias, _)| *alias == key)
-        .map(|(_, name)| *name)
+        .find(|cloud| cloud.aliases.contains(&key.as_str()))
+        .map(|cloud| cloud.name)
         .or_else(|| did_you_mean(input, &Provider::NAMES))
 }
 
@@ -74,9 +37,5 @@ mod tests {
         assert_eq!(suggest_provider("Linode"), Some("lke"));
         assert_eq!(suggest_provider("OVHcloud"), Some("openstack"));
         assert_eq!(suggest_provider("ibm"), None);
-        for (alias, name) in PROVIDER_ALIASES {
-            assert!(Provider::NAMES.contains(name), "{alias} -> {name}");
-            assert!(!Provider::NAMES.contains(alias), "{alias} is a name");
-        }
     }
 }

@@ -48,7 +48,7 @@ mod tests {
         id: "TST901",
         name: "broken-rule",
         default_severity: Severity::Error,
-        providers: &["any"],
+        providers: crate::catalog::Providers::Any,
         summary: "panics after reporting a finding",
         fix: crate::catalog::FixAvailability::None,
         doc: "",

@@ -64,8 +64,8 @@ fn every_rule_document_has_examples_and_they_hold() {
                 }),
                 // A cloud's rule is shown on its cloud; no profile would make an error of
                 // it a warning (the annotations alone say which cloud, README).
-                None => match meta.providers {
-                    [cloud] if *cloud != "any" => profile::parse_profile(
+                None => match meta.providers.clouds() {
+                    [cloud] => profile::parse_profile(
                         &format!(
                             "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\n\
                              spec:\n  provider: {cloud}\n"
@@ -127,6 +127,42 @@ fn readme_rules_table_is_generated_from_the_rule_documents() {
         readme.contains(&catalog::markdown_table()),
         "README's rules table is out of date: replace it with `lblint rules --format markdown`"
     );
+}
+
+/// The pre-commit hook's description names every cloud of the provider table, in its
+/// order (it once listed 11 of 14).
+#[test]
+fn the_hook_description_lists_every_cloud() {
+    let hooks = std::fs::read_to_string(".pre-commit-hooks.yaml").unwrap();
+    let shorts: Vec<&str> = profile::Provider::clouds().map(|c| c.short).collect();
+    let listed = format!(
+        "loopback traps ({}) in Kubernetes manifests",
+        shorts.join(", ")
+    );
+    assert!(
+        hooks.contains(&listed),
+        ".pre-commit-hooks.yaml's lblint description should read `{listed}`"
+    );
+}
+
+/// The profile schema's provider enum is the provider table's names, and its description
+/// names each cloud by its label.
+#[test]
+fn the_profile_schema_lists_every_cloud() {
+    let schema = profile::json_schema();
+    let text = serde_json::to_string(&schema).unwrap();
+    let names: Vec<String> = profile::CLOUDS
+        .iter()
+        .map(|c| format!("\"{}\"", c.name))
+        .collect();
+    assert!(text.contains(&format!("[{}]", names.join(","))), "{text}");
+    for cloud in profile::Provider::clouds() {
+        assert!(
+            text.contains(&format!("{} ({})", cloud.name, cloud.label)),
+            "{}",
+            cloud.name
+        );
+    }
 }
 
 /// README's `profile init` usage line and its example profile list every provider.

@@ -30,9 +30,9 @@ fn serious(report: &Value) -> Vec<(String, String)> {
 
 /// The example's profile, or its provider's bare one (as tests/docs.rs lints them).
 fn profile_text(meta: &catalog::RuleMeta, example: &docs::Example) -> String {
-    match (&example.profile, meta.providers) {
+    match (&example.profile, meta.providers.clouds()) {
         (Some(text), _) => text.clone(),
-        (None, [cloud]) if *cloud != "any" => format!(
+        (None, [cloud]) => format!(
             "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nspec:\n  provider: {cloud}\n"
         ),
         (None, _) => {

@@ -70,19 +70,15 @@ impl Clues {
     }
 }
 
-/// A vendor's version suffix.
+/// A vendor's version suffix ([`crate::profile::Cloud::version_suffixes`]).
 fn version_suffix(version: &str) -> Option<Provider> {
-    [
-        ("-tke.", Provider::Tke),
-        ("-eks-", Provider::Eks),
-        ("-eksbuild.", Provider::Eks),
-        ("-gke.", Provider::Gke),
-        ("-aliyun.", Provider::Ack),
-        ("-vke.", Provider::Vke),
-    ]
-    .into_iter()
-    .find(|(suffix, _)| version.contains(suffix))
-    .map(|(_, p)| p)
+    Provider::clouds()
+        .find(|c| {
+            c.version_suffixes
+                .iter()
+                .any(|suffix| version.contains(suffix))
+        })
+        .map(|c| c.provider)
 }
 
 /// A vendor's registry or add-on image.
@@ -116,68 +112,13 @@ fn registry(image: &str) -> Option<Provider> {
     }
 }
 
-/// A cloud's own controller, self-managed in kube-system: its image names the cloud (each
-/// project's deploy manifests).
+/// A cloud's own controller, self-managed in kube-system: its image names the cloud
+/// ([`crate::profile::Cloud::controller_images`]).
 fn cloud_controller(image: &str) -> Option<Provider> {
-    const CONTROLLERS: &[(&str, Provider)] = &[
-        (
-            "hetznercloud/hcloud-cloud-controller-manager",
-            Provider::Hetzner,
-        ),
-        (
-            "provider-os/openstack-cloud-controller-manager",
-            Provider::Openstack,
-        ),
-        (
-            "scaleway/scaleway-cloud-controller-manager",
-            Provider::Scaleway,
-        ),
-        ("linode/linode-cloud-controller-manager", Provider::Lke),
-        (
-            "cloudscalech/cloudscale-cloud-controller-manager",
-            Provider::Cloudscale,
-        ),
-        ("oci-cloud-controller-manager", Provider::Oke),
-        ("azure-cloud-controller-manager", Provider::Aks),
-        ("azure-cloud-node-manager", Provider::Aks),
-        ("alibaba-cloud-controller-manager", Provider::Ack),
-    ];
-    CONTROLLERS
-        .iter()
-        .find(|(name, _)| image.contains(name))
-        .map(|(_, p)| *p)
+    Provider::clouds()
+        .find(|c| c.controller_images.iter().any(|name| image.contains(name)))
+        .map(|c| c.provider)
 }
-
-/// Service annotation prefixes each cloud's controller reads.
-const ANNOTATIONS: &[(&str, Provider)] = &[
-    ("service.kubernetes.io/qcloud-", Provider::Tke),
-    ("service.cloud.tencent.com/", Provider::Tke),
-    (
-        "service.beta.kubernetes.io/aws-load-balancer-",
-        Provider::Eks,
-    ),
-    ("service.beta.kubernetes.io/alibaba-cloud-", Provider::Ack),
-    ("service.beta.kubernetes.io/azure-", Provider::Aks),
-    ("cloud.google.com/load-balancer-type", Provider::Gke),
-    ("networking.gke.io/", Provider::Gke),
-    (
-        "service.beta.kubernetes.io/do-loadbalancer-",
-        Provider::Doks,
-    ),
-    ("service.beta.kubernetes.io/volcengine-", Provider::Vke),
-    ("load-balancer.hetzner.cloud/", Provider::Hetzner),
-    (
-        "service.beta.kubernetes.io/linode-loadbalancer-",
-        Provider::Lke,
-    ),
-    ("oci.oraclecloud.com/", Provider::Oke),
-    ("service.beta.kubernetes.io/oci-", Provider::Oke),
-    ("kubernetes.io/elb.", Provider::Cce),
-    (
-        "service.beta.kubernetes.io/scw-loadbalancer-",
-        Provider::Scaleway,
-    ),
-];
 
 /// What the dumps other than nodes say of the cloud.
 pub fn clues(dump: &Dump<'_>, containers: &[Container<'_>], names: &[String]) -> Clues {
@@ -208,11 +149,8 @@ pub fn clues(dump: &Dump<'_>, containers: &[Container<'_>], names: &[String]) ->
         }
         let annotations = obj.get(&["metadata", "annotations"]);
         for (key, _) in annotations.into_iter().flat_map(|a| a.entries()) {
-            if let Some((_, p)) = ANNOTATIONS
-                .iter()
-                .find(|(prefix, _)| key.starts_with(prefix))
-            {
-                clues.add(false, *p, format!("{} annotation {key}", obj.id()));
+            if let Some(p) = Provider::annotated(|| std::iter::once(key)) {
+                clues.add(false, p, format!("{} annotation {key}", obj.id()));
             }
         }
     }

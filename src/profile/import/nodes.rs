@@ -8,87 +8,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::value::Val;
 use super::Found;
+use crate::profile::tke::{INSTANCE_TYPE_LABEL, NATIVE_MACHINESET, SUPER_NODE_INSTANCE_TYPE};
 use crate::profile::version::{parse_version, Version};
-use crate::profile::Provider;
+use crate::profile::{Provider, CLOUDS};
 
-/// providerID prefixes, from each cloud controller's code (rules of the README's profile
-/// import section); `k3s://` and `kind://` are local distributions: generic.
-const PROVIDER_IDS: &[(&str, Provider)] = &[
-    ("aws://", Provider::Eks),
-    ("eks-hybrid://", Provider::Eks),
-    ("azure://", Provider::Aks),
-    ("gce://", Provider::Gke),
-    ("alicloud://", Provider::Ack),
-    ("qcloud://", Provider::Tke),
-    ("volcengine://", Provider::Vke),
-    ("digitalocean://", Provider::Doks),
-    ("linode://", Provider::Lke),
-    ("hcloud://", Provider::Hetzner),
-    ("hrobot://", Provider::Hetzner),
-    ("openstack://", Provider::Openstack),
-    ("oci://", Provider::Oke),
-    ("ocid1.", Provider::Oke),
-    ("scaleway://", Provider::Scaleway),
-    ("cloudscale://", Provider::Cloudscale),
-    ("k3s://", Provider::Generic),
-    ("kind://", Provider::Generic),
-];
-
-/// A provider's node label domain (a label of it, or of a subdomain, confirms the
-/// providerID) and its pool labels, the first a node carries naming its pool.
-const LABELS: &[(Provider, &str, &[&str])] = &[
-    (
-        Provider::Eks,
-        "eks.amazonaws.com",
-        &["eks.amazonaws.com/nodegroup"],
-    ),
-    (
-        Provider::Gke,
-        "cloud.google.com",
-        &["cloud.google.com/gke-nodepool"],
-    ),
-    (
-        Provider::Aks,
-        "kubernetes.azure.com",
-        &["kubernetes.azure.com/agentpool"],
-    ),
-    (
-        Provider::Doks,
-        "doks.digitalocean.com",
-        &["doks.digitalocean.com/node-pool"],
-    ),
-    (Provider::Lke, "lke.linode.com", &["lke.linode.com/pool-id"]),
-    (
-        Provider::Scaleway,
-        "k8s.scaleway.com",
-        &["k8s.scaleway.com/pool-name"],
-    ),
-    (
-        Provider::Ack,
-        "alibabacloud.com",
-        // ACK labels every node of a pool `alibabacloud.com/nodepool-id` ("Schedule an
-        // application pod to a specific node pool", rules of the README's profile import);
-        // the CCM adds `node.alibabacloud.com/nodepool-id` from v2.10.0
-        // (pkg/controller/node/manager.go setFields, commit d3e6e5b8).
-        &[
-            "alibabacloud.com/nodepool-id",
-            "node.alibabacloud.com/nodepool-id",
-        ],
-    ),
-    (Provider::Hetzner, "instance.hetzner.cloud", &[]),
-    (Provider::Oke, "oci.oraclecloud.com", &[]),
-    (
-        Provider::Tke,
-        "cloud.tencent.com",
-        // The pool id `np-…` on pool nodes (TKE's DescribeExternalNodePools labels, public
-        // node dumps); native nodes also carry it as their MachineSet's name.
-        &["tke.cloud.tencent.com/nodepool-id", TKE_NATIVE_MACHINESET],
-    ),
-];
-
-/// Native (MachineSet) nodes carry their MachineSet, the native pool's id, in this label
-/// (public node dumps and selectors; TKE's documentation does not list it).
-const TKE_NATIVE_MACHINESET: &str = "node.tke.cloud.tencent.com/machineset";
+/// Each provider's node label domain and pool labels ([`crate::profile::Cloud::node_labels`]).
+fn node_labels() -> impl Iterator<Item = (Provider, (&'static str, &'static [&'static str]))> {
+    CLOUDS
+        .iter()
+        .filter_map(|c| Some((c.provider, c.node_labels?)))
+}
 
 /// Whether a label key is in the provider's domain or a subdomain of it.
 fn in_domain(key: &str, domain: &str) -> bool {
@@ -181,16 +110,21 @@ impl Nodes {
         if let Some(id) = node.path(&["spec", "providerID"]).and_then(Val::as_str) {
             self.k3s |= id.starts_with("k3s://");
             // Only the form is named as evidence: the ids themselves are per-node data.
-            let found = PROVIDER_IDS
+            let found = CLOUDS
                 .iter()
-                .find(|(prefix, _)| id.starts_with(prefix))
-                .map(|&(prefix, p)| (p, format!("{prefix}…")))
+                .find_map(|c| {
+                    Some((
+                        c.provider,
+                        c.provider_ids.iter().find(|p| id.starts_with(*p))?,
+                    ))
+                })
+                .map(|(p, prefix)| (p, format!("{prefix}…")))
                 .or_else(|| alibaba_bare(id).then(|| (Provider::Ack, "<region>.i-…".to_string())));
             if let Some((p, form)) = found {
                 self.providers.entry(p.as_str()).or_insert((p, form, 0)).2 += 1;
             }
         }
-        for (p, domain, _) in LABELS {
+        for (p, (domain, _)) in node_labels() {
             if labels.keys().any(|k| in_domain(k, domain)) {
                 self.labelled.insert(p.as_str());
             }
@@ -207,7 +141,7 @@ impl Nodes {
         let taints = taints(node);
         let kind = tke_kind(node, &labels);
         let mut carried = Vec::new();
-        for (_, _, pool_labels) in LABELS {
+        for (_, (_, pool_labels)) in node_labels() {
             // The first of a provider's pool labels that the node carries names its pool.
             let Some((label, value)) = pool_labels.iter().find_map(|l| Some((*l, labels.get(*l)?)))
             else {
@@ -220,7 +154,7 @@ impl Nodes {
             }
         }
         let instance_type = labels
-            .get("node.kubernetes.io/instance-type")
+            .get(INSTANCE_TYPE_LABEL)
             .map_or("unknown-type", String::as_str);
         let tainted = if taints.is_empty() { "" } else { "-tainted" };
         let key = (format!("{instance_type}{tainted}"), carried);
@@ -348,13 +282,9 @@ enum TkeKind {
 
 fn tke_kind(node: &Val, labels: &BTreeMap<String, String>) -> TkeKind {
     let provider_id = node.path(&["spec", "providerID"]).and_then(Val::as_str);
-    if labels
-        .get("node.kubernetes.io/instance-type")
-        .map(String::as_str)
-        == Some("eklet")
-    {
+    if labels.get(INSTANCE_TYPE_LABEL).map(String::as_str) == Some(SUPER_NODE_INSTANCE_TYPE) {
         TkeKind::Super
-    } else if labels.contains_key(TKE_NATIVE_MACHINESET) {
+    } else if labels.contains_key(NATIVE_MACHINESET) {
         TkeKind::Native
     } else if provider_id.is_some_and(|id| id.starts_with("qcloud:///") && id.contains("/ins-")) {
         TkeKind::Cvm
@@ -416,8 +346,8 @@ pub struct Pool {
 /// labels every node of the pool has.
 pub fn pools(nodes: &Nodes, provider: Option<Provider>) -> Vec<Pool> {
     let pool_labels: &[&str] = provider
-        .and_then(|p| LABELS.iter().find(|(q, _, _)| *q == p))
-        .map_or(&[], |(_, _, l)| *l);
+        .and_then(|p| p.cloud().node_labels)
+        .map_or(&[], |(_, l)| l);
     let mut groups: BTreeMap<String, (String, Group)> = BTreeMap::new();
     let mut put = |name: &str, by: String, group: &Group| match groups.get_mut(name) {
         Some((_, seen)) => seen.merge(group),

@@ -6,6 +6,7 @@
 use super::dump::{Dump, Obj};
 use super::value::Val;
 use super::Found;
+use crate::profile::CLOUDS;
 use crate::yaml::go_values::pflags;
 use crate::yaml::{load, Limits};
 
@@ -309,42 +310,20 @@ pub fn network(all: &[Container<'_>], found: &mut Found) {
     }
 }
 
-/// Self-managed cloud controller managers by image name, with the options they read from env.
-const CCMS: &[(&str, &[(&str, &str)])] = &[
-    (
-        "hcloud-cloud-controller-manager",
-        &[
-            (
-                "HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL",
-                "usesProxyProtocol",
-            ),
-            (
-                "HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS",
-                "disablePrivateIngress",
-            ),
-        ],
-    ),
-    (
-        "linode-cloud-controller-manager",
-        &[("LINODE_HOSTNAME_ONLY_INGRESS", "hostnameOnlyIngress")],
-    ),
-    ("openstack-cloud-controller-manager", &[]),
-    ("scaleway-cloud-controller-manager", &[]),
-    ("cloudscale-cloud-controller-manager", &[]),
-    ("digitalocean-cloud-controller-manager", &[]),
-    ("volcengine-cloud-controller-manager", &[]),
-];
-
 /// The self-managed CCM's version and options, and the AWS Load Balancer Controller's.
 pub fn controllers(dump: &Dump<'_>, all: &[Container<'_>], found: &mut Found) {
     for c in all {
         let name = image_name(c.image);
         let evidence = || format!("{} image {}", c.owner.id(), c.image);
-        if let Some((_, options)) = CCMS.iter().find(|(image, _)| *image == name) {
+        // The self-managed cloud controllers ([`crate::profile::Cloud::ccm`]).
+        let ccm = CLOUDS
+            .iter()
+            .find_map(|cloud| cloud.ccm.filter(|(image, _)| *image == name));
+        if let Some((_, options)) = ccm {
             if let Some(tag) = c.tag() {
                 found.set("spec.addons.cloudControllerManager", tag, evidence());
             }
-            for (env, option) in *options {
+            for (env, option) in options {
                 let field = format!("spec.addons.cloudControllerManagerOptions.{option}");
                 match c.env(env).map(crate::yaml::go_values::parse_go_bool) {
                     Some(Some(value)) => found.set_owned(

@@ -35,6 +35,34 @@ impl Out {
     }
 }
 
+/// The `provider:` comment: every cloud of [`crate::profile::CLOUDS`] by name and label,
+/// a cloud never split across lines.
+fn provider_choices() -> String {
+    let clouds: Vec<String> = Provider::clouds()
+        .map(|c| format!("{} ({})", c.name, c.label))
+        .collect();
+    let mut items = vec!["Cloud provider:".to_string()];
+    items.extend(clouds.iter().map(|c| format!("{c},")));
+    if let Some(last) = items.last_mut() {
+        last.pop();
+    }
+    items.push("or generic.".to_string());
+    let mut text = String::new();
+    let mut line_len = 0;
+    for item in items {
+        if line_len > 0 && line_len + 1 + item.len() > 86 {
+            text.push('\n');
+            line_len = 0;
+        } else if line_len > 0 {
+            text.push(' ');
+            line_len += 1;
+        }
+        line_len += item.len();
+        text.push_str(&item);
+    }
+    text + "\nSelects the provider's load-balancer rules and annotations. The only required field."
+}
+
 /// A commented profile that [`super::parse_profile`] accepts, for any arguments.
 /// `own_rules` are the ids of the provider's own rules, named in the provider's comment
 /// (the caller knows the rules; the profile stage sits below them).
@@ -62,13 +90,7 @@ pub fn init_template(
     o.fact(2, true, "name: my-cluster");
     o.fact(0, true, "spec:");
 
-    o.comment(
-        2,
-        "Cloud provider: tke (Tencent), vke (Volcengine), ack (Alibaba), eks (AWS), aks (Azure),\n\
-         gke (Google), cce (Huawei), oke (Oracle), doks (DigitalOcean), lke (Linode / Akamai),\n\
-         scaleway, hetzner, openstack (OCCM), cloudscale or generic.\n\
-         Selects the provider's load-balancer rules and annotations. The only required field.",
-    );
+    o.comment(2, &provider_choices());
     if provider.is_none() {
         o.comment(
             2,

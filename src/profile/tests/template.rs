@@ -8,8 +8,7 @@ use crate::profile::*;
 
 /// The template as `lblint profile init` prints it, with the provider's rules named.
 fn template(provider: Option<Provider>, mode: Option<ProxyMode>) -> String {
-    let own_rules =
-        provider.map_or_else(Vec::new, |p| crate::catalog::ids_for_provider(p.as_str()));
+    let own_rules = provider.map_or_else(Vec::new, crate::catalog::ids_for_provider);
     init_template(provider, mode, &own_rules)
 }
 
@@ -164,7 +163,7 @@ fn the_template_says_which_providers_have_no_rules_yet() {
     for provider in Provider::ALL {
         let own = crate::rules::for_provider(&rules, provider)
             .iter()
-            .any(|r| r.meta().providers.contains(&provider.as_str()));
+            .any(|r| r.meta().providers.clouds().contains(&provider));
         let text = template(Some(provider), None);
         let says_none = text.contains(&format!("lblint has no {} rules yet", provider.label()));
         let expected = !own && provider != Provider::Generic;

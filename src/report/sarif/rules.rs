@@ -66,7 +66,7 @@ fn descriptor(meta: &'static RuleMeta) -> ReportingDescriptor {
     let url = meta.url();
     let body = docs::body(meta.doc).trim_end();
     let mut tags = vec!["kubernetes", "reliability"];
-    tags.extend(meta.providers.iter().copied().filter(|p| *p != "any"));
+    tags.extend(meta.providers.clouds().iter().map(|p| p.as_str()));
     ReportingDescriptor {
         id: meta.id,
         name: meta.name,

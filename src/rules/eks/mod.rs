@@ -18,7 +18,7 @@ use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::Context;
 
-pub use crate::rules::family::internal_lb::NLB_CLASS;
+use crate::rules::family::internal_lb::NLB_CLASS;
 
 const PREFIX: &str = "service.beta.kubernetes.io/aws-load-balancer-";
 /// The controller's webhook that gives every LoadBalancer Service its class.

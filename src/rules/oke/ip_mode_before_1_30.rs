@@ -9,7 +9,7 @@ use crate::rules::select::services_of;
 use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-use super::{DOC, INGRESS_IP_MODE};
+use crate::rules::family::proxy_protocol::oke::{DOC, INGRESS_IP_MODE};
 
 pub use crate::catalog::meta::OKE002 as META;
 

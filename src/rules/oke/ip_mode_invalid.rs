@@ -8,7 +8,7 @@ use crate::rules::select::services_of;
 use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-use super::{valid, DOC, INGRESS_IP_MODE};
+use crate::rules::family::proxy_protocol::oke::{valid, DOC, INGRESS_IP_MODE};
 
 pub use crate::catalog::meta::OKE001 as META;
 

@@ -17,8 +17,9 @@ use crate::yaml::NodeRef;
 
 use super::prevent_loopback::{binding, Binding};
 use super::{listeners, node_type_unknown, regular_or_native, reused_clb, Section};
-use super::{INSTANCE_TYPE_LABEL, INTERNAL_SUBNET};
-use super::{PREVENT_LOOPBACK, SEED_DOC, SUPER_NODE_INSTANCE_TYPE};
+use crate::profile::tke::{INSTANCE_TYPE_LABEL, INTERNAL_SUBNET, SUPER_NODE_INSTANCE_TYPE};
+
+use super::{PREVENT_LOOPBACK, SEED_DOC};
 
 pub use crate::catalog::meta::TKE001 as META;
 

@@ -7,14 +7,9 @@ pub mod l4_loopback;
 pub mod service_config;
 pub mod tradeoffs;
 
-/// Creates a private-network CLB in the given subnet (Service).
-pub const INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
 /// Reuses an existing CLB (Service); public or private cannot be told from the manifest.
 pub use crate::model::entry::tke_reused_clb as reused_clb;
 pub const PREVENT_LOOPBACK: &str = "service.cloud.tencent.com/prevent-loopback";
-/// Super (virtual) nodes carry this label value; pods target them with a nodeSelector.
-pub const INSTANCE_TYPE_LABEL: &str = "node.kubernetes.io/instance-type";
-pub const SUPER_NODE_INSTANCE_TYPE: &str = "eklet";
 pub const SEED_DOC: &str = "https://www.tencentcloud.com/document/product/457/42976";
 pub mod l7_loopback;
 pub mod prevent_loopback;

@@ -20,7 +20,8 @@ use crate::yaml::NodeRef;
 use super::service_config::is_config;
 use super::{listeners, Listener, Section};
 use super::{INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC};
-use super::{INTERNAL_SUBNET, PREVENT_LOOPBACK, SEED_DOC};
+use super::{PREVENT_LOOPBACK, SEED_DOC};
+use crate::profile::tke::INTERNAL_SUBNET;
 
 pub use crate::catalog::meta::TKE012 as UDP_SNAT_META;
 

@@ -2,8 +2,8 @@
 //! protocol or terminates TLS. The rules that leave such load balancers to the family read
 //! it: K8S010 does not report their calls through the load balancer (that is the vendor's
 //! own way out there, and the provider's rule judges it), and K8S001's help warns that a
-//! direct call skips the feature. A new provider of the family is one adapter here, one
-//! `registry()` line and its `rules/<ID>.md`.
+//! direct call skips the feature; `registry()` runs each member from here. A new provider of
+//! the family is one adapter, its line here and its `rules/<ID>.md`.
 
 use crate::profile::Provider;
 

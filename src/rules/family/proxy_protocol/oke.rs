@@ -12,11 +12,20 @@ use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::edit;
 use crate::rules::family::kube_proxy::{kubernetes_has_ip_mode, Gate};
-use crate::rules::oke::{valid as ip_mode_valid, DOC, INGRESS_IP_MODE};
 use crate::rules::Context;
 use crate::views::go_values::{go_atoi, go_quote};
 use crate::views::{Annotations, ServicePort};
 use crate::yaml::NodeRef;
+
+/// OKE's opt-in `ipMode` annotation (OKE001, OKE002 and this adapter read it).
+pub const INGRESS_IP_MODE: &str = "oci.oraclecloud.com/ingress-ip-mode";
+pub(crate) const DOC: &str = "Oracle, \"Support for controlling the IPMode of services of type LoadBalancer (Kubernetes version 1.30 or later)\", \
+                   https://docs.oracle.com/iaas/releasenotes/conteng/conteng-LoadBalancer-IPMode-Release-Notes.htm";
+
+/// `proxy` or `vip`, in any case (the controller's `getIngressIpMode`).
+pub(crate) fn valid(value: &str) -> bool {
+    value.eq_ignore_ascii_case("proxy") || value.eq_ignore_ascii_case("vip")
+}
 
 use super::{add_annotation, ProxyProvider, Rejected, Triggered};
 
@@ -54,7 +63,7 @@ fn trigger<'w>(cx: &Context<'w>, entry: &EntryPoint, service: &Object) -> Option
     // A value `getIngressIpMode` refuses stops the controller; OKE001 reports it.
     if view
         .entry(INGRESS_IP_MODE)
-        .is_some_and(|(_, v)| !v.as_str().is_some_and(ip_mode_valid))
+        .is_some_and(|(_, v)| !v.as_str().is_some_and(valid))
     {
         return None;
     }

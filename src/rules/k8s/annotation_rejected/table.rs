@@ -241,7 +241,7 @@ fn not_regional_network(cx: &Context<'_>, s: &Service<'_>) -> Reads {
 /// (`checkAWSLoadBalancerTypeAnnotation`, pkg/service/service_utils.go).
 fn aws_lbc(_: &Context<'_>, s: &Service<'_>) -> Reads {
     let target = s.annotations.text(&format!("{AWS}nlb-target-type"));
-    (s.class == Some(crate::rules::eks::NLB_CLASS)
+    (s.class == Some(crate::rules::family::internal_lb::NLB_CLASS)
         || match s.annotations.text(&format!("{AWS}type")) {
             Some("nlb-ip") => true,
             Some("external") => matches!(target, Some("ip" | "instance")),
