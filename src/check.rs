@@ -12,11 +12,12 @@ use crate::catalog::{self, RuleMeta};
 use crate::config::RuleLevel;
 use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::filter::Filter;
-use crate::load::{guarded, load_all, load_bytes, Loaded};
+use crate::load::{guarded, load_all, load_bytes, FileCache, Loaded};
 use crate::model::Model;
 use crate::objects::Workspace;
 use crate::panic::InternalError;
 use crate::profile::Profile;
+use crate::relocate::relocate;
 use crate::render::{self, RenderOptions, Rendered};
 use crate::rules::{self, Context, Rule};
 use crate::source::{SourceFile, SourceMap};
@@ -25,12 +26,37 @@ use crate::views::Views;
 use crate::walk::{self, InputSource, RebasedGlobs, WalkError, WalkOptions};
 use crate::yaml::{Limits, Split};
 
+/// What one check reads, and how it lints it: the two halves a front end fills apart (the
+/// language server lints many inputs with one pipeline; `--fix` lints the same inputs again
+/// with its fixes as an overlay).
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
+    pub inputs: Inputs,
+    pub pipeline: Pipeline,
+}
+
+/// The workspace a check reads: paths, how they are walked, and texts that stand in for
+/// the files on disk.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
     /// OS paths (any bytes); `-` is standard input.
     pub paths: Vec<std::path::PathBuf>,
     pub stdin_filename: Option<String>,
     pub walk: WalkOptions,
+    /// `--context DIR`: the manifests under DIR are linted with `paths`, and only findings
+    /// that involve a file of `paths` are reported (the pre-commit hook's view).
+    pub context: Option<std::path::PathBuf>,
+    /// Texts to lint instead of the files' own, by canonical path: `--diff` lints the
+    /// result of its fixes without writing them.
+    pub overlay: Option<Arc<HashMap<std::path::PathBuf, String>>>,
+    /// Files loaded by an earlier run of the same paths, reused while unchanged (the
+    /// language server lints the workspace after every edit).
+    pub(crate) cache: Option<Arc<dyn FileCache>>,
+}
+
+/// How a check lints: rules, levels, suppressions, rendering, threads, the namespace.
+#[derive(Clone, Debug, Default)]
+pub struct Pipeline {
     /// Rule ids or names; empty means all.
     pub select: Vec<String>,
     pub ignore: Vec<String>,
@@ -44,17 +70,8 @@ pub struct CheckOptions {
     pub config_source: Option<Arc<SourceFile>>,
     /// `--no-ignores`: comments, annotations and config entries suppress nothing.
     pub no_ignores: bool,
-    /// `--context DIR`: the manifests under DIR are linted with `paths`, and only findings
-    /// that involve a file of `paths` are reported (the pre-commit hook's view).
-    pub context: Option<std::path::PathBuf>,
-    /// Texts to lint instead of the files' own, by canonical path: `--diff` lints the
-    /// result of its fixes without writing them.
-    pub overlay: Option<Arc<HashMap<std::path::PathBuf, String>>>,
     /// `--render`: kustomization roots and charts are rendered and linted as rendered.
     pub render: Option<RenderOptions>,
-    /// Files loaded by an earlier run of the same paths, reused while unchanged (the
-    /// language server lints the workspace after every edit).
-    pub cache: Option<Arc<std::sync::Mutex<LoadCache>>>,
     /// `--namespace` (else the config's `namespace:`): where objects without
     /// `metadata.namespace` land, as `kubectl apply -n` puts them.
     pub namespace: Option<String>,
@@ -67,17 +84,18 @@ impl CheckOptions {
         let Some(config) = config else {
             return self;
         };
-        self.walk.rebased = Some(RebasedGlobs {
+        self.inputs.walk.rebased = Some(RebasedGlobs {
             base: config.dir.clone(),
             include: config.include.clone(),
             exclude: config.exclude.clone(),
         });
-        self.levels = config.rules.clone();
-        if self.namespace.is_none() {
-            self.namespace.clone_from(&config.namespace);
+        let pipeline = &mut self.pipeline;
+        pipeline.levels = config.rules.clone();
+        if pipeline.namespace.is_none() {
+            pipeline.namespace.clone_from(&config.namespace);
         }
-        self.config_ignores = Some(config.ignores(cwd));
-        self.config_source = Some(config.source.clone());
+        pipeline.config_ignores = Some(config.ignores(cwd));
+        pipeline.config_source = Some(config.source.clone());
         self
     }
 }
@@ -131,12 +149,12 @@ fn resolve_rules(keys: &[String]) -> Result<Vec<&'static RuleMeta>, CheckError> 
 
 /// The rules this run reports (`--select`, `--ignore`, config `off`): SARIF describes these.
 pub fn enabled_rules(options: &CheckOptions) -> Result<Vec<&'static RuleMeta>, CheckError> {
-    let selected = resolve_rules(&options.select)?;
-    let ignored = resolve_rules(&options.ignore)?;
+    let selected = resolve_rules(&options.pipeline.select)?;
+    let ignored = resolve_rules(&options.pipeline.ignore)?;
     let filter = Filter {
         selected: &selected,
         ignored: &ignored,
-        levels: &options.levels,
+        levels: &options.pipeline.levels,
         config_ignores: None,
         config_source: None,
         suppress: false,
@@ -150,8 +168,8 @@ pub fn enabled_rules(options: &CheckOptions) -> Result<Vec<&'static RuleMeta>, C
 
 /// Run the whole check. Bad arguments are errors; bad input files are diagnostics.
 pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, CheckError> {
-    let selected = resolve_rules(&options.select)?;
-    let ignored = resolve_rules(&options.ignore)?;
+    let selected = resolve_rules(&options.pipeline.select)?;
+    let ignored = resolve_rules(&options.pipeline.ignore)?;
     let (walked, loaded, named, rendered) = walk_and_load(options)?;
     let mut diagnostics: Vec<Diagnostic> = walked
         .skipped
@@ -168,10 +186,10 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
     let filter = Filter {
         selected: &selected,
         ignored: &ignored,
-        levels: &options.levels,
-        config_ignores: options.config_ignores.as_ref(),
-        config_source: options.config_source.as_ref(),
-        suppress: !options.no_ignores,
+        levels: &options.pipeline.levels,
+        config_ignores: options.pipeline.config_ignores.as_ref(),
+        config_source: options.pipeline.config_source.as_ref(),
+        suppress: !options.pipeline.no_ignores,
     };
     let mut outcome = lint_loaded(
         loaded,
@@ -180,9 +198,9 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
         profile,
         &filter,
         &rules::registry(),
-        crate::load::cores(options.threads),
+        crate::load::cores(options.pipeline.threads),
         &rendered,
-        options.namespace.as_deref(),
+        options.pipeline.namespace.as_deref(),
     );
     outcome.render_tools = rendered.tools.clone();
     outcome.files_on_disk = walked
@@ -193,7 +211,7 @@ pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, 
             InputSource::Stdin => None,
         })
         .collect();
-    render::mark_absent_templates(
+    crate::relocate::mark_absent_templates(
         &mut outcome.diagnostics,
         &outcome.sources,
         &outcome.files_on_disk,
@@ -342,19 +360,15 @@ fn lint_loaded(
 
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();
     let (mut diagnostics, mut suppressed) = filter.apply(&ws, diagnostics, &order);
-    for source in &rendered.sources {
-        sources.insert(source.clone());
-    }
-    if !rendered.buffers.is_empty() {
-        // After suppression (annotations are found by the rendered object), before output.
-        let bases = render::map_back(&ws, &rendered.buffers, &mut diagnostics, &mut sources);
-        if filter.suppress {
-            let bases = Workspace::new(bases);
-            let config = filter.config_ignores;
-            suppressed += crate::suppress::in_base_files(&bases, &mut diagnostics, config);
-        }
-        crate::filter::sort(&mut diagnostics, &order);
-    }
+    // After suppression (annotations are found by the rendered object), before output.
+    suppressed += relocate(
+        &ws,
+        rendered,
+        &mut diagnostics,
+        &mut sources,
+        filter,
+        &order,
+    );
     if let Some(config) = filter.config_source {
         if diagnostics.iter().any(|d| d.location().file == config.path) {
             sources.insert(config.clone());
@@ -381,17 +395,24 @@ fn lint_loaded(
     }
 }
 
-/// Walk and load like `check`, then build the cluster model (for `lblint model`).
-pub fn load_model(
+/// Walk and load like `check`, build the views and the cluster model, and hand them to
+/// `show` (`lblint model` prints them).
+pub fn with_model<R>(
     options: &CheckOptions,
     profile: &Profile,
-) -> Result<(Workspace, Model), CheckError> {
+    show: impl FnOnce(&Workspace, &Views<'_>, &Model) -> R,
+) -> Result<R, CheckError> {
     let (_, loaded, _, _) = walk_and_load(options)?;
     let ws = Workspace::new(loaded.into_iter().filter_map(|l| l.file).collect())
-        .in_namespace(options.namespace.as_deref());
+        .in_namespace(options.pipeline.namespace.as_deref());
     let views = Views::build(&ws);
-    let model = Model::build_on(&ws, &views, profile, crate::load::cores(options.threads));
-    Ok((ws, model))
+    let model = Model::build_on(
+        &ws,
+        &views,
+        profile,
+        crate::load::cores(options.pipeline.threads),
+    );
+    Ok(show(&ws, &views, &model))
 }
 
 /// The walk, then every file read (standard input once, capped at the size limit) and
@@ -400,18 +421,22 @@ pub fn load_model(
 type WalkedAndLoaded = (walk::Walked, Vec<Loaded>, Option<HashSet<String>>, Rendered);
 
 fn walk_and_load(options: &CheckOptions) -> Result<WalkedAndLoaded, CheckError> {
-    let paths = if options.paths.is_empty() {
+    let paths = if options.inputs.paths.is_empty() {
         vec![std::path::PathBuf::from(".")]
     } else {
-        options.paths.clone()
+        options.inputs.paths.clone()
     };
-    let mut walked = walk::walk(&paths, options.stdin_filename.as_deref(), &options.walk)
-        .map_err(CheckError::Walk)?;
-    let named = match &options.context {
+    let mut walked = walk::walk(
+        &paths,
+        options.inputs.stdin_filename.as_deref(),
+        &options.inputs.walk,
+    )
+    .map_err(CheckError::Walk)?;
+    let named = match &options.inputs.context {
         None => None,
         Some(root) => {
             let named: HashSet<String> = walked.files.iter().map(|f| f.display.clone()).collect();
-            let context = walk::walk(std::slice::from_ref(root), None, &options.walk)
+            let context = walk::walk(std::slice::from_ref(root), None, &options.inputs.walk)
                 .map_err(CheckError::Walk)?;
             // A named file is also under the context root: load it once.
             let same = |f: &walk::InputFile| match &f.source {
@@ -429,7 +454,7 @@ fn walk_and_load(options: &CheckOptions) -> Result<WalkedAndLoaded, CheckError> 
     let stdin_text = if walked.files.iter().any(|f| f.source == InputSource::Stdin) {
         let mut bytes = Vec::new();
         std::io::stdin()
-            .take(options.walk.max_file_size.saturating_add(1))
+            .take(options.inputs.walk.max_file_size.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(CheckError::Stdin)?;
         Some(bytes)
@@ -455,10 +480,10 @@ fn render_walked(
     walked: &mut walk::Walked,
 ) -> Rendered {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let Some(render_options) = &options.render else {
+    let Some(render_options) = &options.pipeline.render else {
         let mut rendered = Rendered::default();
         // The context is what is linted in the pre-commit hook.
-        let linted: Vec<std::path::PathBuf> = match &options.context {
+        let linted: Vec<std::path::PathBuf> = match &options.inputs.context {
             Some(root) => vec![walk::absolute(root, &cwd)],
             None => paths
                 .iter()
@@ -475,121 +500,31 @@ fn render_walked(
     let rendered = render::render(
         &walked.files,
         render_options,
-        crate::load::cores(options.threads),
+        crate::load::cores(options.pipeline.threads),
     );
     walked.files.retain(|f| !rendered.covers(f, &cwd));
     rendered
 }
 
-/// Files read and parsed by an earlier run, by path: a file whose size and modification
-/// time (or overlay text) are unchanged is neither read nor parsed again. One cache per
-/// set of paths: a run forgets the files it did not walk.
-#[derive(Default)]
-pub struct LoadCache {
-    entries: HashMap<std::path::PathBuf, (Stamp, String, Loaded)>,
-}
-
-impl fmt::Debug for LoadCache {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "LoadCache({} files)", self.entries.len())
-    }
-}
-
-impl LoadCache {
-    /// Drop a file (it changed in a way its stamp may not show).
-    pub fn forget(&mut self, path: &Path) {
-        self.entries.remove(path);
-    }
-}
-
-/// What a cached file was loaded from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Stamp {
-    Disk(u64, Option<std::time::SystemTime>),
-    Overlay(u64, usize),
-}
-
-impl Stamp {
-    fn of(path: &Path, overlay: Option<&HashMap<std::path::PathBuf, String>>) -> Option<Stamp> {
-        // Overlay keys are canonical: only a file of the same name can be one of them (a
-        // canonicalize per walked file would cost more than the cache saves).
-        let text = overlay
-            .filter(|_| overlaid(path, overlay))
-            .and_then(|o| o.get(&walk::canonical(path)));
-        if let Some(text) = text {
-            use std::hash::{Hash, Hasher};
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            text.hash(&mut hasher);
-            return Some(Stamp::Overlay(hasher.finish(), text.len()));
-        }
-        let meta = std::fs::metadata(path).ok()?;
-        Some(Stamp::Disk(meta.len(), meta.modified().ok()))
-    }
-
-    /// The walk's own size and time of a file, else [`Stamp::of`].
-    fn walked(
-        file: &walk::InputFile,
-        path: &Path,
-        overlay: Option<&HashMap<std::path::PathBuf, String>>,
-    ) -> Option<Stamp> {
-        match file.stamp {
-            Some((len, modified)) if !overlaid(path, overlay) => Some(Stamp::Disk(len, modified)),
-            _ => Stamp::of(path, overlay),
-        }
-    }
-}
-
-/// Can `path` be an overlay's (by name: the keys are canonical paths)?
-fn overlaid(path: &Path, overlay: Option<&HashMap<std::path::PathBuf, String>>) -> bool {
-    overlay.is_some_and(|o| o.keys().any(|k| k.file_name() == path.file_name()))
-}
-
-/// [`load_all`], through `options.cache` when there is one: the files unchanged since the
-/// last run are taken from it, the others loaded (on worker threads) and kept.
+/// [`load_all`], through `options.inputs.cache` when there is one (the language server's: the
+/// files unchanged since its last run are taken from it, the others loaded and kept).
 fn load_cached(
     files: &[walk::InputFile],
     stdin: Option<&[u8]>,
     options: &CheckOptions,
 ) -> Vec<Loaded> {
-    let overlay = options.overlay.as_deref();
+    let overlay = options.inputs.overlay.as_deref();
     let load = |files: &[walk::InputFile]| {
         load_all(
             files,
             stdin,
-            options.threads,
-            options.walk.max_file_size,
+            options.pipeline.threads,
+            options.inputs.walk.max_file_size,
             overlay,
         )
     };
-    let Some(mut cache) = options.cache.as_ref().and_then(|c| c.lock().ok()) else {
-        return load(files);
-    };
-    let stamps: Vec<Option<(&std::path::PathBuf, Stamp)>> = files
-        .iter()
-        .map(|f| match &f.source {
-            InputSource::File(path) => Some((path, Stamp::walked(f, path, overlay)?)),
-            InputSource::Stdin => None,
-        })
-        .collect();
-    let mut out: Vec<Option<Loaded>> = files
-        .iter()
-        .zip(&stamps)
-        .map(|(file, stamp)| {
-            let (path, stamp) = stamp.as_ref()?;
-            let (had, display, loaded) = cache.entries.get(*path)?;
-            (had == stamp && *display == file.display).then(|| loaded.clone())
-        })
-        .collect();
-    let missing: Vec<usize> = (0..files.len()).filter(|&i| out[i].is_none()).collect();
-    let to_load: Vec<walk::InputFile> = missing.iter().map(|&i| files[i].clone()).collect();
-    for (i, loaded) in missing.into_iter().zip(load(&to_load)) {
-        if let Some((path, stamp)) = &stamps[i] {
-            let entry = (stamp.clone(), files[i].display.clone(), loaded.clone());
-            cache.entries.insert((*path).clone(), entry);
-        }
-        out[i] = Some(loaded);
+    match &options.inputs.cache {
+        Some(cache) => cache.load(files, overlay, &load),
+        None => load(files),
     }
-    let walked: HashSet<&std::path::PathBuf> = stamps.iter().flatten().map(|(p, _)| *p).collect();
-    cache.entries.retain(|path, _| walked.contains(path));
-    out.into_iter().flatten().collect()
 }

@@ -1,8 +1,8 @@
 //! lblint: finds Kubernetes Services and Ingresses whose cloud load balancer will loop
 //! in-cluster traffic back to its own node, and misused vendor fixes for it.
 //!
-//! Data flow: walk → render (--render) → load (yaml) → objects → model → rules → filter → report; `check`
-//! drives it.
+//! Data flow: walk → render (--render) → load (yaml) → objects → views → model → rules →
+//! filter → relocate (--render) → report; `check` drives it.
 
 pub mod catalog;
 pub mod check;
@@ -17,6 +17,7 @@ pub mod objects;
 pub mod panic;
 pub mod profile;
 pub mod read;
+pub(crate) mod relocate;
 pub mod render;
 pub mod report;
 pub mod rules;

@@ -24,6 +24,17 @@ pub(crate) struct Loaded {
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
+/// Files a run may take from an earlier one instead of reading and parsing them again (the
+/// language server's cache, `server/cache.rs`). `load` loads the files it does not hold.
+pub(crate) trait FileCache: Send + Sync + std::fmt::Debug {
+    fn load(
+        &self,
+        files: &[InputFile],
+        overlay: Option<&HashMap<PathBuf, String>>,
+        load: &dyn Fn(&[InputFile]) -> Vec<Loaded>,
+    ) -> Vec<Loaded>;
+}
+
 /// Parse trees (and texts) a run may hold: 16 times the file size limit, 1 GiB by default.
 /// Real manifests build trees of 5 to 10 times their size; a file of one-character list
 /// items, 40 times. Raising --max-file-size raises it with the files it admits.
@@ -290,7 +301,10 @@ pub(crate) fn load_bytes(
     };
     diagnostics.extend(lbl::loader_diagnostics(&source.path, &loaded, is_object));
     Loaded {
-        file: Some(LintFile { source, loaded }),
+        file: Some(LintFile {
+            source,
+            loaded: Arc::new(loaded),
+        }),
         diagnostics,
     }
 }

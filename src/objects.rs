@@ -48,7 +48,9 @@ pub fn is_namespace_name(name: &str) -> bool {
 #[derive(Clone, Debug)]
 pub struct LintFile {
     pub source: Arc<SourceFile>,
-    pub loaded: LoadedFile,
+    /// Shared: the language server keeps each unchanged file's trees between lints, and a
+    /// lint takes them without copying.
+    pub loaded: Arc<LoadedFile>,
 }
 
 /// One Kubernetes object: a document, or an item of a `kind: List`.

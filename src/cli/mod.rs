@@ -5,7 +5,6 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 
 use clap::Parser;
 
@@ -13,7 +12,7 @@ use crate::catalog;
 use crate::check::CheckOptions;
 use crate::config;
 use crate::panic::{self, InternalError};
-use crate::profile::{self, Profile, Provider, ProxyMode};
+use crate::profile::{self, Provider, ProxyMode};
 use crate::text::escape::{escape, Keep};
 use check::run_check;
 
@@ -151,32 +150,21 @@ fn print_located_error(heading: &str, err: &profile::ProfileError) {
     eprintln!("lblint: error: {heading}\n{all}");
 }
 
-fn load_profile(path: Option<&PathBuf>) -> Result<Profile, i32> {
-    match path {
-        None => Ok(profile::generic()),
-        Some(path) => profile::load_profile(path).map_err(|err| {
-            print_profile_error(&err);
-            EXIT_FAILURE
-        }),
-    }
-}
-
 /// `lblint model`: the config file is found and read as `check` does (its `profile`,
 /// `include` and `exclude`; the rest is about findings, which the model has none of).
 fn run_model(args: ModelArgs) -> i32 {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let config = match settings::load_config(args.config.as_ref(), args.no_config, &cwd) {
-        Ok(c) => c,
+    let resolved = settings::resolve(
+        args.config.as_deref(),
+        args.no_config,
+        args.profile.as_deref(),
+        &cwd,
+    );
+    let crate::config::Resolved { config, profile } = match resolved {
+        Ok(resolved) => resolved,
         Err(code) => return code,
     };
-    let profile_path = args
-        .profile
-        .or_else(|| config.as_ref().and_then(|c| c.profile.clone()));
-    let profile = match load_profile(profile_path.as_ref()) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let options = CheckOptions {
+    let inputs = crate::check::Inputs {
         paths: args.paths,
         walk: crate::walk::WalkOptions {
             rebased: config.map(|c| crate::walk::RebasedGlobs {
@@ -186,28 +174,30 @@ fn run_model(args: ModelArgs) -> i32 {
             }),
             ..crate::walk::WalkOptions::default()
         },
+        ..crate::check::Inputs::default()
+    };
+    let options = CheckOptions {
+        inputs,
         ..CheckOptions::default()
     };
-    let (ws, model) = match crate::check::load_model(&options, &profile) {
-        Ok(built) => built,
-        Err(err) => return fail(err),
-    };
-    // The model keeps no views; the report reads Gateways' inferred Services through them.
-    let views = crate::views::Views::build(&ws);
-    match args.format {
-        ModelFormat::Json => {
-            let json = crate::report::model::to_json(&ws, &views, &model);
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&json).unwrap_or_default()
-            );
-        }
-        ModelFormat::Table => {
-            let table = crate::report::model::to_human(&ws, &views, &model);
-            print!("{}", escape(&table, Keep::Newlines));
-        }
+    let printed =
+        crate::check::with_model(&options, &profile, |ws, views, model| match args.format {
+            ModelFormat::Json => {
+                let json = crate::report::model::to_json(ws, views, model);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&json).unwrap_or_default()
+                );
+            }
+            ModelFormat::Table => {
+                let table = crate::report::model::to_human(ws, views, model);
+                print!("{}", escape(&table, Keep::Newlines));
+            }
+        });
+    match printed {
+        Ok(()) => EXIT_OK,
+        Err(err) => fail(err),
     }
-    EXIT_OK
 }
 
 fn run_rules(format: RulesFormat) -> i32 {

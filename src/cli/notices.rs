@@ -123,11 +123,12 @@ pub(super) fn no_input(linted: &[Arc<str>], diagnostics: &[Diagnostic], options:
         return;
     }
     let paths: Vec<String> = options
+        .inputs
         .paths
         .iter()
         .map(|p| crate::walk::os_text(p.as_os_str()).into_owned())
         .collect();
-    let walk = &options.walk;
+    let walk = &options.inputs.walk;
     let rebased = walk.rebased.as_ref();
     let include = match (&walk.include, rebased) {
         (flags, _) if !flags.is_empty() => flags.join(", "),

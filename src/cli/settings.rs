@@ -4,8 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{fail, load_profile, notices, print_located_error, CheckArgs, ColorArg, EXIT_FAILURE};
-use crate::check::CheckOptions;
+use super::{
+    fail, notices, print_located_error, print_profile_error, CheckArgs, ColorArg, EXIT_FAILURE,
+};
+use crate::check::{CheckOptions, Inputs, Pipeline};
 use crate::config::{self, Config};
 use crate::diagnostic::FailOn;
 use crate::profile::Profile;
@@ -38,13 +40,12 @@ impl Settings {
     /// Flags win over the config file. An unusable config, profile or flag combination is
     /// reported here, and its exit status returned.
     pub(super) fn resolve(args: CheckArgs, cwd: &Path) -> Result<Settings, i32> {
-        let config = load_config(args.config.as_ref(), args.no_config, cwd)?;
-        // The config's profile path is already relative to its directory.
-        let profile_path = args
-            .profile
-            .clone()
-            .or_else(|| config.as_ref().and_then(|c| c.profile.clone()));
-        let profile = load_profile(profile_path.as_ref())?;
+        let config::Resolved { config, profile } = resolve(
+            args.config.as_deref(),
+            args.no_config,
+            args.profile.as_deref(),
+            cwd,
+        )?;
         let chart_roots = chart_roots(&args.chart_root, config.as_ref(), cwd).map_err(fail)?;
         if args.verbose {
             notices::settings(&args, config.as_ref(), &profile, &chart_roots);
@@ -60,7 +61,7 @@ impl Settings {
         }
         let flags = notices::Flags::of(&args);
         let options = check_options(&args, config.as_ref(), cwd);
-        let stdin = options.paths.iter().any(|p| notices::is_stdin(p));
+        let stdin = options.inputs.paths.iter().any(|p| notices::is_stdin(p));
         if args.diff && stdin {
             return Err(fail(
                 "--diff previews fixes of files, not of standard input; lint files instead",
@@ -92,23 +93,25 @@ impl Settings {
     }
 }
 
-/// The config file of the run (`check` and `model`): `--config`, else discovery from the
-/// working directory; none with `--no-config`.
-pub(super) fn load_config(
-    config: Option<&PathBuf>,
+/// The run's config file and profile (`check` and `model`), by the one resolver the
+/// language server uses too: `--config`, else discovery from the working directory, none
+/// with `--no-config`; `--profile` over the config's. An unusable file is reported here.
+pub(super) fn resolve(
+    config: Option<&Path>,
     no_config: bool,
+    profile: Option<&Path>,
     cwd: &Path,
-) -> Result<Option<Config>, i32> {
-    let path = match (config, no_config) {
-        (_, true) => return Ok(None),
-        (Some(path), _) => path.clone(),
-        (None, false) => match config::discover(cwd) {
-            Some(path) => path,
-            None => return Ok(None),
-        },
+) -> Result<config::Resolved, i32> {
+    let choice = match (config, no_config) {
+        (_, true) => config::ConfigChoice::Off,
+        (Some(path), false) => config::ConfigChoice::Named(path),
+        (None, false) => config::ConfigChoice::Discover(cwd),
     };
-    config::load_config(&path, cwd).map(Some).map_err(|err| {
-        print_located_error("invalid config file", &err);
+    config::resolve(choice, profile, cwd).map_err(|err| {
+        match err {
+            config::ResolveError::Config(err) => print_located_error("invalid config file", &err),
+            config::ResolveError::Profile(err) => print_profile_error(&err),
+        }
         EXIT_FAILURE
     })
 }
@@ -116,7 +119,7 @@ pub(super) fn load_config(
 /// What the check stage needs: paths and walk globs (the config's rebased to its
 /// directory), rule selection and levels, suppressions, threads, context.
 fn check_options(args: &CheckArgs, config: Option<&Config>, cwd: &Path) -> CheckOptions {
-    CheckOptions {
+    let inputs = Inputs {
         paths: args.paths.clone(),
         stdin_filename: args.stdin_filename.clone(),
         walk: WalkOptions {
@@ -127,11 +130,14 @@ fn check_options(args: &CheckArgs, config: Option<&Config>, cwd: &Path) -> Check
             rebased: None,
             unsaved: Vec::new(),
         },
+        context: args.context.clone(),
+        ..Inputs::default()
+    };
+    let pipeline = Pipeline {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         threads: args.threads,
         no_ignores: args.no_ignores,
-        context: args.context.clone(),
         namespace: args.namespace.clone(),
         render: (!args.no_render && (args.render || config.is_some_and(|c| c.render.enabled)))
             .then(|| {
@@ -142,9 +148,9 @@ fn check_options(args: &CheckArgs, config: Option<&Config>, cwd: &Path) -> Check
                     ..options
                 }
             }),
-        ..CheckOptions::default()
-    }
-    .configured(config, cwd)
+        ..Pipeline::default()
+    };
+    CheckOptions { inputs, pipeline }.configured(config, cwd)
 }
 
 /// `--chart-root` (each must be a directory: a typo would quietly link nothing), then the

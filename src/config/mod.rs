@@ -26,7 +26,9 @@ pub type ConfigError = SettingsError;
 
 mod parse;
 mod render;
+mod resolve;
 pub use parse::parse_config;
+pub use resolve::{resolve, ConfigChoice, ResolveError, Resolved};
 
 const MAX_CONFIG_BYTES: usize = crate::settings::MAX_BYTES;
 const FAIL_ON: &[&str] = &["error", "warning", "note", "never"];

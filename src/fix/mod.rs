@@ -295,7 +295,7 @@ pub fn apply(
     unsafe_fixes: bool,
     dry_run: bool,
 ) -> Result<Applied, String> {
-    let roots = write::Roots::of(&options.paths);
+    let roots = write::Roots::of(&options.inputs.paths);
     let mut options = options.clone();
     let mut done = Applied::default();
     let mut tried = HashSet::new();
@@ -358,7 +358,7 @@ pub fn apply(
             break;
         }
         if dry_run {
-            options.overlay = Some(Arc::new(overlay.clone()));
+            options.inputs.overlay = Some(Arc::new(overlay.clone()));
         }
     }
     done.changes = first

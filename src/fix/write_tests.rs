@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use super::*;
-use crate::check::{check, CheckOptions};
+use crate::check::{check, CheckOptions, Inputs};
 use crate::fix::{plan_round, FileFix};
 
 const UNQUOTED: &str =
@@ -14,7 +14,10 @@ const QUOTED: &str =
 /// Lint `dir` and plan one round of safe fixes, as `--fix` does before writing.
 fn planned(dir: &Path) -> Vec<FileFix> {
     let options = CheckOptions {
-        paths: vec![dir.to_path_buf()],
+        inputs: Inputs {
+            paths: vec![dir.to_path_buf()],
+            ..Inputs::default()
+        },
         ..CheckOptions::default()
     };
     let outcome = check(&options, &crate::profile::generic()).unwrap();
@@ -133,7 +136,10 @@ fn a_rewrite_that_would_break_the_yaml_is_dropped_and_named() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("svc.yaml"), UNQUOTED).unwrap();
     let options = CheckOptions {
-        paths: vec![dir.path().to_path_buf()],
+        inputs: Inputs {
+            paths: vec![dir.path().to_path_buf()],
+            ..Inputs::default()
+        },
         ..CheckOptions::default()
     };
     let mut outcome = check(&options, &crate::profile::generic()).unwrap();

@@ -1,9 +1,10 @@
 //! The render stage (`check --render`), between the walk and the load: kustomization roots
 //! and Helm charts among the walked files are rendered with the user's own tools (`kubectl
 //! kustomize` or `kustomize build`, `helm template`), in parallel and under a time budget.
-//! Each rendered root becomes one text to lint in place of its raw files; [`map_back`]
-//! then moves each finding from the rendered text to the base file or template that
-//! produced the object (kustomize origin annotations, Helm `# Source:`). A root that cannot
+//! Each rendered root becomes one text to lint in place of its raw files; the relocate stage
+//! (`crate::relocate`) then moves each finding from the rendered text to the base file or
+//! template that produced the object (kustomize origin annotations, Helm `# Source:`). A
+//! root that cannot
 //! be rendered is an `LBL008` finding on its kustomization.yaml or Chart.yaml, never a
 //! silent skip. Nothing here fetches: remote kustomize resources and chart dependencies
 //! missing from `charts/` are reported instead of rendered.
@@ -17,20 +18,15 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::SourceFile;
 use crate::walk::InputFile;
 
-mod committed;
-mod generator;
 mod helm;
 mod interrupt;
 mod kustomize;
-mod map;
 mod message;
 mod roots;
 mod run;
-mod template;
 mod tools;
 
-pub use committed::mark_absent_templates;
-pub use map::map_back;
+pub(crate) use roots::failure;
 pub use roots::unrendered_note;
 
 /// How `--render` renders; `render:` in lblint.yaml.

@@ -350,7 +350,7 @@ fn charts(walked: &[PathBuf], cwd: &Path) -> Vec<Chart> {
 }
 
 /// An `LBL008` finding at `offset` of `file`.
-pub(super) fn failure(
+pub(crate) fn failure(
     file: &Arc<SourceFile>,
     offset: usize,
     severity: Severity,

@@ -250,7 +250,10 @@ mod tests {
         let source = Arc::new(SourceFile::new(Arc::from("m.yaml"), text.to_string()));
         let loaded = load_with(&source.text, &Limits::default(), &mut crate::views::slim);
         assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
-        Workspace::new(vec![LintFile { source, loaded }])
+        Workspace::new(vec![LintFile {
+            source,
+            loaded: Arc::new(loaded),
+        }])
     }
 
     /// A diagnostic whose fix replaces the `nth` match of `needle` (or inserts at its start
@@ -392,7 +395,10 @@ mod insert_entry_tests {
     fn inserted(text: &str) -> Option<String> {
         let source = Arc::new(SourceFile::new("m.yaml", text));
         let loaded = load(text, &Limits::default());
-        let ws = Workspace::new(vec![LintFile { source, loaded }]);
+        let ws = Workspace::new(vec![LintFile {
+            source,
+            loaded: Arc::new(loaded),
+        }]);
         let object = ws.objects.first().expect("a Service");
         let annotations = ws.root(object).path(&["metadata", "annotations"])?;
         let entry = annotations.get_entry("a")?;

@@ -4,17 +4,18 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 use gen_lsp_types as lsp;
 
+use super::cache::LoadCache;
 use super::convert;
 use super::settings::Settings;
 use super::text::{self, Encoding};
 use super::uri;
-use crate::check::{CheckOptions, CheckOutcome, LoadCache};
+use crate::check::{CheckOptions, CheckOutcome, Inputs, Pipeline};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::settings::SettingsError;
 use crate::source::SourceFile;
@@ -43,7 +44,7 @@ pub struct Job {
 }
 
 /// The worker's loaded files, one cache per root or loose file.
-type Caches = HashMap<PathBuf, Arc<Mutex<LoadCache>>>;
+type Caches = HashMap<PathBuf, Arc<LoadCache>>;
 
 /// One file's findings.
 #[derive(Debug, Default)]
@@ -115,10 +116,8 @@ fn lint(job: &Job, caches: &mut Caches) -> Linted {
     caches.retain(|path, _| units.iter().any(|(unit, _)| *unit == path));
     for (path, dir) in units {
         let cache = caches.entry(path.clone()).or_default();
-        if let Ok(mut cache) = cache.lock() {
-            for changed in &job.forget {
-                cache.forget(changed);
-            }
+        for changed in &job.forget {
+            cache.forget(changed);
         }
         let unit = Unit {
             path,
@@ -137,7 +136,7 @@ fn lint(job: &Job, caches: &mut Caches) -> Linted {
 struct Unit<'a> {
     path: &'a Path,
     dir: &'a Path,
-    cache: Arc<Mutex<LoadCache>>,
+    cache: Arc<LoadCache>,
 }
 
 /// Lint a unit with the config found from its `dir` and the profile it or the settings name;
@@ -149,28 +148,30 @@ fn lint_unit(
     out: &mut Linted,
 ) {
     let (path, dir) = (unit.path, unit.dir);
-    let config = match crate::config::discover(dir) {
-        None => None,
-        Some(found) => match crate::config::load_config(&found, &job.cwd) {
-            Ok(config) => Some(config),
-            Err(err) => return settings_errors(&err, job, out),
-        },
-    };
-    let profile_path = job
+    // The editor's profile setting is relative to the folder; the config's, to its own.
+    let profile = job
         .settings
         .profile
         .as_ref()
-        .map(|p| absolute(Path::new(p), dir))
-        .or_else(|| config.as_ref().and_then(|c| c.profile.clone()));
-    let profile = match profile_path {
-        None => crate::profile::generic(),
-        Some(p) => match crate::profile::load_profile(&p) {
-            Ok(profile) => profile,
-            Err(err) => return settings_errors(&err, job, out),
-        },
+        .map(|p| absolute(Path::new(p), dir));
+    let choice = crate::config::ConfigChoice::Discover(dir);
+    let (config, profile) = match crate::config::resolve(choice, profile.as_deref(), &job.cwd) {
+        Ok(resolved) => (resolved.config, resolved.profile),
+        Err(
+            crate::config::ResolveError::Config(err) | crate::config::ResolveError::Profile(err),
+        ) => return settings_errors(&err, job, out),
     };
-    let options = CheckOptions {
+    let inputs = Inputs {
         paths: vec![path.to_path_buf()],
+        overlay: Some(overlay.clone()),
+        cache: Some(unit.cache.clone()),
+        walk: crate::walk::WalkOptions {
+            unsaved: job.unsaved.clone(),
+            ..crate::walk::WalkOptions::default()
+        },
+        ..Inputs::default()
+    };
+    let pipeline = Pipeline {
         select: job.settings.select.clone(),
         ignore: job.settings.ignore.clone(),
         // A value that is no namespace name is passed by, as kubectl would refuse it.
@@ -179,15 +180,9 @@ fn lint_unit(
             .namespace
             .clone()
             .filter(|ns| crate::objects::is_namespace_name(ns)),
-        overlay: Some(overlay.clone()),
-        cache: Some(unit.cache.clone()),
-        walk: crate::walk::WalkOptions {
-            unsaved: job.unsaved.clone(),
-            ..crate::walk::WalkOptions::default()
-        },
-        ..CheckOptions::default()
-    }
-    .configured(config.as_ref(), &job.cwd);
+        ..Pipeline::default()
+    };
+    let options = CheckOptions { inputs, pipeline }.configured(config.as_ref(), &job.cwd);
     match crate::check::check(&options, &profile) {
         Ok(outcome) => collect(outcome, job, out),
         Err(err) => out.errors.push(format!("{}: {err}", path.display())),

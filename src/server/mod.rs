@@ -12,6 +12,7 @@ use lsp_server::{Connection, Message, Notification, Request, Response};
 use serde_json::{json, Value};
 
 mod actions;
+mod cache;
 mod convert;
 mod hover;
 mod lint;

@@ -151,7 +151,10 @@ mod tests {
         );
         let source = Arc::new(SourceFile::new(Arc::from("s.yaml"), text));
         let loaded = load(&source.text, &Limits::default());
-        let ws = Workspace::new(vec![LintFile { source, loaded }]);
+        let ws = Workspace::new(vec![LintFile {
+            source,
+            loaded: Arc::new(loaded),
+        }]);
         let object = &ws.objects[ObjectId(0)];
         read(&Annotations::of(&ws, object))
     }

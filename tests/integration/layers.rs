@@ -28,6 +28,7 @@ const STAGES: &[&str] = &[
     "suppress",   // suppression comments, annotations and config entries
     "config",     // lblint.yaml
     "filter",     // selection and suppression applied
+    "relocate",   // --render: findings moved back to base files and templates
     "check",      // the driver
     "fix",        // --fix: edits applied, files re-linted
     "report",     // output formats

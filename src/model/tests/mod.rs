@@ -15,7 +15,10 @@ fn workspace(text: &str) -> Workspace {
     let source = Arc::new(SourceFile::new(Arc::from("m.yaml"), text.to_string()));
     let loaded = load(&source.text, &Limits::default());
     assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
-    Workspace::new(vec![LintFile { source, loaded }])
+    Workspace::new(vec![LintFile {
+        source,
+        loaded: Arc::new(loaded),
+    }])
 }
 
 fn profile(spec: &str) -> Profile {

@@ -10,9 +10,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{generator, Buffer, Origin};
+use super::generator;
 use crate::diagnostic::Diagnostic;
 use crate::objects::{LintFile, Object, Workspace};
+use crate::render::{Buffer, Origin};
 use crate::source::{Location, SourceFile, SourceMap, Span};
 use crate::yaml::{LoadedFile, NodeRef};
 
@@ -446,7 +447,7 @@ pub fn map_back(
         if let Some(loaded) = base.loaded {
             files.push(LintFile {
                 source: base.source,
-                loaded,
+                loaded: Arc::new(loaded),
             });
         }
     }
@@ -470,7 +471,7 @@ fn refusals(
     refused
         .iter()
         .map(|path| {
-            super::roots::failure(
+            crate::render::failure(
                 &root,
                 0,
                 crate::diagnostic::Severity::Error,
