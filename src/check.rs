@@ -19,6 +19,7 @@ use crate::panic::InternalError;
 use crate::profile::Profile;
 use crate::relocate::relocate;
 use crate::render::{self, RenderOptions, Rendered};
+use crate::rules::claims::Claims;
 use crate::rules::{self, Context, Rule};
 use crate::source::{SourceFile, SourceMap};
 use crate::suppress::ConfigIgnores;
@@ -340,22 +341,17 @@ fn lint_loaded(
     let ws = Workspace::new(files).in_namespace(namespace);
     let views = Views::build(&ws);
     let model = Model::build_on(&ws, &views, profile, threads);
+    let rules = rules::for_profile(rules, profile);
     let cx = Context {
         ws: &ws,
+        // Among the rules this run reports: an ignored rule judges nothing.
+        claims: Claims::new(&rules, |id| filter.enabled(id)),
         profile,
         model: &model,
         tke_configs: crate::model::tke_config::Index::new(&ws),
         views,
     };
-    let rules = rules::for_profile(rules, profile);
-    let ran_from = diagnostics.len();
     let internal_errors = crate::rules::run_rules(&rules, &cx, &mut diagnostics);
-    rules::cap_unstated_provider(profile, &mut diagnostics[ran_from..]);
-    // One verdict per call: K8S001 yields to the rule that judges the call, among the rules
-    // this run reports (an ignored rule judges nothing).
-    rules::k8s::lb_address_in_cluster::yield_to_verdicts(&cx, &mut diagnostics, |id| {
-        filter.enabled(id)
-    });
     rules::edit::refuse_shared_node_edits(&ws, &mut diagnostics);
 
     let order: HashMap<&str, usize> = order.iter().enumerate().map(|(i, f)| (*f, i)).collect();

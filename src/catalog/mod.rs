@@ -90,7 +90,7 @@ impl RuleMeta {
     }
 
     /// Whether the rule is one cloud's (not `providers: [any]`): with no profile its
-    /// findings rest on the object's annotations alone (`rules::cap_unstated_provider`).
+    /// findings rest on the object's annotations alone (the rule loop caps their errors).
     pub fn is_cloud_rule(&self) -> bool {
         matches!(self.providers, Providers::Only(_))
     }

@@ -4,6 +4,7 @@
 
 pub mod ack;
 pub mod cce;
+pub mod claims;
 pub mod doks;
 pub(crate) mod edit;
 pub mod eks;
@@ -22,14 +23,16 @@ pub mod tke;
 pub(crate) mod verdict;
 pub mod vke;
 
-use crate::catalog::{all_meta, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::catalog::RuleMeta;
+use crate::diagnostic::Diagnostic;
 use crate::model::Model;
 use crate::objects::Workspace;
 use crate::profile::Profile;
 
 pub struct Context<'a> {
     pub ws: &'a Workspace,
+    /// Which rule judges which load balancer's calls, and which calls have a verdict.
+    pub claims: claims::Claims<'a>,
     pub profile: &'a Profile,
     pub model: &'a Model,
     /// Which TkeServiceConfig each Service and Ingress uses, built once per run.
@@ -94,27 +97,17 @@ impl<'a> Context<'a> {
 pub trait Rule: Sync {
     fn meta(&self) -> &'static RuleMeta;
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>);
-}
 
-/// With no profile, a cloud's rule judged an object by its annotations alone: the cluster
-/// may be another cloud, so an error is at most a warning, and the help names the field
-/// that settles it (DEVELOPERS.md, Severity).
-pub fn cap_unstated_provider(profile: &Profile, diagnostics: &mut [Diagnostic]) {
-    if !profile.is_absent() {
-        return;
+    /// Whether this rule judges the in-cluster calls of `entry`, whatever it finds: a rule
+    /// that advises on every load balancer's calls (K8S010) leaves it to this one
+    /// (`claims.rs`).
+    fn claims(&self, _cx: &Context<'_>, _entry: &crate::model::EntryPoint) -> bool {
+        false
     }
-    let cloud: std::collections::HashSet<&str> = all_meta()
-        .iter()
-        .filter(|m| m.is_cloud_rule())
-        .map(|m| m.id)
-        .collect();
-    for d in diagnostics.iter_mut() {
-        if d.severity() == Severity::Error && cloud.contains(d.rule()) {
-            d.set_severity(Severity::Warning);
-            d.add_help(
-                "no profile given: the object's annotations alone say which cloud runs it; a \
-                 profile with `spec.provider` makes this an error on that cloud",
-            );
-        }
+
+    /// Whether this rule gives way on a call another rule's finding judges: it runs after
+    /// the others and stays silent on such calls (K8S001; `claims.rs`).
+    fn yields_to_verdicts(&self) -> bool {
+        false
     }
 }

@@ -1,7 +1,8 @@
 //! The rule loop: every rule runs under a panic guard, so a bug in one rule costs only its
 //! own findings.
 
-use crate::diagnostic::Diagnostic;
+use crate::catalog::RuleMeta;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::panic::{catch, InternalError};
 use crate::rules::{Context, Rule};
 
@@ -11,16 +12,20 @@ use crate::rules::{Context, Rule};
 /// Rules push straight into `out`, which is cut back to where it was when one crashes:
 /// collecting each rule's findings apart and appending them kept two copies of the largest
 /// rule's findings alive at once (917,446 TKE001 findings of 360 bytes: 330 MB more).
+///
+/// A rule that yields to other rules' verdicts runs after all the others (`claims.rs`).
 pub fn run_rules(
     rules: &[&dyn Rule],
     cx: &Context<'_>,
     out: &mut Vec<Diagnostic>,
 ) -> Vec<InternalError> {
     let mut errors = Vec::new();
-    for rule in rules {
+    let judges = rules.iter().filter(|r| !r.yields_to_verdicts());
+    let yielding = rules.iter().filter(|r| r.yields_to_verdicts());
+    for rule in judges.chain(yielding) {
         let before = out.len();
         match catch(|| rule.check(cx, out)) {
-            Ok(()) => {}
+            Ok(()) => cap_unstated_provider(cx, rule.meta(), &mut out[before..]),
             Err(crash) => {
                 out.truncate(before);
                 let meta = rule.meta();
@@ -33,6 +38,26 @@ pub fn run_rules(
         }
     }
     errors
+}
+
+/// With no profile, a cloud's rule judged an object by its annotations alone: the cluster
+/// may be another cloud, so an error of that rule is at most a warning, and the help names
+/// the field that settles it (DEVELOPERS.md, Severity). Applied to each rule's findings as
+/// the rule returns them, from its own metadata.
+fn cap_unstated_provider(cx: &Context<'_>, meta: &RuleMeta, findings: &mut [Diagnostic]) {
+    if !cx.profile.is_absent() || !meta.is_cloud_rule() {
+        return;
+    }
+    for d in findings
+        .iter_mut()
+        .filter(|d| d.severity() == Severity::Error)
+    {
+        d.set_severity(Severity::Warning);
+        d.add_help(
+            "no profile given: the object's annotations alone say which cloud runs it; a \
+             profile with `spec.provider` makes this an error on that cloud",
+        );
+    }
 }
 
 #[cfg(test)]

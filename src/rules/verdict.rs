@@ -86,8 +86,8 @@ pub(crate) fn weigh(severity: Severity, caller: &Caller, message: String) -> (Se
 /// `d` with each caller's value as a related location: "<workload> calls the <noun>
 /// <address> from inside the cluster" (`noun`: "CLB address", "load-balancer address" …),
 /// and the rewrite to the Service's name at each call where one keeps the call working
-/// (a TLS call says why not). Naming the caller makes `d` the call's verdict: K8S001 then
-/// stays silent on it (`lb_address_in_cluster::yield_to_verdicts`).
+/// (a TLS call says why not). Naming the caller makes `d` the call's verdict (recorded in
+/// `cx.claims`): K8S001 then stays silent on it.
 pub(crate) fn with_callers<'m>(
     mut d: Diagnostic,
     cx: &Context<'_>,
@@ -97,6 +97,7 @@ pub(crate) fn with_callers<'m>(
     let ws = cx.ws;
     let file = d.location().file.clone();
     for caller in callers {
+        cx.claims.judged(cx, d.rule(), caller);
         let mut aside = match rename::link(cx, caller) {
             Some(link) => format!("; the host reaches it through {link}"),
             None => String::new(),

@@ -129,6 +129,30 @@ fn a_host_served_by_ingress_nginx_behind_the_nlb_is_a_call_of_the_nlb() {
     assert_eq!(found, vec![]);
 }
 
+/// EKS001 claims the NLB's calls (`Rule::claims`): K8S010 leaves the hostname-only NLB to
+/// it; a run without EKS001 has no owner for them, and K8S010 advises itself.
+#[test]
+fn without_eks001_k8s010_advises_on_the_nlb() {
+    let path = "testdata/eks/nlb-hostname-status.yaml";
+    let (found, _) = lint_file(path, &profile("eks", WEBHOOK), "K8S010");
+    assert_eq!(found, vec![]);
+    let (found, _) = lint_file(path, &profile("eks", WEBHOOK), "EKS001");
+    assert_eq!(found.len(), 1, "{found:?}");
+    let files = [(path.to_string(), std::fs::read(path).unwrap())];
+    let rules: Vec<&dyn lblint::rules::Rule> = lblint::rules::registry()
+        .into_iter()
+        .filter(|r| r.meta().id != "EKS001")
+        .collect();
+    let outcome = lblint::check::check_sources_with(&files, &profile("eks", WEBHOOK), &rules);
+    let k8s010: Vec<(&str, u32)> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule() == "K8S010")
+        .map(|d| (d.severity().as_str(), d.location().span.start.line))
+        .collect();
+    assert_eq!(k8s010, vec![("warning", 21)]);
+}
+
 /// The documented misconfigurations next to the hairpin (EKS002, EKS003), each fixture with a
 /// passing Service beside the failing one.
 #[test]

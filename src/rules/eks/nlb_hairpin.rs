@@ -24,6 +24,13 @@ impl Rule for NlbHairpin {
         &META
     }
 
+    /// AWS load balancers (and the controller's NLB class anywhere): this rule knows whether
+    /// the NLB can take a call back (rules/EKS001.md).
+    fn claims(&self, _cx: &Context<'_>, entry: &crate::model::EntryPoint) -> bool {
+        entry.provider == Some(crate::profile::Provider::Eks)
+            || entry.class.as_deref() == Some(super::NLB_CLASS)
+    }
+
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for (index, entry, service, view) in load_balancers(cx) {
             if let Some(hairpin) = hairpin(cx, entry, service, (class_of(view), &view.ports)) {

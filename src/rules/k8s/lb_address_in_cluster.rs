@@ -1,7 +1,7 @@
 //! K8S001 lb-address-in-cluster: a pod calls its own cluster's load-balancer address.
 
 use crate::catalog::RuleMeta;
-use crate::diagnostic::{Diagnostic, Location, ObjectRef, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{Caller, EntryKind, EntryPoint, Via};
 use crate::objects::Object;
 use crate::rules::family::proxy_protocol::members;
@@ -15,6 +15,12 @@ pub struct LbAddressInCluster;
 impl Rule for LbAddressInCluster {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    /// One verdict per call: a call another rule's finding judges (and rewrites) is that
+    /// rule's; this note is for the calls no rule judged.
+    fn yields_to_verdicts(&self) -> bool {
+        true
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
@@ -34,7 +40,7 @@ impl Rule for LbAddressInCluster {
         for caller in &cx.model.callers {
             let entry = &cx.model.entry_points[caller.target];
             // A load balancer created outside Kubernetes has its own rule (K8S014).
-            if entry.kind == EntryKind::External {
+            if entry.kind == EntryKind::External || cx.claims.has_verdict(cx, caller) {
                 continue;
             }
             if entry.kind == EntryKind::Ingress
@@ -68,7 +74,9 @@ impl Rule for LbAddressInCluster {
         }
         // A host several controllers' load balancers serve: once, charged to none.
         for ambiguous in &cx.model.ambiguous {
-            out.push(super::ambiguous_host::diagnostic(cx, ambiguous));
+            if !cx.claims.has_verdict(cx, &ambiguous.caller) {
+                out.push(super::ambiguous_host::diagnostic(cx, ambiguous));
+            }
         }
     }
 }
@@ -132,53 +140,6 @@ fn diagnostic(cx: &Context<'_>, caller: &Caller) -> Diagnostic {
         d = d.with_secret_text();
     }
     d
-}
-
-/// Drop each K8S001 note on a call that another rule's finding (among `diagnostics`, of a
-/// rule `enabled` in this run) names as a caller of the same object: that finding is the
-/// call's verdict and carries the rewrite (`verdict::with_callers`), and one cause gets one
-/// finding. A pass after all rules, so no rule depends on which ran first; a finding names a
-/// call by listing the caller's value as a related location while being about the target.
-pub fn yield_to_verdicts(
-    cx: &Context<'_>,
-    diagnostics: &mut Vec<Diagnostic>,
-    enabled: impl Fn(&str) -> bool,
-) {
-    use std::collections::HashSet;
-    let judged: HashSet<(Location, ObjectRef)> = {
-        let named: HashSet<(&Location, &ObjectRef)> = diagnostics
-            .iter()
-            .filter(|d| d.rule() != META.id && enabled(d.rule()))
-            .filter_map(|d| Some((d.object()?, d.related())))
-            .flat_map(|(object, related)| related.iter().map(move |r| (&r.location, object)))
-            .collect();
-        if named.is_empty() {
-            return;
-        }
-        cx.model
-            .callers
-            .iter()
-            .filter(|c| {
-                let target = &cx.ws.objects[cx.model.entry_points[c.target].object];
-                named.contains(&(&c.location, &*target.id))
-            })
-            .map(|c| {
-                (
-                    rename::call_location(c),
-                    (*cx.ws.objects[c.workload].id).clone(),
-                )
-            })
-            .collect()
-    };
-    if judged.is_empty() {
-        return;
-    }
-    diagnostics.retain(|d| {
-        d.rule() != META.id
-            || !d
-                .object()
-                .is_some_and(|o| judged.contains(&(d.location().clone(), o.clone())))
-    });
 }
 
 /// What the caller does with the address, by the evidence for the call.

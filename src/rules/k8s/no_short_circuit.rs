@@ -5,13 +5,9 @@
 use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EntryKind;
-use crate::profile::Provider;
-use crate::rules::family::internal_lb::NLB_CLASS;
-use crate::rules::family::kube_proxy::{self, Gate, VKE_IP_MODE};
-use crate::rules::family::proxy_protocol::members;
+use crate::rules::family::kube_proxy::{self, Gate};
 use crate::rules::verdict::with_callers;
 use crate::rules::{Context, Rule};
-use crate::views::Annotations;
 
 pub use crate::catalog::meta::K8S010 as META;
 
@@ -30,27 +26,15 @@ impl Rule for NoShortCircuit {
             if entry.kind != EntryKind::Service {
                 continue;
             }
-            // The PROXY-protocol family: going through the load balancer is the vendor's own
-            // way out there, not a risk; their rules judge it. On AWS, EKS001 knows whether
-            // the NLB can take the call back (rules/EKS001.md).
-            if entry.provider.is_some_and(members::is_member)
-                || entry.provider == Some(Provider::Eks)
-                || entry.class.as_deref() == Some(NLB_CLASS)
-            {
+            // A rule that judges this load balancer's calls (the PROXY-protocol family, where
+            // going through the load balancer is the vendor's own way out; EKS001, which
+            // knows whether the NLB can take the call back; VKE004) has the verdict.
+            if cx.claims.owner(cx, entry).is_some() {
                 continue;
             }
             let object = &ws.objects[entry.object];
             let callers: Vec<_> = cx.model.callers_of(index).collect();
             if callers.is_empty() {
-                continue;
-            }
-            // VKE004 judges a Service that asks for Proxy mode by annotation.
-            if matches!(cx.profile.provider(), Provider::Vke | Provider::Generic)
-                && Annotations::of(ws, object)
-                    .entry(VKE_IP_MODE)
-                    .and_then(|(_, v)| v.as_str())
-                    == Some("Proxy")
-            {
                 continue;
             }
             let Some(service) = cx.views.service(entry.object) else {

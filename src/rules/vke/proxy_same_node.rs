@@ -19,6 +19,15 @@ impl Rule for ProxySameNode {
         &META
     }
 
+    /// A Service that asks for Proxy mode by annotation: this rule judges its calls.
+    fn claims(&self, cx: &Context<'_>, entry: &crate::model::EntryPoint) -> bool {
+        let object = &cx.ws.objects[entry.object];
+        crate::views::Annotations::of(cx.ws, object)
+            .entry(IP_MODE)
+            .and_then(|(_, v)| v.as_str())
+            == Some("Proxy")
+    }
+
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let ws = cx.ws;
         for (index, entry, object, value) in proxy_services(cx) {

@@ -1,9 +1,9 @@
 //! The PROXY-protocol family's table: every provider whose load balancer speaks PROXY
-//! protocol or terminates TLS. The rules that leave such load balancers to the family read
-//! it: K8S010 does not report their calls through the load balancer (that is the vendor's
-//! own way out there, and the provider's rule judges it), and K8S001's help warns that a
-//! direct call skips the feature; `registry()` runs each member from here. A new provider of
-//! the family is one adapter, its line here and its `rules/<ID>.md`.
+//! protocol or terminates TLS. Each member claims its provider's load balancers (`claims`
+//! in `mod.rs`), so K8S010 leaves their calls through the load balancer to it (that is the
+//! vendor's own way out there); K8S001's help reads the table to warn that a direct call
+//! skips the feature; `registry()` runs each member from here. A new provider of the family
+//! is one adapter, its line here and its `rules/<ID>.md`.
 
 use crate::profile::Provider;
 

@@ -172,6 +172,12 @@ impl Rule for ProxyProvider {
         self.meta
     }
 
+    /// The provider's load balancers: going through one is the vendor's own way out of the
+    /// bypass, not a risk, and this rule judges whether calls take it.
+    fn claims(&self, _cx: &Context<'_>, entry: &crate::model::EntryPoint) -> bool {
+        entry.provider == Some(self.provider)
+    }
+
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let option = self.hostname_option.map(|o| ((o.fact)(cx.profile), o));
         for (index, entry, service) in load_balancers_of(cx, self.provider) {
