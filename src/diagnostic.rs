@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-pub use crate::source::ObjectRef;
-pub use crate::source::{Location, Span};
+use crate::source::{Location, ObjectRef, Span};
 pub use fix::{EditRef, FixRef};
 pub use text::Text;
 

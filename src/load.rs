@@ -14,8 +14,9 @@ use crate::objects::LintFile;
 use crate::panic;
 use crate::read::ReadError;
 use crate::source::SourceFile;
+use crate::source::Span;
 use crate::walk::{self, InputFile, InputSource};
-use crate::yaml::{self, Limits, LoadedFile, MemoryBudget, Span, Split};
+use crate::yaml::{self, Limits, LoadedFile, MemoryBudget, Split};
 
 /// One file, read and parsed (or not, and why).
 #[derive(Clone)]

@@ -8,14 +8,15 @@ use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use lblint::check::check_sources;
-use lblint::profile::{self, ProfileError};
+use lblint::profile;
+use lblint::settings::SettingsError;
 
 const MANIFESTS: [(&str, &str); 2] = [
     ("shop-api.yaml", include_str!("../../examples/manifests/shop-api.yaml")),
     ("reports.yaml", include_str!("../../examples/manifests/reports.yaml")),
 ];
 
-fn render(err: &ProfileError) {
+fn render(err: &SettingsError) {
     let _ = err.to_string();
     let mut rendered = String::new();
     let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode());

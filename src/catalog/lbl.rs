@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use super::RuleMeta;
-use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::yaml::{DuplicateKey, LoadedFile, Pos, Span};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::Location;
+use crate::source::{Pos, Span};
+use crate::yaml::{DuplicateKey, LoadedFile};
 
 pub use crate::catalog::meta::LBL001 as YAML_SYNTAX;
 

@@ -7,8 +7,9 @@ pub mod docs;
 pub mod lbl;
 pub mod meta;
 
-use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::Provider;
+use crate::source::Location;
 
 /// Static description of a rule; `doc` is `rules/<ID>.md`, embedded.
 #[derive(Debug)]
@@ -182,7 +183,7 @@ pub fn resolve(keys: &[String]) -> Result<Vec<&'static RuleMeta>, UnknownRule> {
         .map(|key| {
             lookup(key).ok_or_else(|| UnknownRule {
                 key: key.to_string(),
-                suggestion: crate::profile::suggest::did_you_mean(key, &rule_keys())
+                suggestion: crate::settings::suggest::did_you_mean(key, &rule_keys())
                     .map(str::to_string),
             })
         })

@@ -119,11 +119,11 @@ fn stderr_color() -> bool {
     color::use_color_here(ColorArg::Auto, std::io::stderr().is_terminal())
 }
 
-fn print_profile_error(err: &profile::ProfileError) {
+fn print_profile_error(err: &crate::settings::SettingsError) {
     print_located_error("invalid cluster profile", err);
 }
 
-fn print_located_error(heading: &str, err: &profile::ProfileError) {
+fn print_located_error(heading: &str, err: &crate::settings::SettingsError) {
     let handler = if stderr_color() {
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode())
     } else {

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{discover, load_config, Config, ConfigError};
-use crate::profile::{self, Profile, ProfileError};
+use crate::profile::{self, Profile};
+use crate::settings::SettingsError;
 
 /// Which config file a lint reads.
 #[derive(Clone, Copy, Debug)]
@@ -30,7 +31,7 @@ pub struct Resolved {
 #[derive(Debug)]
 pub enum ResolveError {
     Config(ConfigError),
-    Profile(ProfileError),
+    Profile(SettingsError),
 }
 
 /// The config file `choice` names, then the profile: `profile` (a flag or the editor's

@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::few::Few;
-use super::{Applicability, Edit, Fix, Span};
+use super::{Applicability, Edit, Fix};
+use crate::source::Span;
 
 /// What a fix says and writes, shared by the findings whose fixes say and write the same.
 #[derive(Debug, PartialEq, Eq)]

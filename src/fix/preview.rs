@@ -211,8 +211,9 @@ pub fn edit_lines(fix: FixRef<'_>, file: &SourceFile) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::{Edit, Fix, Location, Severity};
-    use crate::yaml::{Pos, Span};
+    use crate::diagnostic::{Edit, Fix, Severity};
+    use crate::source::Location;
+    use crate::source::{Pos, Span};
 
     fn at(file: &SourceFile, start: usize, end: usize) -> Span {
         Span {

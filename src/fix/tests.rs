@@ -1,9 +1,10 @@
 //! Fix planning: conflicts, order, and linear work.
 
 use super::*;
-use crate::diagnostic::{Edit, Fix, Location, Severity};
+use crate::diagnostic::{Edit, Fix, Severity};
+use crate::source::Location;
 use crate::source::SourceFile;
-use crate::yaml::{Pos, Span};
+use crate::source::{Pos, Span};
 
 fn span(start: usize, end: usize) -> Span {
     let pos = |offset| Pos {

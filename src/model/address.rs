@@ -1,8 +1,8 @@
 //! Addresses that reach an entry point, and finding host names inside longer values.
 
-use crate::diagnostic::Location;
 use crate::objects::{Object, ObjectId, Workspace};
 use crate::profile::Profile;
+use crate::source::Location;
 use crate::views::{load_balancer_status, Annotations, Views};
 use crate::yaml::NodeRef;
 

@@ -5,17 +5,19 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::objects::{Object, ObjectId, Workspace};
+use crate::source::Span;
 use crate::views::{pod_template, Argv, PodTemplate, Site, Views};
-use crate::yaml::{NodeRef, Span};
+use crate::yaml::NodeRef;
 
 use super::address::{host_tokens, normalize};
 use super::aliases::{alias_maps, aliased_elsewhere, targets_of, MeshHosts};
 use super::calls::{Caller, Evidence, SafeCall, Via};
-use super::consumed::{store_values, Store};
+use super::consumed::store_values;
 use super::dns::{DnsRewrites, COREDNS_CONFIG};
 use super::evidence::{classify, Document, Reading};
 use super::parts::in_parts;
 use super::{EntryId, EntryPoint};
+use crate::views::Store;
 
 /// A value to scan, where it is, and how the pod uses it.
 struct Value<'w> {

@@ -3,9 +3,9 @@
 //! (`callers.rs`), the classifier (`evidence.rs`) and the implied callers (`implicit.rs`)
 //! all depend on these types, and the types on none of them.
 
-use crate::diagnostic::Location;
 use crate::objects::ObjectId;
-use crate::yaml::Span;
+use crate::source::Location;
+use crate::source::Span;
 
 use super::EntryId;
 

@@ -6,11 +6,11 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 
-use super::views::DataView;
 use crate::objects::{Object, Workspace};
+use crate::views::DataView;
 use crate::yaml::NodeRef;
 
-pub use crate::views::Store;
+use crate::views::Store;
 
 /// A decoded Secret value larger than this is not scanned: a certificate bundle or a
 /// binary, not a setting.

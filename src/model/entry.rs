@@ -106,7 +106,9 @@ fn aws_internal(a: &Annotations<'_>) -> Option<bool> {
             Some("internal") => Some(true),
             Some("internet-facing") => Some(false),
             Some(_) => None,
-            None => a.text(INTERNAL).and_then(crate::views::parse_go_bool),
+            None => a
+                .text(INTERNAL)
+                .and_then(crate::yaml::go_values::parse_go_bool),
         };
     }
     a.text(INTERNAL)
@@ -128,7 +130,7 @@ fn oci_internal(a: &Annotations<'_>) -> Option<bool> {
     } else {
         "service.beta.kubernetes.io/oci-load-balancer-internal"
     };
-    a.text(key).and_then(crate::views::parse_go_bool)
+    a.text(key).and_then(crate::yaml::go_values::parse_go_bool)
 }
 
 /// The annotation that puts a TKE Service on an existing CLB, whose network (public or

@@ -21,7 +21,6 @@ mod parts;
 pub mod scheduling;
 pub mod tke_config;
 mod variants;
-pub use crate::views;
 use crate::views::Views;
 
 use std::collections::HashMap;

@@ -6,11 +6,11 @@
 
 use std::collections::HashMap;
 
-use crate::diagnostic::Location;
 use crate::objects::{Object, ObjectId, Workspace};
+use crate::source::Location;
 use crate::yaml::NodeRef;
 
-pub use crate::views::tke::{is_config, listeners, Listener, Section};
+use crate::views::tke::{is_config, Section};
 use crate::views::Annotations;
 
 pub const SERVICE_CONFIG: &str = "service.cloud.tencent.com/tke-service-config";

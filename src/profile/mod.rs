@@ -20,8 +20,6 @@ pub mod tke_binding;
 pub(crate) mod values;
 pub mod version;
 
-/// The settings kit's error, as the profile's callers have always named it.
-pub use crate::settings::SettingsError as ProfileError;
 pub use document::json_schema;
 pub use header::{API_VERSION, KIND};
 pub use load::{generic, load_profile, parse_profile};

@@ -1,8 +1,7 @@
 //! "Did you mean" for a provider, which knows vendors' names as well as typos. The
-//! general suggestions live in [`crate::settings::suggest`]; they are re-exported here for
-//! the code that has always found them in the profile.
+//! general suggestions live in [`crate::settings::suggest`].
 
-pub use crate::settings::suggest::{did_you_mean, edit_distance, list};
+use crate::settings::suggest::did_you_mean;
 
 use super::provider::Provider;
 

@@ -16,7 +16,7 @@ fn ok(name: &str) -> Profile {
     parse_profile(&text, &path).unwrap_or_else(|e| panic!("{name} should parse:\n{e}"))
 }
 
-fn err(name: &str) -> ProfileError {
+fn err(name: &str) -> crate::settings::SettingsError {
     let (text, path) = fixture(name);
     match parse_profile(&text, &path) {
         Ok(p) => panic!("{name} should fail, got {p:?}"),

@@ -231,7 +231,7 @@ fn located(
         return found;
     }
     let at = source.pos_at(0);
-    let root_at = crate::diagnostic::Location {
+    let root_at = crate::source::Location {
         file: source.path.clone(),
         span: crate::source::Span { start: at, end: at },
     };

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::catalog::lbl;
-use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::Location;
 use crate::source::{SourceFile, Span};
 use crate::walk::{absolute, display_relative, InputFile, InputSource};
 

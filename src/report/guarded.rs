@@ -16,7 +16,7 @@ pub struct Rendered {
 }
 
 /// Renders the report in `format` with `render`, guarded: a reporter that panics writes nothing
-/// (half a JSON document is worse than none) and gives an [`InternalError`]. For the human
+/// (half a JSON document is worse than none) and gives an `InternalError`. For the human
 /// format the findings then come out one per line in the compact format, so a person still sees
 /// them. An I/O error is returned as it is.
 pub fn render_report(

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use super::human::NamedText;
 use super::tests::{find, report, snapshot, sources};
 use super::*;
-use crate::diagnostic::{Applicability, Fix, Location, Severity};
+use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::source::Location;
 use crate::source::SourceFile;
 
 /// Characters that act on a terminal or reorder text, other than tab and newline. Written
@@ -176,7 +177,7 @@ fn human_snippet_work_does_not_grow_with_the_file() {
         .text
         .match_indices("true")
         .map(|(at, _)| {
-            let span = crate::yaml::Span {
+            let span = crate::source::Span {
                 start: big.pos_at(at),
                 end: big.pos_at(at + 4),
             };

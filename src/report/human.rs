@@ -13,9 +13,10 @@ use miette::{
     SpanContents,
 };
 
-use crate::diagnostic::{Applicability, Diagnostic, Location, Severity, Summary};
+use crate::diagnostic::{Applicability, Diagnostic, Severity, Summary};
+use crate::source::Location;
+use crate::source::Pos;
 use crate::source::{SourceFile, SourceMap};
-use crate::yaml::Pos;
 
 use super::ReportOptions;
 use crate::text::escape::{escape, Keep};

@@ -7,8 +7,9 @@ use std::io;
 
 use serde::Serialize;
 
-use crate::diagnostic::{Applicability, Diagnostic, FixRef, ObjectRef, Severity, Summary, Text};
-use crate::yaml::Span;
+use crate::diagnostic::{Applicability, Diagnostic, FixRef, Severity, Summary, Text};
+use crate::source::ObjectRef;
+use crate::source::Span;
 
 const VERSION: u32 = 1;
 

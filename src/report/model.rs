@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::diagnostic::Location;
 use crate::objects::{ObjectId, Workspace};
+use crate::source::Location;
 
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Model, Via};
 use crate::views::Views;

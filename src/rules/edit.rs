@@ -4,8 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, FixRef, Span};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, FixRef};
 use crate::objects::{LintFile, Object, Workspace};
+use crate::source::Span;
 use crate::yaml::{NodeKind, NodeRef};
 
 /// Replace the text of a one-line scalar (plain, or quoted without escapes) with `new`,
@@ -241,7 +242,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::diagnostic::{Location, Severity};
+    use crate::diagnostic::Severity;
+    use crate::source::Location;
     use crate::source::SourceFile;
     use crate::yaml::{load_with, Limits};
 

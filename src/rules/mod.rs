@@ -38,7 +38,7 @@ pub struct Context<'a> {
     /// Which TkeServiceConfig each Service and Ingress uses, built once per run.
     pub tke_configs: crate::model::tke_config::Index<'a>,
     /// Typed views of the objects rules read, built once per run.
-    pub views: crate::model::views::Views<'a>,
+    pub views: crate::views::Views<'a>,
 }
 
 impl<'a> Context<'a> {

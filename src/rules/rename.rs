@@ -3,9 +3,10 @@
 //! for a call no other rule judges; a rule that judges the call offers it in its own
 //! finding (`verdict::with_callers`), so each call gets one verdict and one rewrite.
 
-use crate::diagnostic::{Applicability, Edit, Fix, Location};
+use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::model::{Caller, EntryKind, Evidence, Via};
 use crate::rules::Context;
+use crate::source::Location;
 
 /// The in-cluster name that reaches the same pods, as this caller writes it: the Service's
 /// own name, or the one Service behind an Ingress.

@@ -7,7 +7,7 @@ use crate::panic::{catch, InternalError};
 use crate::rules::{Context, Rule};
 
 /// Runs every rule, each guarded: a rule that panics adds none of its findings (they may be
-/// half-made) and one [`InternalError`] naming it; the other rules' findings are all kept.
+/// half-made) and one `InternalError` naming it; the other rules' findings are all kept.
 ///
 /// Rules push straight into `out`, which is cut back to where it was when one crashes:
 /// collecting each rule's findings apart and appending them kept two copies of the largest

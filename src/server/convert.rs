@@ -3,8 +3,9 @@
 use gen_lsp_types as lsp;
 
 use super::text::{self, Encoding};
-use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::settings::SettingsError;
+use crate::source::Location;
 use crate::source::{LineIndex, SourceFile};
 
 /// The `source` of every diagnostic the server publishes.

@@ -16,8 +16,9 @@ use super::settings::Settings;
 use super::text::{self, Encoding};
 use super::uri;
 use crate::check::{CheckOptions, CheckOutcome, Inputs, Pipeline};
-use crate::diagnostic::{Diagnostic, Location};
+use crate::diagnostic::Diagnostic;
 use crate::settings::SettingsError;
+use crate::source::Location;
 use crate::source::SourceFile;
 use crate::walk::absolute;
 

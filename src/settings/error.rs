@@ -194,7 +194,7 @@ impl fmt::Display for SettingsError {
 
 impl std::error::Error for SettingsError {}
 
-/// Delegates to [`SettingsDiagnostic`]; note that miette then uses the full `Display`
+/// Delegates to `SettingsDiagnostic`; note that miette then uses the full `Display`
 /// (with location and help) as the heading. Prefer [`SettingsError::diagnostic`] for reports.
 impl Diagnostic for SettingsError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {

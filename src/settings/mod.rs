@@ -13,6 +13,6 @@ mod syntax;
 pub(crate) mod translate;
 
 pub(crate) use error::Place;
-pub use error::{SettingsDiagnostic, SettingsError};
+pub use error::SettingsError;
 pub use syntax::MAX_BYTES;
 pub(crate) use syntax::{first_content_offset, is_empty_yaml, place_of, yaml_options};

@@ -6,8 +6,9 @@ use std::collections::{HashMap, HashSet};
 use super::{is_lbl004, unknown_rule, unused, ANNOTATION_PREFIX};
 use crate::catalog;
 use crate::catalog::RuleMeta;
-use crate::diagnostic::{Diagnostic, Location, ObjectRef};
+use crate::diagnostic::Diagnostic;
 use crate::objects::{Object, Workspace};
+use crate::source::{Location, ObjectRef};
 
 struct AnnotationSite {
     object: usize,

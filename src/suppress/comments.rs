@@ -7,8 +7,9 @@ use std::sync::Arc;
 use super::{is_lbl004, unknown_rule, unused};
 use crate::catalog;
 use crate::catalog::{lbl, RuleMeta};
-use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::objects::Workspace;
+use crate::source::Location;
 use crate::yaml::Comment;
 
 /// A parsed `# lblint: ignore[...]` comment: the rule keys as written.

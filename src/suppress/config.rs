@@ -6,8 +6,9 @@ use globset::GlobMatcher;
 
 use super::{is_lbl004, unused};
 use crate::catalog::RuleMeta;
-use crate::diagnostic::{Diagnostic, Location, ObjectRef};
+use crate::diagnostic::Diagnostic;
 use crate::objects::Workspace;
+use crate::source::{Location, ObjectRef};
 
 /// `Kind/namespace/name` (or `Kind/name` for objects without a namespace); `*` matches
 /// any one part.

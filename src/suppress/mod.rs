@@ -5,7 +5,7 @@
 //!    or on a line of its own directly above it; only real comments count
 //!    ([`crate::yaml::LoadedFile::comments`]), never a `#` inside a string (`comments`);
 //! 2. an object annotation `ignore.lblint.dev/<rule id or name>: "<reason>"` on the object
-//!    the diagnostic is about (found by file and [`crate::diagnostic::ObjectRef`];
+//!    the diagnostic is about (found by file and [`crate::source::ObjectRef`];
 //!    `annotations`);
 //! 3. config-file `ignore:` entries (rule, path glob, optional object, reason; `config`).
 //!
@@ -13,9 +13,10 @@
 //! note, so stale suppressions do not pile up.
 
 use crate::catalog::{lbl, RuleMeta};
-use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::objects::Workspace;
 use crate::settings::suggest::did_you_mean;
+use crate::source::Location;
 
 use annotations::Annotations;
 use comments::Comments;
@@ -25,7 +26,7 @@ mod annotations;
 mod comments;
 mod config;
 
-pub use comments::{parse_comment, CommentKind, IgnoreComment};
+pub use comments::{parse_comment, CommentKind};
 pub use config::{ConfigIgnore, ConfigIgnores, ObjectPattern};
 
 /// Prefix of suppression annotations: `ignore.lblint.dev/TKE001: "reason"`.

@@ -3,7 +3,7 @@
 //! accepted values), so no rule compares an annotation value by hand.
 
 use crate::objects::{Object, Workspace};
-pub use crate::yaml::go_values::parse_go_bool;
+use crate::yaml::go_values::parse_go_bool;
 use crate::yaml::NodeRef;
 
 /// An object's annotations (empty when it has none).

@@ -11,7 +11,6 @@ mod contour;
 mod data;
 mod emissary;
 mod gateway;
-pub use crate::yaml::go_values;
 mod ingress;
 mod istio;
 mod pod;
@@ -21,19 +20,19 @@ pub mod tke;
 use crate::objects::{Object, ObjectId, Workspace};
 use crate::yaml::Document;
 
-pub use annotations::{parse_go_bool, parse_go_int, Annotations};
+pub use annotations::{parse_go_int, Annotations};
 pub use certs::{CertificateView, IssuerView};
 pub use contour::HttpProxyView;
 pub use data::DataView;
 pub use emissary::EmissaryHostView;
-pub use gateway::{GatewayClassView, GatewayListener, GatewayView, ParentRef, RouteView};
+pub use gateway::{GatewayClassView, GatewayView, RouteView};
 pub use ingress::{IngressClassView, IngressView};
 pub use istio::{IstioGatewayView, MeshGatewayView, ServiceEntryView, VirtualServiceView};
 pub use pod::{
-    pod_template, selector_matches, Argv, Container, LabelSelector, NodeSelectorTerm,
-    PodAffinityTerm, PodTemplate, Read, Requirement, Site, Store, Toleration,
+    pod_template, selector_matches, Argv, LabelSelector, PodTemplate, Read, Requirement, Site,
+    Store, Toleration,
 };
-pub use service::{load_balancer_status, LbIngress, ServicePort, ServiceView};
+pub use service::{load_balancer_status, ServicePort, ServiceView};
 
 /// An object kind: (API group, kind); the core group is `""`.
 pub type Kind = (&'static str, &'static str);

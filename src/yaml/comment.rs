@@ -4,8 +4,8 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use super::Span;
 use crate::source::SourceFile;
+use crate::source::Span;
 
 /// A `# ...` comment; `text` excludes the `#`.
 #[derive(Clone, Debug, PartialEq)]

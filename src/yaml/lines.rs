@@ -1,7 +1,7 @@
 //! Byte offsets to lines and columns, and small scans of the source text.
 
 use super::tree::Extent;
-use super::{Pos, Span};
+use crate::source::{Pos, Span};
 
 /// Converts byte offsets to line/column with the crate's one [`crate::source::LineIndex`]
 /// (nodes keep offsets only; documents, comments and errors get lines and columns here).

@@ -15,7 +15,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::tree::{is_merge_key, Document, Entry, NodeId, NodeKind};
-use super::Span;
+use crate::source::Span;
 
 /// Check a finished document's alias expansion and index its merge keys (inline merges,
 /// `<<: {a: 1}`, need no alias).

@@ -24,7 +24,6 @@ mod types;
 pub mod go_json;
 pub mod go_values;
 
-pub use crate::source::{Pos, Span};
 pub use budget::MemoryBudget;
 pub use comment::{Comment, CommentText};
 pub use load::{load, load_file, load_granit_only, load_with};

@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::source::{Pos, Span};
 
 mod slim;
 

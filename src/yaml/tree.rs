@@ -8,8 +8,8 @@ use compact_str::CompactString;
 use super::comment::Comment;
 use super::resolve::Resolved;
 pub use super::scalar::{Scalar, ScalarValue, Style};
-use super::Span;
 use crate::source::SourceFile;
+use crate::source::Span;
 
 /// Index of a node in its document's arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,7 +67,7 @@ pub enum NodeKind {
 
 /// Where a node is written: byte offsets `[start, end)` into its file. Lines and columns are
 /// worked out only when asked ([`NodeRef::span`]): a node is 24 bytes smaller than with two
-/// [`super::Pos`], and a big stream keeps hundreds of thousands of nodes.
+/// [`crate::source::Pos`], and a big stream keeps hundreds of thousands of nodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Extent {
     pub start: u32,

@@ -8,7 +8,7 @@ use super::budget::MemoryBudget;
 use super::comment::Comment;
 use super::merge::TooComplex;
 use super::tree::{Document, NodeId};
-use super::Span;
+use crate::source::Span;
 
 /// Bounds that keep hostile input cheap.
 #[derive(Clone, Debug)]

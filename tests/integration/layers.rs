@@ -108,6 +108,38 @@ fn the_model_and_the_rules_read_yaml_only_through_views() {
     );
 }
 
+/// No stage re-exports another stage's items (`pub use crate::views::…` in `model/`): a
+/// second path to a type hides which stage a file really depends on, so the import test
+/// would count the wrong edge. Each type has one path; a facade `mod.rs` may re-export its
+/// own children.
+#[test]
+fn no_stage_re_exports_another_stages_items() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for (rel, text) in source_files(&src, std::slice::from_ref(&src)) {
+        let code = without_tests(&without_comments(&text));
+        for line in code.lines().map(str::trim_start) {
+            let Some(rest) = line
+                .strip_prefix("pub use crate::")
+                .or_else(|| line.strip_prefix("pub(crate) use crate::"))
+            else {
+                continue;
+            };
+            let target = rest
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .next();
+            if target.is_some_and(|t| t != stage_of(&rel)) {
+                found.push(format!("{rel}: {line}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "re-exports of another stage's items (import them from where they live):\n{}",
+        found.join("\n")
+    );
+}
+
 /// Calls that read a YAML node by key: `.get("…")`, `.get_entry(…)`, `.path(&[…])`,
 /// `.spec(…)`, `.metadata(…)`.
 fn raw_reads(code: &str) -> Vec<String> {

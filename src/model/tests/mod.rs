@@ -367,7 +367,7 @@ fn service_view_reads_ports_policies_class_and_status() {
          status:\n  loadBalancer:\n    ingress: [{hostname: lb.example.net, ipMode: Proxy}]\n\
          ---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
     );
-    let views = views::Views::build(&ws);
+    let views = crate::views::Views::build(&ws);
     assert!(
         views.service(ObjectId(1)).is_none(),
         "a ConfigMap has no Service view"
@@ -405,7 +405,7 @@ fn tke_service_config_listeners_are_typed() {
          spec:\n  loadBalancer:\n    l7Listeners:\n      - {protocol: HTTPS, port: 443, keepaliveEnable: 1}\n      \
          - {protocol: http, port: 80, snatEnable: false, session: {enable: true}}\n",
     );
-    use tke_config::{listeners, Section};
+    use crate::views::tke::{listeners, Section};
     let found = listeners(&ws, &ws.objects[0], Section::L7);
     assert_eq!(found.len(), 2);
     assert!(found[0].is("https", 443) && !found[0].is("HTTPS", 80));
@@ -427,7 +427,7 @@ fn ingress_and_istio_gateway_views() {
          apiVersion: istio.alibabacloud.com/v1beta1\nkind: IstioGateway\nmetadata: {name: g}\n\
          spec:\n  externalTrafficPolicy: Local\n  serviceAnnotations: {a: b}\n",
     );
-    let views = views::Views::build(&ws);
+    let views = crate::views::Views::build(&ws);
     let ingress = views.ingress(ObjectId(0)).expect("an Ingress view");
     assert_eq!(ingress.class_name.and_then(|c| c.as_str()), Some("nginx"));
     assert!(
@@ -464,7 +464,7 @@ fn ingress_class_gateway_route_and_data_views() {
          apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: aHR0cDovL3g=}\n\
          stringData: {url: 'https://api.example.com'}\n",
     );
-    let views = views::Views::build(&ws);
+    let views = crate::views::Views::build(&ws);
     let class = views
         .ingress_class(ObjectId(0))
         .expect("an IngressClass view");

@@ -6,7 +6,7 @@ use crate::profile::*;
 
 const HEAD: &str = "apiVersion: lblint.dev/v1alpha1\nkind: ClusterProfile\nspec:\n";
 
-fn parse(spec: &str) -> Result<Profile, ProfileError> {
+fn parse(spec: &str) -> Result<Profile, crate::settings::SettingsError> {
     parse_profile(&format!("{HEAD}{spec}"), "cluster.yaml")
 }
 

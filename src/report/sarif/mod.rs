@@ -16,7 +16,8 @@
 use std::io;
 use std::path::Path;
 
-use crate::diagnostic::{Diagnostic, Location};
+use crate::diagnostic::Diagnostic;
+use crate::source::Location;
 use crate::source::SourceMap;
 
 use super::ReportOptions;

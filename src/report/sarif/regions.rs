@@ -1,7 +1,7 @@
 //! SARIF regions: 1-based lines, columns in UTF-16 code units (`run.columnKind`).
 
 use super::log::Region;
-use crate::yaml::Pos;
+use crate::source::Pos;
 
 pub(super) fn region(start: Pos, end: Pos, text: Option<&str>) -> Region {
     let start_line = start.line.max(1);

@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::diagnostic::{Applicability, Edit, Fix, Location, ObjectRef, Severity};
+use crate::diagnostic::{Applicability, Edit, Fix, Severity};
 use crate::source::SourceFile;
-use crate::yaml::{Pos, Span};
+use crate::source::{Location, ObjectRef};
+use crate::source::{Pos, Span};
 
 const SERVICE: &str = "\
 apiVersion: v1

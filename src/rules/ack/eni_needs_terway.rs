@@ -8,7 +8,7 @@ use crate::rules::{Context, Rule};
 
 use super::{ack_entries, backend_type, BACKEND_TYPE, SEED_DOC};
 
-pub use crate::catalog::meta::ACK002 as META;
+use crate::catalog::meta::ACK002 as META;
 
 pub struct EniNeedsTerway;
 

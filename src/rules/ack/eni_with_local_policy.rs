@@ -9,7 +9,7 @@ use crate::rules::{Context, Rule};
 
 use super::{ack_entries, backend_type, BACKEND_TYPE, SEED_DOC};
 
-pub use crate::catalog::meta::ACK003 as META;
+use crate::catalog::meta::ACK003 as META;
 
 pub struct EniWithLocalPolicy;
 

@@ -6,7 +6,7 @@ use crate::rules::{edit, Context, Rule};
 
 use super::{is_istio_gateway, GATEWAY_DOC, ISTIO_NAMESPACE};
 
-pub use crate::catalog::meta::ACK004 as META;
+use crate::catalog::meta::ACK004 as META;
 
 pub struct GatewayNamespace;
 

@@ -15,9 +15,7 @@ use crate::rules::Context;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-pub use crate::rules::family::local_policy::{
-    ACK_BACKEND_TYPE as BACKEND_TYPE, ACK_DOC as SEED_DOC,
-};
+use crate::rules::family::local_policy::{ACK_BACKEND_TYPE as BACKEND_TYPE, ACK_DOC as SEED_DOC};
 
 pub const ISTIO_NAMESPACE: &str = "istio-system";
 pub const GATEWAY_DOC: &str =

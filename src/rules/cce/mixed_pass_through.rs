@@ -15,7 +15,7 @@ use crate::yaml::NodeRef;
 
 use super::{BEST_PRACTICE, ELB_ID};
 
-pub use crate::catalog::meta::CCE003 as META;
+use crate::catalog::meta::CCE003 as META;
 
 pub struct MixedPassThrough;
 

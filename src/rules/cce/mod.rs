@@ -8,7 +8,7 @@
 pub mod mixed_pass_through;
 pub mod pass_through_same_node;
 
-pub use crate::rules::family::local_policy::cce_pass_through as pass_through;
+use crate::rules::family::local_policy::cce_pass_through as pass_through;
 
 pub const ELB_ID: &str = "kubernetes.io/elb.id";
 const BEST_PRACTICE: &str =

@@ -14,7 +14,7 @@ use crate::views::Annotations;
 
 use super::{pass_through, BEST_PRACTICE};
 
-pub use crate::catalog::meta::CCE002 as META;
+use crate::catalog::meta::CCE002 as META;
 
 /// The ELB type annotation (https://support.huaweicloud.com/eu/usermanual-cce/cce_10_0385.html).
 const ELB_CLASS: &str = "kubernetes.io/elb.class";

@@ -9,7 +9,7 @@ use crate::rules::select::services_of;
 use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-pub use crate::catalog::meta::DOKS002 as META;
+use crate::catalog::meta::DOKS002 as META;
 
 pub struct HostnameNeedsDns;
 

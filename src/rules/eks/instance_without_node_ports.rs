@@ -7,7 +7,7 @@ use crate::rules::{Context, Rule};
 
 use super::{instance_nlbs, key, LBC_DOC};
 
-pub use crate::catalog::meta::EKS002 as META;
+use crate::catalog::meta::EKS002 as META;
 
 pub struct InstanceWithoutNodePorts;
 

@@ -11,12 +11,12 @@ mod nlb_facts;
 pub mod nlb_hairpin;
 pub mod proxy_protocol_instance_local;
 
-use crate::model::views::ServiceView;
 use crate::model::{EntryId, EntryKind, EntryPoint};
 use crate::objects::Object;
 use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::Context;
+use crate::views::ServiceView;
 
 use crate::rules::family::internal_lb::NLB_CLASS;
 

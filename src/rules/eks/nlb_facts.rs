@@ -5,7 +5,7 @@ use crate::objects::Object;
 use crate::profile::version::at_least;
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::Context;
-use crate::views::parse_go_bool;
+use crate::yaml::go_values::parse_go_bool;
 
 use super::{key, Nlb};
 

@@ -3,19 +3,19 @@
 
 use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::model::views::ServicePort;
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint};
 use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::select::load_balancers_of;
 use crate::rules::verdict::{calls_first, weigh, with_callers};
 use crate::rules::{Context, Rule};
+use crate::views::ServicePort;
 use crate::yaml::NodeRef;
 
 use super::nlb_facts::{kept, scheme, Kept, Scheme, IN_TREE_READS_SINCE};
 use super::{class_of, key, load_balancers, made, Made, Nlb, LBC_DOC, TROUBLESHOOTING};
 
-pub use crate::catalog::meta::EKS001 as META;
+use crate::catalog::meta::EKS001 as META;
 
 pub struct NlbHairpin;
 

@@ -3,15 +3,15 @@
 
 use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::views::ServiceView;
 use crate::objects::{Object, Workspace};
 use crate::rules::{Context, Rule};
 use crate::views::Annotations;
+use crate::views::ServiceView;
 use crate::yaml::NodeRef;
 
 use super::{instance_nlbs, key, LBC_DOC};
 
-pub use crate::catalog::meta::EKS003 as META;
+use crate::catalog::meta::EKS003 as META;
 
 pub struct ProxyProtocolInstanceLocal;
 

@@ -21,7 +21,7 @@ use crate::yaml::NodeRef;
 
 use super::{DISABLE_PRIVATE_INGRESS, USE_PRIVATE_IP};
 
-pub use crate::catalog::meta::HETZNER003 as META;
+use crate::catalog::meta::HETZNER003 as META;
 
 pub struct IpvsPrivateIngress;
 

@@ -11,7 +11,7 @@ use crate::rules::select::services_of;
 use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-pub use crate::catalog::meta::HETZNER002 as META;
+use crate::catalog::meta::HETZNER002 as META;
 
 pub struct StaleHostname;
 

@@ -2,14 +2,15 @@
 //! a boolean, number, null or timestamp. Kubernetes wants strings.
 
 use crate::catalog::RuleMeta;
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity, Span};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::objects::{Object, Workspace};
 use crate::rules::{Context, Rule};
+use crate::source::Span;
 use crate::views::pod_template;
 use crate::views::Annotations;
 use crate::yaml::{NodeRef, Resolved, Style};
 
-pub use crate::catalog::meta::K8S002 as META;
+use crate::catalog::meta::K8S002 as META;
 
 pub struct AnnotationValueNotString;
 

@@ -7,7 +7,7 @@ use crate::model::EntryKind;
 use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-pub use crate::catalog::meta::K8S012 as META;
+use crate::catalog::meta::K8S012 as META;
 
 pub struct ClassIgnoresAnnotations;
 

@@ -9,7 +9,7 @@ use crate::model::{Caller, EntryPoint, Evidence};
 use crate::profile::{LoadBalancer, TargetType};
 use crate::rules::{rename, Context, Rule};
 
-pub use crate::catalog::meta::K8S014 as META;
+use crate::catalog::meta::K8S014 as META;
 
 pub struct ExternalLbHairpin;
 

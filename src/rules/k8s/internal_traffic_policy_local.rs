@@ -9,7 +9,7 @@ use crate::rules::{edit, Context, Rule};
 use crate::views::{pod_template, selector_matches};
 use crate::yaml::NodeRef;
 
-pub use crate::catalog::meta::K8S011 as META;
+use crate::catalog::meta::K8S011 as META;
 
 pub struct InternalTrafficPolicyLocal;
 

@@ -8,7 +8,7 @@ use crate::rules::family::proxy_protocol::members;
 use crate::rules::rename;
 use crate::rules::{Context, Rule};
 
-pub use crate::catalog::meta::K8S001 as META;
+use crate::catalog::meta::K8S001 as META;
 
 pub struct LbAddressInCluster;
 

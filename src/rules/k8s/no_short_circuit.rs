@@ -9,7 +9,7 @@ use crate::rules::family::kube_proxy::{self, Gate};
 use crate::rules::verdict::with_callers;
 use crate::rules::{Context, Rule};
 
-pub use crate::catalog::meta::K8S010 as META;
+use crate::catalog::meta::K8S010 as META;
 
 pub struct NoShortCircuit;
 

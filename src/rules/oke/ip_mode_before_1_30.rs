@@ -11,7 +11,7 @@ use crate::views::Annotations;
 
 use crate::rules::family::proxy_protocol::oke::{DOC, INGRESS_IP_MODE};
 
-pub use crate::catalog::meta::OKE002 as META;
+use crate::catalog::meta::OKE002 as META;
 
 pub struct IpModeBefore130;
 

@@ -10,7 +10,7 @@ use crate::views::Annotations;
 
 use crate::rules::family::proxy_protocol::oke::{valid, DOC, INGRESS_IP_MODE};
 
-pub use crate::catalog::meta::OKE001 as META;
+use crate::catalog::meta::OKE001 as META;
 
 pub struct IpModeInvalid;
 

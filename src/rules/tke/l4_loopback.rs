@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
-use crate::model::views::ServiceView;
 use crate::model::{Caller, EntryId, EntryKind, EntryPoint, Fit, Network};
 use crate::objects::{Object, ObjectId, Workspace};
 use crate::profile::{tke_binding, Provider, ProxyMode};
@@ -13,15 +12,18 @@ use crate::rules::verdict::{calls_first, unseen_why, weigh, with_call_by_name, w
 use crate::rules::{Context, Rule};
 use crate::views::pod_template;
 use crate::views::Annotations;
+use crate::views::ServiceView;
 use crate::yaml::NodeRef;
 
 use super::prevent_loopback::{binding, Binding};
-use super::{listeners, node_type_unknown, regular_or_native, reused_clb, Section};
+use super::{node_type_unknown, regular_or_native};
+use crate::model::entry::tke_reused_clb as reused_clb;
 use crate::profile::tke::{INSTANCE_TYPE_LABEL, INTERNAL_SUBNET, SUPER_NODE_INSTANCE_TYPE};
+use crate::views::tke::{listeners, Section};
 
 use super::{PREVENT_LOOPBACK, SEED_DOC};
 
-pub use crate::catalog::meta::TKE001 as META;
+use crate::catalog::meta::TKE001 as META;
 
 pub struct L4Loopback;
 

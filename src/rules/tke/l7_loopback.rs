@@ -12,12 +12,13 @@ use crate::views::pod_template;
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-use super::Section;
-use super::{ingress_listeners, listener_for, listeners, node_type_unknown, regular_or_native};
+use super::{ingress_listeners, listener_for, node_type_unknown, regular_or_native};
 use super::{L7_SNAT_FIELD_SINCE, SEED_DOC};
 use crate::profile::tke::{INSTANCE_TYPE_LABEL, SUPER_NODE_INSTANCE_TYPE};
+use crate::views::tke::listeners;
+use crate::views::tke::Section;
 
-pub use crate::catalog::meta::TKE002 as META;
+use crate::catalog::meta::TKE002 as META;
 
 pub struct L7Loopback;
 

@@ -7,8 +7,6 @@ pub mod l4_loopback;
 pub mod service_config;
 pub mod tradeoffs;
 
-/// Reuses an existing CLB (Service); public or private cannot be told from the manifest.
-pub use crate::model::entry::tke_reused_clb as reused_clb;
 pub const PREVENT_LOOPBACK: &str = "service.cloud.tencent.com/prevent-loopback";
 pub const SEED_DOC: &str = "https://www.tencentcloud.com/document/product/457/42976";
 pub mod l7_loopback;
@@ -17,15 +15,10 @@ pub mod snat;
 
 /// The ingress-controller release that reads `l7Listeners[].snatEnable` (rules/TKE006.md).
 pub const L7_SNAT_FIELD_SINCE: &str = "v2.9.0";
-pub use crate::model::tke_config::{
-    INGRESS_CONFIG, INGRESS_CONFIG_AUTO, INGRESS_CONFIG_DOC, SERVICE_CONFIG, SERVICE_CONFIG_AUTO,
-    SERVICE_CONFIG_DOC,
-};
-
-pub use crate::model::tke_config::{listeners, Listener, Section};
-use crate::model::views::IngressView;
 use crate::model::Fit;
 use crate::profile::{NodePool, NodeType, Profile};
+use crate::views::tke::Listener;
+use crate::views::IngressView;
 
 /// Does the pool hold regular or native nodes, the ones that loop back? A pool whose `type`
 /// the profile does not state is unknown, never "no" (super nodes are the only exception

@@ -15,9 +15,9 @@ use crate::views::Annotations;
 use super::l7_loopback::{self, is_clb_ingress, l7_snat_on_every_listener};
 use super::{L7_SNAT_FIELD_SINCE, PREVENT_LOOPBACK, SEED_DOC};
 
-pub use crate::catalog::meta::TKE003 as L7_META;
+use crate::catalog::meta::TKE003 as L7_META;
 
-pub use crate::catalog::meta::TKE004 as KUBE_PROXY_META;
+use crate::catalog::meta::TKE004 as KUBE_PROXY_META;
 
 fn is_true(value: Option<&str>) -> bool {
     value == Some("true")

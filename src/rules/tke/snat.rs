@@ -9,11 +9,12 @@ use crate::profile::version::at_least;
 use crate::rules::{Context, Rule};
 use crate::yaml::NodeRef;
 
-use super::{listeners, Section, L7_SNAT_FIELD_SINCE, SEED_DOC};
+use super::{L7_SNAT_FIELD_SINCE, SEED_DOC};
+use crate::views::tke::{listeners, Section};
 
-pub use crate::catalog::meta::TKE005 as ALLOWLIST_META;
+use crate::catalog::meta::TKE005 as ALLOWLIST_META;
 
-pub use crate::catalog::meta::TKE006 as FIELD_META;
+use crate::catalog::meta::TKE006 as FIELD_META;
 
 fn tke_configs<'w>(cx: &Context<'w>) -> impl Iterator<Item = &'w Object> {
     cx.ws
@@ -160,7 +161,7 @@ impl Rule for L7SnatFieldVersion {
                         .to_string(),
                     applicability: Applicability::Safe,
                     edits: vec![Edit {
-                        span: crate::yaml::Span {
+                        span: crate::source::Span {
                             start: key.span().start,
                             end: value.span().end,
                         },

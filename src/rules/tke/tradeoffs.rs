@@ -17,17 +17,17 @@ use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-use super::service_config::is_config;
-use super::{listeners, Listener, Section};
-use super::{INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC};
 use super::{PREVENT_LOOPBACK, SEED_DOC};
+use crate::model::tke_config::{INGRESS_CONFIG_DOC, SERVICE_CONFIG_DOC};
 use crate::profile::tke::INTERNAL_SUBNET;
+use crate::views::tke::is_config;
+use crate::views::tke::{listeners, Listener, Section};
 
-pub use crate::catalog::meta::TKE012 as UDP_SNAT_META;
+use crate::catalog::meta::TKE012 as UDP_SNAT_META;
 
-pub use crate::catalog::meta::TKE013 as L7_SNAT_META;
+use crate::catalog::meta::TKE013 as L7_SNAT_META;
 
-pub use crate::catalog::meta::TKE014 as BYPASS_META;
+use crate::catalog::meta::TKE014 as BYPASS_META;
 
 pub struct UdpSnat;
 

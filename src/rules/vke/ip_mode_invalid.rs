@@ -7,7 +7,7 @@ use crate::views::Annotations;
 
 use super::{is_service, valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
-pub use crate::catalog::meta::VKE001 as META;
+use crate::catalog::meta::VKE001 as META;
 
 pub struct IpModeInvalid;
 

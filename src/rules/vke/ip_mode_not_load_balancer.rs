@@ -7,7 +7,7 @@ use crate::views::Annotations;
 
 use super::{IP_MODE, SEED_DOC};
 
-pub use crate::catalog::meta::VKE002 as META;
+use crate::catalog::meta::VKE002 as META;
 
 pub struct IpModeNotLoadBalancer;
 

@@ -10,7 +10,7 @@ use crate::views::Annotations;
 
 use super::{valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
-pub use crate::catalog::meta::VKE005 as META;
+use crate::catalog::meta::VKE005 as META;
 
 pub struct IpModeStatusMismatch;
 

@@ -16,7 +16,7 @@ use crate::rules::{edit, Context};
 use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
-pub use crate::rules::family::kube_proxy::VKE_IP_MODE as IP_MODE;
+use crate::rules::family::kube_proxy::VKE_IP_MODE as IP_MODE;
 /// The vendor doc's valid values, spelled as it spells them (`VIP` is the default).
 pub const VALID_MODES: [&str; 2] = ["VIP", "Proxy"];
 pub const SEED_DOC: &str =

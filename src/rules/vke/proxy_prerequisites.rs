@@ -7,7 +7,7 @@ use crate::rules::{Context, Rule};
 
 use super::{proxy_services, to_vip_fix, IP_MODE, SEED_DOC};
 
-pub use crate::catalog::meta::VKE003 as META;
+use crate::catalog::meta::VKE003 as META;
 
 pub struct ProxyPrerequisites;
 

@@ -10,7 +10,7 @@ use crate::rules::{Context, Rule};
 
 use super::{proxy_services, to_vip_fix, IP_MODE, SEED_DOC};
 
-pub use crate::catalog::meta::VKE004 as META;
+use crate::catalog::meta::VKE004 as META;
 
 pub struct ProxySameNode;
 

@@ -9,8 +9,8 @@ use super::Kind;
 mod containers;
 mod scheduling;
 
-pub use containers::{Argv, Container, Read, Site, Store};
-pub use scheduling::{LabelSelector, NodeSelectorTerm, PodAffinityTerm, Requirement, Toleration};
+pub use containers::{Argv, Read, Site, Store};
+pub use scheduling::{LabelSelector, Requirement, Toleration};
 
 /// The kinds read whole as pods; every other object with a pod template (`spec.template`,
 /// `spec.jobTemplate`) is a workload whatever its kind (see [`crate::views::slim`]).
@@ -51,10 +51,6 @@ impl<'w> PodTemplate<'w> {
     /// `spec.hostNetwork`.
     pub fn host_network(&self) -> Option<NodeRef<'w>> {
         self.spec.get("hostNetwork")
-    }
-
-    pub fn label(&self, key: &str) -> Option<&'w str> {
-        self.labels?.get(key)?.as_str()
     }
 
     /// `spec.nodeSelector[key]`.

@@ -10,7 +10,7 @@ use crate::objects::Object;
 use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::Context;
-use crate::views::go_values::{go_atoi, go_parse_bool, go_quote};
+use crate::yaml::go_values::{go_atoi, go_parse_bool, go_quote};
 use crate::yaml::NodeRef;
 
 use super::{no_ip_mode_fix, Feature, Hostname, ProxyProvider, Rejected, Triggered};

@@ -9,7 +9,7 @@ use crate::objects::Object;
 use crate::profile::{version, Provider};
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::Context;
-use crate::views::go_values::go_parse_bool;
+use crate::yaml::go_values::go_parse_bool;
 use crate::yaml::NodeRef;
 
 use super::{controller_at_least, no_ip_mode_fix, Hostname, ProxyProvider, Rejected, Triggered};

@@ -13,8 +13,8 @@ use crate::profile::Provider;
 use crate::rules::edit;
 use crate::rules::family::kube_proxy::{kubernetes_has_ip_mode, Gate};
 use crate::rules::Context;
-use crate::views::go_values::{go_atoi, go_quote};
 use crate::views::{Annotations, ServicePort};
+use crate::yaml::go_values::{go_atoi, go_quote};
 use crate::yaml::NodeRef;
 
 /// OKE's opt-in `ipMode` annotation (OKE001, OKE002 and this adapter read it).

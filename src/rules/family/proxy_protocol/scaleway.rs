@@ -11,8 +11,9 @@ use crate::profile::{version, Provider};
 use crate::rules::edit;
 use crate::rules::family::kube_proxy::Gate;
 use crate::rules::Context;
-use crate::views::go_values::go_parse_int_base0;
-use crate::views::{parse_go_bool, parse_go_int, Annotations};
+use crate::views::{parse_go_int, Annotations};
+use crate::yaml::go_values::go_parse_int_base0;
+use crate::yaml::go_values::parse_go_bool;
 use crate::yaml::NodeRef;
 
 use super::{add_annotation, controller_at_least, Hostname, ProxyProvider, Rejected, Triggered};

@@ -13,7 +13,7 @@ use crate::model::EntryKind;
 use crate::rules::{Context, Rule};
 use crate::views::Annotations;
 
-pub use crate::catalog::meta::K8S015 as META;
+use crate::catalog::meta::K8S015 as META;
 use table::{Reads, Service, CHECKS};
 
 pub struct AnnotationValueRejected;

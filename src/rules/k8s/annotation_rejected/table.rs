@@ -6,8 +6,8 @@ use crate::objects::Object;
 use crate::profile::Provider;
 use crate::rules::family::proxy_protocol::doks;
 use crate::rules::Context;
-use crate::views::go_values::{go_parse_bool, go_quote};
 use crate::views::Annotations;
+use crate::yaml::go_values::{go_parse_bool, go_quote};
 
 /// One annotation a controller refuses to reconcile with when its value is wrong.
 pub struct Check {

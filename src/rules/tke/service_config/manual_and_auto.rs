@@ -4,7 +4,7 @@ use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{Context, Rule};
 
-pub use crate::catalog::meta::TKE008 as BOTH_META;
+use crate::catalog::meta::TKE008 as BOTH_META;
 
 pub struct ManualAndAuto;
 

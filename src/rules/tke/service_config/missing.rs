@@ -6,9 +6,9 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::objects::{Object, ObjectId};
 use crate::rules::{Context, Rule};
 
-use super::same_namespace;
+use crate::model::tke_config::same_namespace;
 
-pub use crate::catalog::meta::TKE007 as MISSING_META;
+use crate::catalog::meta::TKE007 as MISSING_META;
 
 pub struct MissingConfig;
 

@@ -13,18 +13,13 @@
 //!   (and deleted) by the controller.
 //!
 //! The links (which config each Service and Ingress uses) are computed once per run in
-//! [`crate::model::tke_config`]; rules read them from [`Context::tke_configs`].
+//! `crate::model::tke_config`; rules read them from [`Context::tke_configs`].
 
 use crate::objects::{Object, ObjectId, Workspace};
 use crate::rules::Context;
 use crate::yaml::NodeRef;
 
-use super::{ingress_listeners, INGRESS_CONFIG, SERVICE_CONFIG, SERVICE_CONFIG_DOC};
-
-pub use crate::model::tke_config::{
-    is_config, references, same_namespace, Index, Owner, Reference, INGRESS_AUTO_SUFFIX,
-    SERVICE_AUTO_SUFFIX,
-};
+use super::ingress_listeners;
 
 /// Is this Ingress handled by the TKE CLB controller (class `qcloud`, or none)?
 fn tke_clb_ingress(ws: &Workspace, ingress: &Object) -> bool {
@@ -61,8 +56,8 @@ mod reserved_name;
 mod unmatched_listener;
 mod unused;
 
-pub use manual_and_auto::{ManualAndAuto, BOTH_META};
-pub use missing::{MissingConfig, MISSING_META};
-pub use reserved_name::{ReservedName, RESERVED_META};
-pub use unmatched_listener::{UnmatchedListener, UNMATCHED_META};
-pub use unused::{UnusedConfig, UNUSED_META};
+pub use manual_and_auto::ManualAndAuto;
+pub use missing::MissingConfig;
+pub use reserved_name::ReservedName;
+pub use unmatched_listener::UnmatchedListener;
+pub use unused::UnusedConfig;

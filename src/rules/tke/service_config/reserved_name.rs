@@ -5,9 +5,10 @@ use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{Context, Rule};
 
-use super::{name_value, same_namespace, INGRESS_AUTO_SUFFIX, SERVICE_AUTO_SUFFIX};
+use super::name_value;
+use crate::model::tke_config::{same_namespace, INGRESS_AUTO_SUFFIX, SERVICE_AUTO_SUFFIX};
 
-pub use crate::catalog::meta::TKE009 as RESERVED_META;
+use crate::catalog::meta::TKE009 as RESERVED_META;
 
 pub struct ReservedName;
 

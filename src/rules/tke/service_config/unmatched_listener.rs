@@ -7,9 +7,11 @@ use crate::objects::Object;
 use crate::rules::{Context, Rule};
 use crate::yaml::NodeRef;
 
-use super::{ingress_listeners, is_config, service_ports, tke_clb_ingress, Owner, Reference};
+use super::{ingress_listeners, service_ports, tke_clb_ingress};
+use crate::model::tke_config::{Owner, Reference};
+use crate::views::tke::is_config;
 
-pub use crate::catalog::meta::TKE010 as UNMATCHED_META;
+use crate::catalog::meta::TKE010 as UNMATCHED_META;
 
 pub struct UnmatchedListener;
 
@@ -59,7 +61,7 @@ impl Rule for UnmatchedListener {
                 }
                 listeners.sort();
                 listeners.dedup();
-                for section in crate::rules::tke::listeners(ws, config, kind.section()) {
+                for section in crate::views::tke::listeners(ws, config, kind.section()) {
                     let Some((port_key, port_value)) = section.port else {
                         continue;
                     };

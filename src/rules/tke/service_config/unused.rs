@@ -6,10 +6,12 @@ use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{Context, Rule};
 
-use super::{is_config, name_value, namespace_note, Owner, INGRESS_AUTO_SUFFIX, INGRESS_CONFIG};
-use super::{SERVICE_AUTO_SUFFIX, SERVICE_CONFIG, SERVICE_CONFIG_DOC};
+use super::{name_value, namespace_note};
+use crate::model::tke_config::{Owner, INGRESS_AUTO_SUFFIX, INGRESS_CONFIG};
+use crate::model::tke_config::{SERVICE_AUTO_SUFFIX, SERVICE_CONFIG, SERVICE_CONFIG_DOC};
+use crate::views::tke::is_config;
 
-pub use crate::catalog::meta::TKE011 as UNUSED_META;
+use crate::catalog::meta::TKE011 as UNUSED_META;
 
 pub struct UnusedConfig;
 
