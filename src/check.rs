@@ -31,7 +31,7 @@ use crate::yaml::{Limits, Split};
 /// language server lints many inputs with one pipeline; `--fix` lints the same inputs again
 /// with its fixes as an overlay).
 #[derive(Clone, Debug, Default)]
-pub struct CheckOptions {
+pub(crate) struct CheckOptions {
     pub inputs: Inputs,
     pub pipeline: Pipeline,
 }
@@ -39,7 +39,7 @@ pub struct CheckOptions {
 /// The workspace a check reads: paths, how they are walked, and texts that stand in for
 /// the files on disk.
 #[derive(Clone, Debug, Default)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// OS paths (any bytes); `-` is standard input.
     pub paths: Vec<std::path::PathBuf>,
     pub stdin_filename: Option<String>,
@@ -57,7 +57,7 @@ pub struct Inputs {
 
 /// How a check lints: rules, levels, suppressions, rendering, threads, the namespace.
 #[derive(Clone, Debug, Default)]
-pub struct Pipeline {
+pub(crate) struct Pipeline {
     /// Rule ids or names; empty means all.
     pub select: Vec<String>,
     pub ignore: Vec<String>,
@@ -81,7 +81,7 @@ pub struct Pipeline {
 impl CheckOptions {
     /// What a config file sets: its include/exclude (relative to its directory), rule
     /// levels and `ignore:` entries; `check` and the language server read it the same way.
-    pub fn configured(mut self, config: Option<&crate::config::Config>, cwd: &Path) -> Self {
+    pub(crate) fn configured(mut self, config: Option<&crate::config::Config>, cwd: &Path) -> Self {
         let Some(config) = config else {
             return self;
         };
@@ -119,14 +119,14 @@ pub struct CheckOutcome {
 
 impl CheckOutcome {
     /// The most severe diagnostic, if any.
-    pub fn max_severity(&self) -> Option<Severity> {
+    pub(crate) fn max_severity(&self) -> Option<Severity> {
         self.diagnostics.iter().map(|d| d.severity()).max()
     }
 }
 
 /// Problems that stop the run before linting (exit status 2).
 #[derive(Debug)]
-pub enum CheckError {
+pub(crate) enum CheckError {
     Walk(WalkError),
     UnknownRule(catalog::UnknownRule),
     Stdin(std::io::Error),
@@ -149,7 +149,7 @@ fn resolve_rules(keys: &[String]) -> Result<Vec<&'static RuleMeta>, CheckError> 
 }
 
 /// The rules this run reports (`--select`, `--ignore`, config `off`): SARIF describes these.
-pub fn enabled_rules(options: &CheckOptions) -> Result<Vec<&'static RuleMeta>, CheckError> {
+pub(crate) fn enabled_rules(options: &CheckOptions) -> Result<Vec<&'static RuleMeta>, CheckError> {
     let selected = resolve_rules(&options.pipeline.select)?;
     let ignored = resolve_rules(&options.pipeline.ignore)?;
     let filter = Filter {
@@ -168,7 +168,7 @@ pub fn enabled_rules(options: &CheckOptions) -> Result<Vec<&'static RuleMeta>, C
 }
 
 /// Run the whole check. Bad arguments are errors; bad input files are diagnostics.
-pub fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, CheckError> {
+pub(crate) fn check(options: &CheckOptions, profile: &Profile) -> Result<CheckOutcome, CheckError> {
     let selected = resolve_rules(&options.pipeline.select)?;
     let ignored = resolve_rules(&options.pipeline.ignore)?;
     let (walked, loaded, named, rendered) = walk_and_load(options)?;
@@ -393,7 +393,7 @@ fn lint_loaded(
 
 /// Walk and load like `check`, build the views and the cluster model, and hand them to
 /// `show` (`lblint model` prints them).
-pub fn with_model<R>(
+pub(crate) fn with_model<R>(
     options: &CheckOptions,
     profile: &Profile,
     show: impl FnOnce(&Workspace, &Views<'_>, &Model) -> R,

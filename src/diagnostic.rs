@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::source::{Location, ObjectRef, Span};
-pub use fix::{EditRef, FixRef};
-pub use text::Text;
+pub(crate) use fix::FixRef;
+pub(crate) use text::Text;
 
 use few::Few;
 use fix::StoredFix;
@@ -21,7 +21,7 @@ mod text;
 
 /// What a finding can be about: a Kubernetes object's identity and the template it was
 /// rendered from. The object model implements it, so findings need not know objects.
-pub trait Subject {
+pub(crate) trait Subject {
     fn identity(&self) -> &Arc<ObjectRef>;
     fn origin(&self) -> Option<&Arc<str>>;
 }
@@ -40,15 +40,6 @@ impl Severity {
             Severity::Note => "note",
             Severity::Warning => "warning",
             Severity::Error => "error",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Severity> {
-        match text {
-            "note" => Some(Severity::Note),
-            "warning" => Some(Severity::Warning),
-            "error" => Some(Severity::Error),
-            _ => None,
         }
     }
 }
@@ -70,7 +61,7 @@ pub enum FailOn {
 
 impl FailOn {
     /// The severity at or above which a finding fails the run; `None` for `never`.
-    pub fn threshold(self) -> Option<Severity> {
+    pub(crate) fn threshold(self) -> Option<Severity> {
         match self {
             FailOn::Error => Some(Severity::Error),
             FailOn::Warning => Some(Severity::Warning),
@@ -81,14 +72,14 @@ impl FailOn {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Related {
+pub(crate) struct Related {
     pub location: Location,
     pub message: Text,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Applicability {
+pub(crate) enum Applicability {
     /// Keeps the manifest's meaning apart from the finding itself; `--fix` applies it.
     Safe,
     /// Changes behaviour beyond the finding; needs `--unsafe-fixes`.
@@ -99,13 +90,13 @@ pub enum Applicability {
 
 /// Replace the bytes of `span` in the diagnostic's file with `content` (empty span: insert).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Edit {
+pub(crate) struct Edit {
     pub span: Span,
     pub content: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Fix {
+pub(crate) struct Fix {
     pub description: String,
     pub applicability: Applicability,
     pub edits: Vec<Edit>,
@@ -113,7 +104,7 @@ pub struct Fix {
 
 impl Fix {
     /// A change to make by hand: described, with no edits (only ever a suggestion).
-    pub fn manual(description: impl Into<String>) -> Fix {
+    pub(crate) fn manual(description: impl Into<String>) -> Fix {
         Fix {
             description: description.into(),
             applicability: Applicability::DisplayOnly,
@@ -123,8 +114,8 @@ impl Fix {
 }
 
 /// A finding. What is the same across a rule's findings is shared, not copied: texts
-/// keep only what differs from a recent text of the rule ([`Text`]), fixes only where
-/// their edits go ([`FixRef`]), and the object's identity and template origin are the
+/// keep only what differs from a recent text of the rule (`Text`), fixes only where
+/// their edits go (`FixRef`), and the object's identity and template origin are the
 /// object's own (`Arc`). What many findings lack (related locations, a fix) is one box,
 /// and what few have (suggestions, an origin) a box in that. The fields are private so this can change: read them through
 /// the accessors, build them with `with_*`. On a stream of 917,446 TKE001 findings that
@@ -185,7 +176,7 @@ struct More {
 }
 
 impl Diagnostic {
-    pub fn new(
+    pub(crate) fn new(
         rule: &'static str,
         name: &'static str,
         severity: Severity,
@@ -217,23 +208,23 @@ impl Diagnostic {
 
     /// A location of this finding is in a Secret's values (a caller reads its address
     /// from one): reports name the places but quote no source text.
-    pub fn with_secret_text(mut self) -> Self {
+    pub(crate) fn with_secret_text(mut self) -> Self {
         self.more_mut().secret_text = true;
         self
     }
 
-    pub fn shows_secret_text(&self) -> bool {
+    pub(crate) fn shows_secret_text(&self) -> bool {
         self.more().is_some_and(|m| m.secret_text)
     }
 
-    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+    pub(crate) fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(Text::shared(self.rule.id, Place::Help, help.into()));
         self
     }
 
     /// The object the finding is about: its identity for output and suppressions, and its
     /// template origin (Helm `# Source:`, kustomize origin) for people.
-    pub fn on(mut self, object: &impl Subject) -> Self {
+    pub(crate) fn on(mut self, object: &impl Subject) -> Self {
         self.object = Some(object.identity().clone());
         if object.origin().is_some() || self.more().is_some() {
             self.more_mut().origin = object.origin().cloned();
@@ -242,12 +233,12 @@ impl Diagnostic {
     }
 
     /// The object the finding is about, by identity only (no template origin).
-    pub fn about(mut self, id: Arc<ObjectRef>) -> Self {
+    pub(crate) fn about(mut self, id: Arc<ObjectRef>) -> Self {
         self.object = Some(id);
         self
     }
 
-    pub fn with_related(mut self, location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn with_related(mut self, location: Location, message: impl Into<String>) -> Self {
         let related = Related {
             location,
             message: Text::shared(self.rule.id, Place::Related, message.into()),
@@ -259,7 +250,7 @@ impl Diagnostic {
 
     /// The fix `--fix` may apply. Takes an `Option` too, since the edit helpers give `None`
     /// where the manifest's layout does not allow the edit: the finding then has no fix.
-    pub fn with_fix(mut self, fix: impl Into<Option<Fix>>) -> Self {
+    pub(crate) fn with_fix(mut self, fix: impl Into<Option<Fix>>) -> Self {
         let fix = fix.into().map(|fix| StoredFix::new(self.rule.id, fix));
         if fix.is_some() || self.rest.is_some() {
             self.rest_mut().fix = fix;
@@ -267,7 +258,7 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_suggestion(mut self, suggestion: Fix) -> Self {
+    pub(crate) fn with_suggestion(mut self, suggestion: Fix) -> Self {
         let suggestion = Fix {
             applicability: Applicability::DisplayOnly,
             ..suggestion
@@ -280,13 +271,13 @@ impl Diagnostic {
 
     /// The same finding at another place (a rendered object's finding, moved to the file
     /// that produced the object).
-    pub fn relocated(mut self, location: Location) -> Self {
+    pub(crate) fn relocated(mut self, location: Location) -> Self {
         self.location = location;
         self
     }
 
     /// Move related location `i`, if there is one.
-    pub fn relocate_related(&mut self, i: usize, location: Location) {
+    pub(crate) fn relocate_related(&mut self, i: usize, location: Location) {
         if let Some(rest) = self.rest.as_deref_mut() {
             if let Some(related) = rest.related.as_mut_slice().get_mut(i) {
                 related.location = location;
@@ -296,7 +287,7 @@ impl Diagnostic {
 
     /// Keep what the fix and the suggestions say and how safe they are, not their edits:
     /// those were planned on a rendered text that no file holds.
-    pub fn drop_edits(&mut self) {
+    pub(crate) fn drop_edits(&mut self) {
         let rule = self.rule.id;
         let Some(rest) = self.rest.as_deref_mut() else {
             return;
@@ -321,7 +312,7 @@ impl Diagnostic {
     }
 
     /// The file to edit instead of the rendered text this finding is in.
-    pub fn set_origin(&mut self, origin: Arc<str>) {
+    pub(crate) fn set_origin(&mut self, origin: Arc<str>) {
         self.more_mut().origin = Some(origin);
     }
 
@@ -340,7 +331,7 @@ impl Diagnostic {
     }
 
     /// Another paragraph of help after the rule's own (or the only one).
-    pub fn add_help(&mut self, more: &str) {
+    pub(crate) fn add_help(&mut self, more: &str) {
         let help = match &self.help {
             Some(help) => format!("{help}\n{more}"),
             None => more.to_owned(),
@@ -349,14 +340,14 @@ impl Diagnostic {
     }
 
     /// The same finding at another severity (config levels).
-    pub fn set_severity(&mut self, severity: Severity) {
+    pub(crate) fn set_severity(&mut self, severity: Severity) {
         self.severity = severity;
     }
 
     /// Turn the fix and each suggestion that `refuse` gives a replacement for into that
     /// replacement (a by-hand suggestion): a refused fix becomes the first suggestion, so
     /// `--fix` never applies it.
-    pub fn refuse_edits(&mut self, mut refuse: impl FnMut(FixRef<'_>) -> Option<Fix>) {
+    pub(crate) fn refuse_edits(&mut self, mut refuse: impl FnMut(FixRef<'_>) -> Option<Fix>) {
         let rule = self.rule.id;
         let Some(rest) = self.rest.as_deref_mut() else {
             return;
@@ -382,7 +373,7 @@ impl Diagnostic {
     }
 
     /// Kebab-case rule name, e.g. `tke-l4-loopback`.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         self.rule.name
     }
 
@@ -399,7 +390,7 @@ impl Diagnostic {
         &self.location
     }
 
-    pub fn related(&self) -> &[Related] {
+    pub(crate) fn related(&self) -> &[Related] {
         self.rest.as_deref().map_or(&[], |r| r.related.as_slice())
     }
 
@@ -428,28 +419,28 @@ impl Diagnostic {
     }
 
     /// Template the object was rendered from (Helm `# Source:`, kustomize origin).
-    pub fn origin(&self) -> Option<&str> {
+    pub(crate) fn origin(&self) -> Option<&str> {
         self.more()?.origin.as_deref()
     }
 
     /// The template to edit instead of this finding's file: its origin, unless that
     /// template is not in the repository (then the rendered file is the one to fix).
-    pub fn edit_elsewhere(&self) -> Option<&str> {
+    pub(crate) fn edit_elsewhere(&self) -> Option<&str> {
         self.origin().filter(|_| !self.template_absent())
     }
 
     /// Whether the template of the origin was looked for in the repository and not found.
-    pub fn template_absent(&self) -> bool {
+    pub(crate) fn template_absent(&self) -> bool {
         self.more().is_some_and(|m| m.template_absent)
     }
 
     /// The origin's template is not in the repository: fix the rendered file.
-    pub fn set_template_absent(&mut self) {
+    pub(crate) fn set_template_absent(&mut self) {
         self.more_mut().template_absent = true;
     }
 
     /// Deterministic output order: file, position, rule.
-    pub fn sort_key(&self) -> (&str, usize, &'static str, &Text) {
+    pub(crate) fn sort_key(&self) -> (&str, usize, &'static str, &Text) {
         (
             &self.location.file,
             self.location.span.start.offset,
@@ -472,7 +463,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn count(&mut self, severity: Severity) {
+    pub(crate) fn count(&mut self, severity: Severity) {
         match severity {
             Severity::Error => self.error += 1,
             Severity::Warning => self.warning += 1,

@@ -26,16 +26,17 @@ pub struct Span {
 }
 
 impl Span {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.end.offset.saturating_sub(self.start.offset)
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The source text the span covers.
-    pub fn slice<'s>(&self, source: &'s str) -> &'s str {
+    pub(crate) fn slice<'s>(&self, source: &'s str) -> &'s str {
         source.get(self.start.offset..self.end.offset).unwrap_or("")
     }
 }
@@ -96,25 +97,17 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
-    pub fn insert(&mut self, file: Arc<SourceFile>) {
+    pub(crate) fn insert(&mut self, file: Arc<SourceFile>) {
         self.files.insert(file.path.clone(), file);
     }
 
-    pub fn get(&self, path: &str) -> Option<&Arc<SourceFile>> {
+    pub(crate) fn get(&self, path: &str) -> Option<&Arc<SourceFile>> {
         self.files.get(path)
-    }
-
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
     }
 }
 
 impl SourceFile {
-    pub fn new(path: impl Into<Arc<str>>, text: impl Into<String>) -> SourceFile {
+    pub(crate) fn new(path: impl Into<Arc<str>>, text: impl Into<String>) -> SourceFile {
         SourceFile {
             path: path.into(),
             text: text.into(),
@@ -124,14 +117,14 @@ impl SourceFile {
 
     /// The file's line index, built once on first use: every later position lookup and
     /// snippet is a binary search, never a rescan.
-    pub fn lines(&self) -> &LineIndex {
+    pub(crate) fn lines(&self) -> &LineIndex {
         self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
     /// Line and column (1-based, column in chars) of a byte offset. O(log lines), plus up
     /// to a KB of counting on a long non-ASCII line: every node's position is worked out
     /// here when asked, and a stream can hold hundreds of thousands of findings.
-    pub fn pos_at(&self, offset: usize) -> Pos {
+    pub(crate) fn pos_at(&self, offset: usize) -> Pos {
         self.lines().pos(&self.text, offset)
     }
 }
@@ -141,7 +134,7 @@ impl SourceFile {
 /// errors), so a position means the same everywhere. A line ends at `\r\n`, `\n` or a lone
 /// `\r`, as in YAML and SARIF.
 #[derive(Clone, Debug, Default)]
-pub struct LineIndex {
+pub(crate) struct LineIndex {
     /// Byte offset of each line start, as u32: a 50 MB stream has a million lines, and
     /// files over 4 GiB are refused (`--max-file-size`).
     starts: Vec<u32>,
@@ -226,7 +219,7 @@ fn add_checkpoints(text: &str, start: usize, end: usize, out: &mut Vec<(u32, u32
 }
 
 impl LineIndex {
-    pub fn new(text: &str) -> LineIndex {
+    pub(crate) fn new(text: &str) -> LineIndex {
         let bytes = text.as_bytes();
         let starts = line_starts(bytes);
         // Every line ASCII, then each line holding a byte over 0x7f is cleared: most
@@ -254,24 +247,24 @@ impl LineIndex {
     }
 
     /// Byte offset of the start of 0-based `line`: 0, then one past every line break.
-    pub fn start(&self, line: usize) -> Option<usize> {
+    pub(crate) fn start(&self, line: usize) -> Option<usize> {
         self.starts.get(line).map(|&s| s as usize)
     }
 
     /// How many lines (one more than line breaks).
-    pub fn line_count(&self) -> usize {
+    pub(crate) fn line_count(&self) -> usize {
         self.starts.len()
     }
 
     /// The 0-based line holding byte `offset`.
-    pub fn line_of(&self, offset: usize) -> usize {
+    pub(crate) fn line_of(&self, offset: usize) -> usize {
         self.starts
             .partition_point(|&s| s as usize <= offset)
             .saturating_sub(1)
     }
 
     /// Whether the 0-based `line` is all ASCII (its columns are byte counts).
-    pub fn is_ascii(&self, line: usize) -> bool {
+    pub(crate) fn is_ascii(&self, line: usize) -> bool {
         line < self.starts.len()
             && self
                 .ascii
@@ -295,7 +288,7 @@ impl LineIndex {
 
     /// Line and column (1-based, column in chars) of byte `offset` in `text` (the text this
     /// index was built from), clamped to the text and snapped to a char boundary.
-    pub fn pos(&self, text: &str, offset: usize) -> Pos {
+    pub(crate) fn pos(&self, text: &str, offset: usize) -> Pos {
         let offset = char_floor(text, offset);
         let line = self.line_of(offset);
         let start = self.start(line).unwrap_or(0);
@@ -314,7 +307,7 @@ impl LineIndex {
 }
 
 /// `offset` clamped to `text` and moved back to a char boundary.
-pub fn char_floor(text: &str, offset: usize) -> usize {
+pub(crate) fn char_floor(text: &str, offset: usize) -> usize {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -324,7 +317,7 @@ pub fn char_floor(text: &str, offset: usize) -> usize {
 
 /// Start of the line holding byte `offset`, for one-off lookups that do not warrant a
 /// [`LineIndex`]; same line breaks (`\r\n`, `\n`, lone `\r`).
-pub fn line_start(text: &str, offset: usize) -> usize {
+pub(crate) fn line_start(text: &str, offset: usize) -> usize {
     let offset = char_floor(text, offset);
     let Some(i) = text[..offset].rfind(['\n', '\r']) else {
         return 0;
@@ -340,7 +333,7 @@ pub fn line_start(text: &str, offset: usize) -> usize {
 
 /// How many line breaks (`\r\n`, `\n`, lone `\r`) `bytes` holds: the 0-based line of the
 /// byte after them, for text that is not (yet) valid UTF-8.
-pub fn line_breaks(bytes: &[u8]) -> usize {
+pub(crate) fn line_breaks(bytes: &[u8]) -> usize {
     bytes
         .iter()
         .enumerate()

@@ -30,7 +30,7 @@ pub struct Example {
 }
 
 /// Split `---` front matter from the body.
-pub fn split_front_matter(doc: &str) -> Option<(&str, &str)> {
+pub(crate) fn split_front_matter(doc: &str) -> Option<(&str, &str)> {
     let rest = doc.strip_prefix("---\n")?;
     let end = rest.find("\n---\n")?;
     Some((&rest[..end], &rest[end + 5..]))

@@ -9,21 +9,21 @@ use crate::source::Location;
 use crate::source::{Pos, Span};
 use crate::yaml::{DuplicateKey, LoadedFile};
 
-pub use crate::catalog::meta::LBL001 as YAML_SYNTAX;
+pub(crate) use crate::catalog::meta::LBL001 as YAML_SYNTAX;
 
-pub use crate::catalog::meta::LBL002 as UNRENDERED_TEMPLATE;
+pub(crate) use crate::catalog::meta::LBL002 as UNRENDERED_TEMPLATE;
 
-pub use crate::catalog::meta::LBL003 as FILE_SKIPPED;
+pub(crate) use crate::catalog::meta::LBL003 as FILE_SKIPPED;
 
-pub use crate::catalog::meta::LBL004 as UNUSED_SUPPRESSION;
+pub(crate) use crate::catalog::meta::LBL004 as UNUSED_SUPPRESSION;
 
-pub use crate::catalog::meta::LBL005 as DUPLICATE_KEY;
+pub(crate) use crate::catalog::meta::LBL005 as DUPLICATE_KEY;
 
-pub use crate::catalog::meta::LBL006 as EXCESSIVE_ALIASING;
+pub(crate) use crate::catalog::meta::LBL006 as EXCESSIVE_ALIASING;
 
-pub use crate::catalog::meta::LBL008 as RENDER_FAILED;
+pub(crate) use crate::catalog::meta::LBL008 as RENDER_FAILED;
 
-pub use crate::catalog::meta::LBL009 as KUSTOMIZATION_NOT_RENDERED;
+pub(crate) use crate::catalog::meta::LBL009 as KUSTOMIZATION_NOT_RENDERED;
 
 pub static ALL: [&RuleMeta; 8] = [
     &YAML_SYNTAX,
@@ -37,7 +37,7 @@ pub static ALL: [&RuleMeta; 8] = [
 ];
 
 /// `LBL003`: a file that is not linted, and why; at `pos`, else the file's start.
-pub fn file_skipped(path: &str, reason: &str, pos: Option<Pos>) -> Diagnostic {
+pub(crate) fn file_skipped(path: &str, reason: &str, pos: Option<Pos>) -> Diagnostic {
     let pos = pos.unwrap_or(Pos {
         line: 1,
         column: 1,
@@ -57,7 +57,7 @@ pub fn file_skipped(path: &str, reason: &str, pos: Option<Pos>) -> Diagnostic {
 }
 
 /// `LBL002`: a Helm template's first `{{` action, at `span`.
-pub fn unrendered_template(file: &Arc<str>, span: Span) -> Diagnostic {
+pub(crate) fn unrendered_template(file: &Arc<str>, span: Span) -> Diagnostic {
     UNRENDERED_TEMPLATE
         .diagnostic(
             Severity::Note,
@@ -76,7 +76,7 @@ pub fn unrendered_template(file: &Arc<str>, span: Span) -> Diagnostic {
 /// whose aliases or merge keys expand too far (`LBL006`), and keys written twice in a
 /// document that `is_object` (`LBL005`; other YAML is skipped silently, like every other
 /// finding).
-pub fn loader_diagnostics(
+pub(crate) fn loader_diagnostics(
     file: &Arc<str>,
     loaded: &LoadedFile,
     is_object: impl Fn(usize) -> bool,

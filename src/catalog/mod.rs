@@ -5,7 +5,7 @@
 
 pub mod docs;
 pub mod lbl;
-pub mod meta;
+pub(crate) mod meta;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::Provider;
@@ -43,7 +43,7 @@ impl Providers {
     }
 
     /// As the document writes them: `any`, or the profile names.
-    pub fn names(self) -> Vec<&'static str> {
+    pub(crate) fn names(self) -> Vec<&'static str> {
         match self {
             Providers::Any => vec!["any"],
             Providers::Only(clouds) => clouds.iter().map(|p| p.as_str()).collect(),
@@ -61,7 +61,7 @@ pub enum FixAvailability {
 }
 
 impl FixAvailability {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             FixAvailability::None => "none",
             FixAvailability::Sometimes => "sometimes",
@@ -71,7 +71,7 @@ impl FixAvailability {
 }
 
 impl RuleMeta {
-    pub fn diagnostic(
+    pub(crate) fn diagnostic(
         &'static self,
         severity: Severity,
         location: Location,
@@ -83,7 +83,7 @@ impl RuleMeta {
     /// Whether the rule runs on a cluster of `provider`: a provider's rules run on its
     /// clusters only (`generic` is none of the named clouds); `providers: [any]` runs
     /// everywhere. With no profile at all every rule runs (`rules::for_profile`).
-    pub fn runs_on(&self, provider: Provider) -> bool {
+    pub(crate) fn runs_on(&self, provider: Provider) -> bool {
         match self.providers {
             Providers::Any => true,
             Providers::Only(clouds) => clouds.contains(&provider),
@@ -92,7 +92,7 @@ impl RuleMeta {
 
     /// Whether the rule is one cloud's (not `providers: [any]`): with no profile its
     /// findings rest on the object's annotations alone (the rule loop caps their errors).
-    pub fn is_cloud_rule(&self) -> bool {
+    pub(crate) fn is_cloud_rule(&self) -> bool {
         matches!(self.providers, Providers::Only(_))
     }
 
@@ -108,7 +108,7 @@ impl RuleMeta {
 }
 
 /// The ids of the documented rules that name `provider` (`profile init` lists them).
-pub fn ids_for_provider(provider: Provider) -> Vec<&'static str> {
+pub(crate) fn ids_for_provider(provider: Provider) -> Vec<&'static str> {
     meta::DOCUMENTED
         .iter()
         .filter(|m| m.providers.clouds().contains(&provider))
@@ -153,13 +153,13 @@ pub fn lookup(key: &str) -> Option<&'static RuleMeta> {
 }
 
 /// Every id and name a rule can be selected by.
-pub fn rule_keys() -> Vec<&'static str> {
+pub(crate) fn rule_keys() -> Vec<&'static str> {
     all_meta().iter().flat_map(|m| [m.id, m.name]).collect()
 }
 
 /// A rule key (`--select`, `--ignore`) that names no rule, with the closest one.
 #[derive(Debug)]
-pub struct UnknownRule {
+pub(crate) struct UnknownRule {
     pub key: String,
     pub suggestion: Option<String>,
 }
@@ -175,7 +175,7 @@ impl std::fmt::Display for UnknownRule {
 }
 
 /// The rules named by comma-separated ids or names.
-pub fn resolve(keys: &[String]) -> Result<Vec<&'static RuleMeta>, UnknownRule> {
+pub(crate) fn resolve(keys: &[String]) -> Result<Vec<&'static RuleMeta>, UnknownRule> {
     keys.iter()
         .flat_map(|k| k.split(','))
         .map(str::trim)

@@ -158,7 +158,7 @@ pub enum RulesFormat {
 /// `--provider`: exactly the profile's names, from the one list in the profile model, and
 /// the profile loader's suggestion when a value is none of them (`aws` → `eks`).
 #[derive(Clone, Copy, Debug)]
-pub struct ProviderParser;
+pub(crate) struct ProviderParser;
 
 impl TypedValueParser for ProviderParser {
     type Value = Provider;

@@ -10,7 +10,7 @@ use super::ColorArg;
 /// Node) or `CLICOLOR_FORCE` (bixense.com/clicolors; `0` does not force) set and not empty
 /// turn it on, even into a file or pipe; else `CLICOLOR=0` turns it off; else colour only
 /// when the output is a terminal.
-pub fn use_color(
+pub(crate) fn use_color(
     choice: ColorArg,
     env: impl Fn(&str) -> Option<OsString>,
     is_terminal: bool,
@@ -30,7 +30,7 @@ pub fn use_color(
 }
 
 /// [`use_color`] with the process environment.
-pub fn use_color_here(choice: ColorArg, is_terminal: bool) -> bool {
+pub(crate) fn use_color_here(choice: ColorArg, is_terminal: bool) -> bool {
     use_color(choice, |name| std::env::var_os(name), is_terminal)
 }
 

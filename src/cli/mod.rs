@@ -24,17 +24,17 @@ mod profile_import;
 mod settings;
 mod size;
 
-pub use args::{
-    CheckArgs, Cli, ColorArg, Command, ModelArgs, ModelFormat, ProfileCommand, RulesFormat,
-    SchemaArg,
+pub use args::Cli;
+pub(crate) use args::{
+    CheckArgs, ColorArg, Command, ModelArgs, ModelFormat, ProfileCommand, RulesFormat, SchemaArg,
 };
 
 /// Exit status: no diagnostic at or above --fail-on.
-pub const EXIT_OK: i32 = 0;
+pub(crate) const EXIT_OK: i32 = 0;
 /// Exit status: a diagnostic at or above --fail-on.
-pub const EXIT_FINDINGS: i32 = 1;
+pub(crate) const EXIT_FINDINGS: i32 = 1;
 /// Exit status: the run itself failed.
-pub const EXIT_FAILURE: i32 = 2;
+pub(crate) const EXIT_FAILURE: i32 = 2;
 
 /// Parse arguments, run, and return the exit status.
 pub fn main() -> i32 {

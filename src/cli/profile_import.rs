@@ -10,7 +10,7 @@ use crate::profile::import::{import, Input};
 
 /// `max_file_size`: dumps of big clusters run to hundreds of MB; beyond this a file is
 /// refused, not read (`--max-file-size`).
-pub fn run(
+pub(crate) fn run(
     files: &[std::path::PathBuf],
     output: Option<&Path>,
     max_file_size: u64,

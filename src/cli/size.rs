@@ -17,10 +17,10 @@ const UNITS: [(&str, u64); 9] = [
 
 /// The largest file lblint reads: positions are kept as 32-bit offsets (a line index of a
 /// million lines is then 4 MB, not 8), and a file this size would need 64 GiB of trees.
-pub const MAX_FILE_SIZE_LIMIT: u64 = u32::MAX as u64;
+pub(crate) const MAX_FILE_SIZE_LIMIT: u64 = u32::MAX as u64;
 
 /// `1048576`, `512KiB`, `1MB`, `64 MiB` (units in any case) to bytes.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let digits = text
         .find(|c: char| !c.is_ascii_digit())

@@ -19,16 +19,16 @@ use crate::source::SourceFile;
 use crate::suppress::{ConfigIgnore, ConfigIgnores};
 
 /// Names looked for in each directory, in this order.
-pub const FILE_NAMES: [&str; 2] = ["lblint.yaml", ".lblint.yaml"];
+pub(crate) const FILE_NAMES: [&str; 2] = ["lblint.yaml", ".lblint.yaml"];
 
 /// A config file that cannot be used: the settings kit's error, code `lblint::config`.
-pub type ConfigError = SettingsError;
+pub(crate) type ConfigError = SettingsError;
 
 mod parse;
 mod render;
 mod resolve;
 pub use parse::parse_config;
-pub use resolve::{resolve, ConfigChoice, ResolveError, Resolved};
+pub(crate) use resolve::{resolve, ConfigChoice, ResolveError, Resolved};
 
 const MAX_CONFIG_BYTES: usize = crate::settings::MAX_BYTES;
 const FAIL_ON: &[&str] = &["error", "warning", "note", "never"];
@@ -110,7 +110,7 @@ pub struct RenderConfig {
 
 impl Config {
     /// The `ignore:` entries, ready for the filter stage.
-    pub fn ignores(&self, cwd: &Path) -> ConfigIgnores {
+    pub(crate) fn ignores(&self, cwd: &Path) -> ConfigIgnores {
         ConfigIgnores {
             entries: self.ignore.clone(),
             base: self.dir.clone(),
@@ -122,7 +122,7 @@ impl Config {
 /// The config file for a run started in `cwd`: `lblint.yaml` or `.lblint.yaml` in `cwd`
 /// or a parent up to the repository root. Outside a repository only `cwd` is searched: a
 /// file planted in a shared parent (`/tmp`, a home directory) must not configure the run.
-pub fn discover(cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn discover(cwd: &Path) -> Option<PathBuf> {
     let dirs: Vec<&Path> = match crate::walk::repository_root(cwd) {
         Some(root) => cwd
             .ancestors()
@@ -205,7 +205,7 @@ fn check_paths_are_inside(config: &Config, cwd: &Path) -> Vec<ConfigError> {
 }
 
 /// Read and parse a config file; `cwd` is the working directory of the run.
-pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
+pub(crate) fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
     let abs = crate::walk::absolute(path, cwd);
     let shown = crate::walk::display_relative(&abs, cwd);
     let unreadable = |message: String| {
@@ -229,7 +229,7 @@ pub fn load_config(path: &Path, cwd: &Path) -> Result<Config, ConfigError> {
 }
 
 /// The config file's JSON Schema (draft-07), for yaml-language-server and editors.
-pub fn json_schema() -> Value {
+pub(crate) fn json_schema() -> Value {
     let keys: Vec<&str> = crate::catalog::rule_keys();
     let globs = |description: &str| json!({"type": "array", "items": {"type": "string"}, "description": description});
     json!({

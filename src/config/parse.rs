@@ -214,7 +214,7 @@ impl<'de> Deserialize<'de> for RuleLevels {
 }
 
 /// Parse a config file's text; `shown` is its displayed path, `dir` its directory. The
-/// error carries every error found in the file ([`ConfigError::each`]).
+/// error carries every error found in the file (`ConfigError::each`).
 pub fn parse_config(text: &str, shown: &str, dir: &Path) -> Result<Config, ConfigError> {
     let (config, errors) = parse_recovering(text, shown, dir);
     ConfigError::all(errors).map_or(Ok(config), Err)

@@ -11,7 +11,7 @@ use crate::settings::SettingsError;
 
 /// Which config file a lint reads.
 #[derive(Clone, Copy, Debug)]
-pub enum ConfigChoice<'a> {
+pub(crate) enum ConfigChoice<'a> {
     /// This file (`--config`).
     Named(&'a Path),
     /// The nearest `lblint.yaml` (or `.lblint.yaml`) from this directory up.
@@ -22,14 +22,14 @@ pub enum ConfigChoice<'a> {
 
 /// A lint's config file and cluster profile.
 #[derive(Debug)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     pub config: Option<Config>,
     pub profile: Profile,
 }
 
 /// Why the settings cannot be used: the config file's errors or the profile's, located.
 #[derive(Debug)]
-pub enum ResolveError {
+pub(crate) enum ResolveError {
     Config(ConfigError),
     Profile(SettingsError),
 }
@@ -37,7 +37,7 @@ pub enum ResolveError {
 /// The config file `choice` names, then the profile: `profile` (a flag or the editor's
 /// setting) wins over the config's `profile:` (already relative to its directory); with
 /// neither, the generic profile of a cluster lblint knows nothing about.
-pub fn resolve(
+pub(crate) fn resolve(
     choice: ConfigChoice<'_>,
     profile: Option<&Path>,
     cwd: &Path,

@@ -11,7 +11,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::few::Few;
-use super::{Applicability, Edit, Fix};
+#[cfg(test)]
+use super::Edit;
+use super::{Applicability, Fix};
 use crate::source::Span;
 
 /// What a fix says and writes, shared by the findings whose fixes say and write the same.
@@ -87,7 +89,7 @@ pub struct FixRef<'d> {
 
 /// One edit of a fix: replace the bytes of `span` with `content` (empty span: insert).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EditRef<'d> {
+pub(crate) struct EditRef<'d> {
     pub span: Span,
     pub content: &'d str,
 }
@@ -97,12 +99,12 @@ impl<'d> FixRef<'d> {
         &self.body.description
     }
 
-    pub fn applicability(&self) -> Applicability {
+    pub(crate) fn applicability(&self) -> Applicability {
         self.body.applicability
     }
 
     /// The edits, in the order the rule gave them.
-    pub fn edits(&self) -> impl ExactSizeIterator<Item = EditRef<'d>> + Clone + 'd {
+    pub(crate) fn edits(&self) -> impl ExactSizeIterator<Item = EditRef<'d>> + Clone + 'd {
         self.spans
             .iter()
             .zip(self.body.contents.iter())
@@ -110,17 +112,19 @@ impl<'d> FixRef<'d> {
     }
 
     /// Whether lblint can make the change (a fix with no edits is made by hand).
-    pub fn has_edits(&self) -> bool {
+    pub(crate) fn has_edits(&self) -> bool {
         !self.spans.is_empty()
     }
 
     /// Whether both share what they say and write (tests: the sharing is there).
-    pub fn shares_body_with(&self, other: &FixRef<'_>) -> bool {
+    #[cfg(test)]
+    pub(crate) fn shares_body_with(&self, other: &FixRef<'_>) -> bool {
         std::ptr::eq(self.body, other.body)
     }
 
     /// The fix as a rule builds it (tests; `Fix` values to change and give back).
-    pub fn to_fix(&self) -> Fix {
+    #[cfg(test)]
+    pub(crate) fn to_fix(self) -> Fix {
         Fix {
             description: self.description().to_string(),
             applicability: self.applicability(),

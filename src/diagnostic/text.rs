@@ -61,7 +61,7 @@ thread_local! {
 
 impl Text {
     /// A text that shares nothing.
-    pub fn new(text: impl Into<String>) -> Text {
+    pub(crate) fn new(text: impl Into<String>) -> Text {
         Text {
             base: None,
             head: 0,
@@ -123,7 +123,7 @@ impl Text {
     }
 
     /// The text in its three parts, in order.
-    pub fn parts(&self) -> [&str; 3] {
+    pub(crate) fn parts(&self) -> [&str; 3] {
         match &self.base {
             None => ["", &self.middle, ""],
             Some(base) => [
@@ -135,27 +135,20 @@ impl Text {
     }
 
     /// The text as one string: borrowed when it is one part, else put together.
-    pub fn as_cow(&self) -> Cow<'_, str> {
+    pub(crate) fn as_cow(&self) -> Cow<'_, str> {
         match self.parts() {
             [only, "", ""] | ["", only, ""] | ["", "", only] => Cow::Borrowed(only),
             parts => Cow::Owned(parts.concat()),
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.parts().iter().map(|p| p.len()).sum()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn contains(&self, pattern: &str) -> bool {
-        self.as_cow().contains(pattern)
-    }
-
     /// Whether both share one base (tests: the sharing is there).
-    pub fn shares_base_with(&self, other: &Text) -> bool {
+    #[cfg(test)]
+    pub(crate) fn shares_base_with(&self, other: &Text) -> bool {
         match (&self.base, &other.base) {
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             _ => false,

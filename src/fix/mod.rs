@@ -1,7 +1,7 @@
 //! `--fix`: apply the text edits diagnostics carry, without overlaps, and never to
 //! rendered output whose template is the file to edit (committed Helm output whose chart
 //! is not in the repository is fixed in place: `Diagnostic::edit_elsewhere`). Planning
-//! works on texts; [`mod@write`] puts a new text on disk or leaves the file as it was.
+//! works on texts; `mod@write` puts a new text on disk or leaves the file as it was.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -11,12 +11,12 @@ use crate::check::CheckOutcome;
 use crate::diagnostic::{Applicability, Diagnostic, FixRef};
 use crate::source::{SourceFile, SourceMap};
 
-pub mod preview;
-pub mod write;
+pub(crate) mod preview;
+pub(crate) mod write;
 
 /// New file texts, each with how many diagnostics its edits fix.
 #[derive(Debug, Default)]
-pub struct FixPlan {
+pub(crate) struct FixPlan {
     pub files: BTreeMap<Arc<str>, (String, usize)>,
     /// Indices (into the planned diagnostics) of the fixes the plan applies.
     pub applied: Vec<usize>,
@@ -26,7 +26,8 @@ pub struct FixPlan {
 }
 
 impl FixPlan {
-    pub fn fixed(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn fixed(&self) -> usize {
         self.files.values().map(|(_, n)| n).sum()
     }
 }
@@ -110,7 +111,7 @@ fn fix_edits<'a>(fix: FixRef<'a>, text: &str) -> Option<Vec<RawEdit<'a>>> {
 /// Plan the edits of every eligible fix. A fix is applied whole or not at all; one that
 /// conflicts with an earlier accepted fix waits for the next round (the caller re-lints).
 /// Fixes are taken in order of their first edit, then in diagnostic order. O(n log n).
-pub fn plan(diagnostics: &[Diagnostic], sources: &SourceMap, unsafe_fixes: bool) -> FixPlan {
+pub(crate) fn plan(diagnostics: &[Diagnostic], sources: &SourceMap, unsafe_fixes: bool) -> FixPlan {
     let mut by_file: BTreeMap<Arc<str>, Vec<(usize, &Diagnostic)>> = BTreeMap::new();
     for (i, d) in diagnostics
         .iter()
@@ -164,7 +165,7 @@ const MAX_FIX_ROUNDS: usize = 10;
 /// What `--fix` did (or, with `--diff`, would do): problems fixed in the files written,
 /// and the files it could not write (each left as it was) with why.
 #[derive(Debug, Default)]
-pub struct Applied {
+pub(crate) struct Applied {
     pub fixed: usize,
     pub failures: Vec<(Arc<str>, String)>,
     /// Problems fixed in each file, by rule (id, name): `--show-fixes` lists them.
@@ -187,14 +188,14 @@ pub struct Applied {
 /// One round's plan: the files to rewrite, and the files whose rewrite is dropped because
 /// it would make them unparsable.
 #[derive(Debug, Default)]
-pub struct Round {
+pub(crate) struct Round {
     pub files: Vec<FileFix>,
     pub breaking: Vec<Arc<str>>,
 }
 
 /// One file's rewrite, planned on the text lint read from it.
 #[derive(Debug)]
-pub struct FileFix {
+pub(crate) struct FileFix {
     pub display: Arc<str>,
     /// The file itself (the display name is text for people, not a path to open).
     pub path: PathBuf,
@@ -219,7 +220,7 @@ fn key(d: &Diagnostic) -> FixKey {
 
 /// The findings whose fix this run would apply (safe, or unsafe with `--unsafe-fixes`) but
 /// does not, because the object is rendered output: the template is the file to edit.
-pub fn rendered_refusals(
+pub(crate) fn rendered_refusals(
     diagnostics: &[Diagnostic],
     unsafe_fixes: bool,
 ) -> impl Iterator<Item = &Diagnostic> {
@@ -236,7 +237,7 @@ pub fn rendered_refusals(
 /// Plan one round on a lint outcome: the files to rewrite. Fixes already `tried` and files
 /// that `failed` to be written are left out; a rewrite that would make a file unparsable
 /// is dropped, and the file named in [`Round::breaking`].
-pub fn plan_round(
+pub(crate) fn plan_round(
     mut outcome: CheckOutcome,
     unsafe_fixes: bool,
     tried: &mut HashSet<FixKey>,
@@ -289,7 +290,7 @@ pub fn plan_round(
 ///
 /// With `dry_run` (`--diff`) nothing is written: each round lints the texts the earlier
 /// rounds made, from memory, and [`Applied::changes`] holds the result.
-pub fn apply(
+pub(crate) fn apply(
     options: &crate::check::CheckOptions,
     profile: &crate::profile::Profile,
     unsafe_fixes: bool,

@@ -17,7 +17,7 @@ const CONTEXT: usize = 3;
 /// One unified diff per changed file (`--- a/path`, `+++ b/path`, hunks), in the order
 /// given. File contents are printed as they are, so that `git apply` takes the output;
 /// only the names, which a person types rarely and a manifest never, are escaped.
-pub fn unified_diff(changes: &[(std::sync::Arc<str>, String, String)]) -> String {
+pub(crate) fn unified_diff(changes: &[(std::sync::Arc<str>, String, String)]) -> String {
     let mut out = String::new();
     for (path, before, after) in changes {
         let path = escape(path, Keep::Nothing);
@@ -34,7 +34,7 @@ pub fn unified_diff(changes: &[(std::sync::Arc<str>, String, String)]) -> String
 }
 
 /// Why a fix is not applied to rendered output, and what to edit instead.
-pub fn rendered_reason(origin: &str) -> String {
+pub(crate) fn rendered_reason(origin: &str) -> String {
     format!("the object is rendered from `{origin}`; edit that file instead")
 }
 
@@ -46,14 +46,14 @@ fn finding_at(d: &Diagnostic) -> String {
 }
 
 /// The stderr line for a fix `--fix` or `--diff` leaves out because its file is rendered.
-pub fn rendered_notice(d: &Diagnostic) -> String {
+pub(crate) fn rendered_notice(d: &Diagnostic) -> String {
     let reason = rendered_reason(d.origin().unwrap_or_default());
     format!("lblint: not fixing {}: {reason}", finding_at(d))
 }
 
 /// The stderr line for a fix `--fix` or `--diff` puts into rendered output, because the
 /// template it was rendered from is not in the repository.
-pub fn committed_notice(d: &Diagnostic) -> String {
+pub(crate) fn committed_notice(d: &Diagnostic) -> String {
     let origin = d.origin().unwrap_or_default();
     format!(
         "lblint: fixing {} in the rendered file: its template `{origin}` is not in the repository, so this file, the one committed, is the one to change",
@@ -64,7 +64,7 @@ pub fn committed_notice(d: &Diagnostic) -> String {
 /// How many findings `--fix` can fix, with and without `--unsafe-fixes`, and what it never
 /// applies.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FixCounts {
+pub(crate) struct FixCounts {
     pub safe: usize,
     pub unsafe_only: usize,
     /// Suggestions and display-only fixes.
@@ -74,7 +74,7 @@ pub struct FixCounts {
 }
 
 impl FixCounts {
-    pub fn of(diagnostics: &[Diagnostic]) -> FixCounts {
+    pub(crate) fn of(diagnostics: &[Diagnostic]) -> FixCounts {
         let mut counts = FixCounts::default();
         for d in diagnostics {
             counts.shown_only += d.suggestions().len();
@@ -91,7 +91,7 @@ impl FixCounts {
 
     /// `Fixes available: 1 with --fix, 3 with --fix --unsafe-fixes.`, then what is only
     /// shown and what is rendered, when there is any.
-    pub fn summary_line(&self) -> String {
+    pub(crate) fn summary_line(&self) -> String {
         let mut line = format!(
             "Fixes available: {} with --fix, {} with --fix --unsafe-fixes.",
             self.safe,
@@ -120,7 +120,7 @@ impl FixCounts {
 
 /// `fix (unsafe, applied only with --unsafe-fixes): description`: the fix of a finding and
 /// what this run's `--fix` does with it.
-pub fn fix_heading(d: &Diagnostic, fix: FixRef<'_>, unsafe_fixes: bool) -> String {
+pub(crate) fn fix_heading(d: &Diagnostic, fix: FixRef<'_>, unsafe_fixes: bool) -> String {
     let kind = match fix.applicability() {
         Applicability::Safe => "safe",
         Applicability::Unsafe => "unsafe",
@@ -139,7 +139,7 @@ pub fn fix_heading(d: &Diagnostic, fix: FixRef<'_>, unsafe_fixes: bool) -> Strin
 }
 
 /// `suggestion (display-only, never applied): description`.
-pub fn suggestion_heading(suggestion: FixRef<'_>) -> String {
+pub(crate) fn suggestion_heading(suggestion: FixRef<'_>) -> String {
     format!(
         "suggestion (display-only, never applied): {}",
         suggestion.description()
@@ -149,7 +149,7 @@ pub fn suggestion_heading(suggestion: FixRef<'_>) -> String {
 /// The lines a fix changes, as `old new |±text` rows (old and new line numbers, a blank
 /// for a line that is only on one side), escaped for the terminal. Edits on nearby lines
 /// share one block; a fix with no edits, or edits that do not fit the text, shows none.
-pub fn edit_lines(fix: FixRef<'_>, file: &SourceFile) -> Vec<String> {
+pub(crate) fn edit_lines(fix: FixRef<'_>, file: &SourceFile) -> Vec<String> {
     let text = file.text.as_str();
     let Some(edits) = fix_edits(fix, text) else {
         return Vec::new();

@@ -11,11 +11,11 @@ use crate::walk::display_path;
 /// The folders `--fix` may write in: those of the paths named on the command line, after
 /// symbolic links. A file reached through a link that leaves them is not written.
 #[derive(Clone, Debug, Default)]
-pub struct Roots(Vec<PathBuf>);
+pub(crate) struct Roots(Vec<PathBuf>);
 
 impl Roots {
     /// A named folder is a root; a named file's root is the folder it is in.
-    pub fn of(paths: &[PathBuf]) -> Roots {
+    pub(crate) fn of(paths: &[PathBuf]) -> Roots {
         let default = [PathBuf::from(".")];
         let paths = if paths.is_empty() {
             &default[..]
@@ -81,7 +81,12 @@ impl Encoding {
 /// `after`, in the same encoding, BOM, permissions and (where allowed) owner. Refused when
 /// it resolves outside `roots`, is not a regular file, or no longer holds exactly
 /// `before`; the reason is returned and the file is untouched.
-pub fn write_back(path: &Path, before: &str, after: &str, roots: &Roots) -> Result<(), String> {
+pub(crate) fn write_back(
+    path: &Path,
+    before: &str,
+    after: &str,
+    roots: &Roots,
+) -> Result<(), String> {
     let real = fs::canonicalize(path).map_err(|e| format!("cannot resolve its path: {e}"))?;
     if !roots.contain(&real) {
         return Err(format!(

@@ -7,8 +7,8 @@ use serde_saphyr::Spanned;
 use crate::settings::suggest::did_you_mean;
 use crate::settings::{first_content_offset, place_of, Place, SettingsError};
 
-pub const API_VERSION: &str = "lblint.dev/v1alpha1";
-pub const KIND: &str = "ClusterProfile";
+pub(crate) const API_VERSION: &str = "lblint.dev/v1alpha1";
+pub(crate) const KIND: &str = "ClusterProfile";
 
 pub(super) const STARTER_HELP: &str =
     "a profile starts with `apiVersion: lblint.dev/v1alpha1`, `kind: ClusterProfile` and `spec.provider`";

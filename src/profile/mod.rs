@@ -8,32 +8,30 @@
 mod document;
 mod facts;
 mod header;
-pub mod import;
-pub use facts::Fact;
+pub(crate) mod import;
+pub(crate) use facts::Fact;
 mod load;
 mod model;
 mod object_key;
 mod provider;
-pub mod suggest;
-pub mod template;
-pub mod tke_binding;
+pub(crate) mod suggest;
+pub(crate) mod template;
+pub(crate) mod tke_binding;
 pub(crate) mod values;
-pub mod version;
+pub(crate) mod version;
 
 pub use document::json_schema;
-pub use header::{API_VERSION, KIND};
 pub use load::{generic, load_profile, parse_profile};
-pub use model::{
-    Addons, Allowlists, AwsLoadBalancerControllerOptions, CceFlavour,
-    CloudControllerManagerOptions, FactTree, IngressControllerLink, KubeProxy, LbNetwork,
-    LoadBalancer, Network, NodePool, NodeType, ObjectKey, ObjectKeyError, Profile, ProxyMode, Spec,
-    Taint, TaintEffect, TargetType, OBJECT_KINDS,
+pub use model::Profile;
+pub(crate) use model::{
+    CceFlavour, IngressControllerLink, LbNetwork, LoadBalancer, NodePool, NodeType, ObjectKey,
+    ProxyMode, TaintEffect, TargetType,
 };
 pub use provider::{tke, Cloud, Provider, CLOUDS};
-pub use template::init_template;
+pub(crate) use template::init_template;
 
 /// Profiles are hand-written and small; anything bigger is a mistake or an attack.
-pub const MAX_PROFILE_BYTES: usize = crate::settings::MAX_BYTES;
+pub(crate) const MAX_PROFILE_BYTES: usize = crate::settings::MAX_BYTES;
 
 #[cfg(test)]
 mod tests;

@@ -12,7 +12,7 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub use super::object_key::{ObjectKey, ObjectKeyError, OBJECT_KINDS};
+pub(crate) use super::object_key::ObjectKey;
 use super::provider::Provider;
 
 /// kube-proxy (or replacement) forwarding mode. Also `profile init --proxy-mode`'s values
@@ -28,7 +28,7 @@ pub enum ProxyMode {
 }
 
 impl ProxyMode {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ProxyMode::Iptables => "iptables",
             ProxyMode::Ipvs => "ipvs",
@@ -139,7 +139,7 @@ pub struct IngressControllerLink {
 
 impl Spec {
     /// All facts unknown.
-    pub fn unknown(provider: Provider) -> Spec {
+    pub(crate) fn unknown(provider: Provider) -> Spec {
         Spec {
             provider,
             kubernetes_version: None,
@@ -289,7 +289,7 @@ pub enum CceFlavour {
 }
 
 impl CceFlavour {
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             CceFlavour::Standard => "standard",
             CceFlavour::Turbo => "turbo",

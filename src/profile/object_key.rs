@@ -11,7 +11,7 @@ use crate::settings::suggest::{did_you_mean, list};
 use crate::settings::translate::refuse;
 
 /// Kinds a `loadBalancers[].object` may name.
-pub const OBJECT_KINDS: [&str; 3] = ["Service", "Ingress", "IstioGateway"];
+pub(crate) const OBJECT_KINDS: [&str; 3] = ["Service", "Ingress", "IstioGateway"];
 
 /// `Kind/namespace/name` of the object that owns a load balancer.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -23,13 +23,13 @@ pub struct ObjectKey {
 
 /// Why an `object:` string is not a valid [`ObjectKey`]; `help` is shown to the user.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ObjectKeyError {
+pub(crate) struct ObjectKeyError {
     pub message: String,
     pub help: String,
 }
 
 impl ObjectKey {
-    pub fn parse(text: &str) -> Result<ObjectKey, ObjectKeyError> {
+    pub(crate) fn parse(text: &str) -> Result<ObjectKey, ObjectKeyError> {
         let parts: Vec<&str> = text.split('/').collect();
         let [kind, namespace, name] = parts[..] else {
             return Err(ObjectKeyError {

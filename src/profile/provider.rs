@@ -377,15 +377,16 @@ pub static CLOUDS: [Cloud; 15] = [
 /// TKE's vendor constants that the model, the rules and the importer share.
 pub mod tke {
     /// Creates a private-network CLB in the given subnet (Service).
-    pub const INTERNAL_SUBNET: &str = "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
+    pub(crate) const INTERNAL_SUBNET: &str =
+        "service.kubernetes.io/qcloud-loadbalancer-internal-subnetid";
     /// The well-known instance-type label; TKE super (virtual) nodes carry
     /// [`SUPER_NODE_INSTANCE_TYPE`] in it and pods target them with a nodeSelector
     /// (<https://tencentcloud.com/document/product/457/45561>; rules/TKE001.md).
-    pub const INSTANCE_TYPE_LABEL: &str = "node.kubernetes.io/instance-type";
-    pub const SUPER_NODE_INSTANCE_TYPE: &str = "eklet";
+    pub(crate) const INSTANCE_TYPE_LABEL: &str = "node.kubernetes.io/instance-type";
+    pub(crate) const SUPER_NODE_INSTANCE_TYPE: &str = "eklet";
     /// Native (MachineSet) nodes carry their MachineSet, the native pool's id, in this
     /// label (public node dumps and selectors; TKE's documentation does not list it).
-    pub const NATIVE_MACHINESET: &str = "node.tke.cloud.tencent.com/machineset";
+    pub(crate) const NATIVE_MACHINESET: &str = "node.tke.cloud.tencent.com/machineset";
 }
 
 // The table is indexed by the enum: a record out of place fails the build.
@@ -423,12 +424,12 @@ impl Provider {
     };
 
     /// The provider's record.
-    pub const fn cloud(self) -> &'static Cloud {
+    pub(crate) const fn cloud(self) -> &'static Cloud {
         &CLOUDS[self as usize]
     }
 
     /// The name a profile writes, e.g. `doks`.
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         self.cloud().name
     }
 
@@ -444,7 +445,7 @@ impl Provider {
 
     /// The first cloud (in [`CLOUDS`] order) whose controllers read an annotation that
     /// starts like one of the keys `keys` lists (compared in lower case).
-    pub fn annotated<'k, I>(keys: impl Fn() -> I) -> Option<Provider>
+    pub(crate) fn annotated<'k, I>(keys: impl Fn() -> I) -> Option<Provider>
     where
         I: Iterator<Item = &'k str>,
     {

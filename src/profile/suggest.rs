@@ -6,7 +6,7 @@ use crate::settings::suggest::did_you_mean;
 use super::provider::Provider;
 
 /// The provider a misspelt `spec.provider` (or a vendor's name for it) most likely means.
-pub fn suggest_provider(input: &str) -> Option<&'static str> {
+pub(crate) fn suggest_provider(input: &str) -> Option<&'static str> {
     let key: String = input
         .chars()
         .filter(char::is_ascii_alphanumeric)

@@ -2,6 +2,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::model::Spec;
 use super::*;
 
 fn fixture(name: &str) -> (String, String) {

@@ -14,7 +14,7 @@
 use super::version::{parse_version, Version};
 
 /// The documented first build of each minor that binds LB addresses.
-pub const DOCUMENTED_BUILDS: &[&str] = &[
+pub(crate) const DOCUMENTED_BUILDS: &[&str] = &[
     "v1.20.6-tke.12",
     "v1.18.4-tke.20",
     "v1.16.3-tke.25",
@@ -31,13 +31,14 @@ const FIXED_LATER: &[&str] = &["v1.28.3-tke.3"];
 const NEWEST_DOCUMENTED_MINOR: (u64, u64) = (1, 20);
 
 /// One sentence for help texts: the builds that bind, newest first.
-pub const SUPPORTED_BUILDS: &str = "any TKE build of 1.22 or later (on 1.28, v1.28.3-tke.3 or \
+pub(crate) const SUPPORTED_BUILDS: &str =
+    "any TKE build of 1.22 or later (on 1.28, v1.28.3-tke.3 or \
      later), v1.20.6-tke.12, v1.18.4-tke.20, v1.16.3-tke.25, v1.14.3-tke.24 or v1.12.4-tke.30 \
      or later in their lines";
 
 /// What the table says of one kube-proxy version.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Binding {
+pub(crate) enum Binding {
     /// It binds; the reason names the build or the rule that says so.
     Binds(String),
     /// It does not: older than its line's first binding build (named).
@@ -54,7 +55,7 @@ fn minor(v: &Version) -> (u64, u64) {
 }
 
 /// The verdict for a kube-proxy version as written (`v1.30.0-tke.11`).
-pub fn binding(text: &str) -> Binding {
+pub(crate) fn binding(text: &str) -> Binding {
     let Some(version) = parse_version(text) else {
         return Binding::Unknown(format!(
             "kube-proxy version `{text}` is not a version lblint can compare"

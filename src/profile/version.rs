@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use std::fmt;
 
 #[derive(Clone, Debug, Eq)]
-pub struct Version {
+pub(crate) struct Version {
     /// Numeric components as written (2 to 4 of them).
     pub parts: Vec<u64>,
     suffix: Suffix,
@@ -39,7 +39,7 @@ enum Suffix {
 }
 
 /// Parse a version; `None` when it lacks `major.minor` or is not a version at all.
-pub fn parse_version(s: &str) -> Option<Version> {
+pub(crate) fn parse_version(s: &str) -> Option<Version> {
     let s = s.trim();
     let s = s.strip_prefix(['v', 'V']).unwrap_or(s);
     let (core, suffix) = match s.find(['-', '+']) {
@@ -143,7 +143,7 @@ impl fmt::Display for Version {
 }
 
 /// `Some(a >= b)` when both parse; `None` (unknown) otherwise.
-pub fn at_least(version: &str, minimum: &str) -> Option<bool> {
+pub(crate) fn at_least(version: &str, minimum: &str) -> Option<bool> {
     Some(parse_version(version)? >= parse_version(minimum)?)
 }
 

@@ -44,7 +44,7 @@ pub(super) fn write(
 /// Escaping of a command's message (`toCommandValue` + `escapeData` in @actions/core), after
 /// terminal controls are made visible (the runner's log prints the command line as it is):
 /// `\r` and `\n` are encoded, the runner decodes them into the annotation only.
-pub fn escape_data(text: &str) -> String {
+pub(crate) fn escape_data(text: &str) -> String {
     escape(text, Keep::LineBreaks)
         .replace('%', "%25")
         .replace('\r', "%0D")
@@ -52,6 +52,6 @@ pub fn escape_data(text: &str) -> String {
 }
 
 /// Escaping of a command property value (`escapeProperty` in @actions/core).
-pub fn escape_property(text: &str) -> String {
+pub(crate) fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }

@@ -8,7 +8,7 @@ use crate::report::Format;
 
 /// A report rendered under a guard.
 #[derive(Debug)]
-pub struct Rendered {
+pub(crate) struct Rendered {
     /// What to write: the report, the compact fallback, or nothing.
     pub bytes: Vec<u8>,
     /// The reporter's crash, if it crashed.
@@ -19,7 +19,7 @@ pub struct Rendered {
 /// (half a JSON document is worse than none) and gives an `InternalError`. For the human
 /// format the findings then come out one per line in the compact format, so a person still sees
 /// them. An I/O error is returned as it is.
-pub fn render_report(
+pub(crate) fn render_report(
     format: Format,
     mut render: impl FnMut(Format, &mut Vec<u8>) -> io::Result<()>,
 ) -> io::Result<Rendered> {

@@ -17,10 +17,10 @@ mod github;
 mod guarded;
 mod human;
 mod json;
-pub mod model;
-pub mod sarif;
-pub use guarded::{render_report, Rendered};
-pub mod statistics;
+pub(crate) mod model;
+pub(crate) mod sarif;
+pub(crate) use guarded::render_report;
+pub(crate) mod statistics;
 
 #[cfg(test)]
 mod hostile_tests;
@@ -48,7 +48,7 @@ impl Format {
         <Format as clap::ValueEnum>::value_variants()
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Format::Human => "human",
             Format::Compact => "compact",
@@ -67,7 +67,7 @@ impl fmt::Display for Format {
 
 /// Presentation settings.
 #[derive(Clone, Debug)]
-pub struct ReportOptions {
+pub(crate) struct ReportOptions {
     /// Emit ANSI colours (the CLI decides from the terminal, `NO_COLOR`, `--color`);
     /// human format only.
     pub color: bool,
@@ -114,7 +114,7 @@ impl Default for ReportOptions {
 /// `sources` supplies the file texts the human format quotes (and SARIF and github
 /// count UTF-16 columns and fingerprint spans in); a diagnostic whose
 /// file is missing is still reported, without a snippet.
-pub fn write_report(
+pub(crate) fn write_report(
     format: Format,
     diagnostics: &[Diagnostic],
     summary: &Summary,

@@ -93,7 +93,7 @@ fn every_caller(model: &Model, entry: EntryId) -> impl Iterator<Item = &Caller> 
         .chain(shared)
 }
 
-pub fn to_json(ws: &Workspace, views: &Views<'_>, model: &Model) -> Value {
+pub(crate) fn to_json(ws: &Workspace, views: &Views<'_>, model: &Model) -> Value {
     let object_id = |i: ObjectId| json!(*ws.objects[i].id);
     let entry_points: Vec<Value> = model.all_entries()
         .map(|(index, e)| {
@@ -149,7 +149,7 @@ pub fn to_json(ws: &Workspace, views: &Views<'_>, model: &Model) -> Value {
     json!({"version": 1, "entryPoints": entry_points, "safeCalls": safe_calls})
 }
 
-pub fn to_human(ws: &Workspace, views: &Views<'_>, model: &Model) -> String {
+pub(crate) fn to_human(ws: &Workspace, views: &Views<'_>, model: &Model) -> String {
     let mut out = String::new();
     if model.entry_points.is_empty() {
         out.push_str(

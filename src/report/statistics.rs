@@ -20,7 +20,7 @@ struct Row {
 }
 
 /// Writes the statistics of `diagnostics` in `format` (human, compact or json).
-pub fn write(
+pub(crate) fn write(
     format: Format,
     diagnostics: &[Diagnostic],
     summary: &Summary,

@@ -27,7 +27,7 @@ pub struct Claims<'a> {
 
 impl<'a> Claims<'a> {
     /// Claims among `rules` that `enabled` says the run reports.
-    pub fn new(rules: &[&'a dyn Rule], enabled: impl Fn(&str) -> bool) -> Self {
+    pub(crate) fn new(rules: &[&'a dyn Rule], enabled: impl Fn(&str) -> bool) -> Self {
         Claims {
             reported: rules
                 .iter()
@@ -39,7 +39,7 @@ impl<'a> Claims<'a> {
     }
 
     /// The rule that judges the in-cluster calls of `entry`, if one claims it.
-    pub fn owner(&self, cx: &Context<'_>, entry: &EntryPoint) -> Option<&'a dyn Rule> {
+    pub(crate) fn owner(&self, cx: &Context<'_>, entry: &EntryPoint) -> Option<&'a dyn Rule> {
         self.reported
             .iter()
             .copied()
@@ -58,7 +58,7 @@ impl<'a> Claims<'a> {
 
     /// Whether a finding of another rule has judged `caller`'s call (from the same
     /// workload at the same place, whichever copy of the load balancer it reaches).
-    pub fn has_verdict(&self, cx: &Context<'_>, caller: &Caller) -> bool {
+    pub(crate) fn has_verdict(&self, cx: &Context<'_>, caller: &Caller) -> bool {
         let verdicts = self.verdicts.borrow();
         !verdicts.is_empty() && {
             let workload = (*cx.ws.objects[caller.workload].id).clone();

@@ -12,7 +12,7 @@ use crate::yaml::{NodeKind, NodeRef};
 /// Replace the text of a one-line scalar (plain, or quoted without escapes) with `new`,
 /// keeping the quotes it was written with. `None` for anything else (block scalars,
 /// escapes, aliases), where a mechanical edit could change more than the value.
-pub fn replace_scalar(
+pub(crate) fn replace_scalar(
     ws: &Workspace,
     object: &Object,
     node: NodeRef<'_>,
@@ -57,7 +57,7 @@ pub fn replace_scalar(
 /// ending that line already has. `None` where the layout is not a plain block mapping (a
 /// flow mapping, tab indentation, another key on the line) or the entry ends the file
 /// without a line break.
-pub fn insert_entry_after(
+pub(crate) fn insert_entry_after(
     ws: &Workspace,
     object: &Object,
     mapping: NodeRef<'_>,
@@ -101,7 +101,7 @@ struct Shared {
 /// Take apart every fix and suggestion that edits shared YAML: the fix becomes a
 /// by-hand suggestion naming the anchor or alias, so `--fix` never applies it. Run once
 /// over all diagnostics, so no rule can forget it.
-pub fn refuse_shared_node_edits(ws: &Workspace, diagnostics: &mut [Diagnostic]) {
+pub(crate) fn refuse_shared_node_edits(ws: &Workspace, diagnostics: &mut [Diagnostic]) {
     let mut files: HashMap<&str, usize> = HashMap::new();
     let mut shared: HashMap<usize, SharedIndex> = HashMap::new();
     for d in diagnostics {

@@ -2,26 +2,26 @@
 //! profile, the cluster model and typed views); the list of rules is `registry.rs`, their
 //! metadata `crate::catalog`. Rules never parse YAML or print.
 
-pub mod ack;
-pub mod cce;
-pub mod claims;
-pub mod doks;
+pub(crate) mod ack;
+pub(crate) mod cce;
+pub(crate) mod claims;
+pub(crate) mod doks;
 pub(crate) mod edit;
-pub mod eks;
-pub mod family;
-pub mod hetzner;
+pub(crate) mod eks;
+pub(crate) mod family;
+pub(crate) mod hetzner;
 pub mod k8s;
-pub mod oke;
-pub mod profile_objects;
+pub(crate) mod oke;
+pub(crate) mod profile_objects;
 mod registry;
 pub use registry::{for_profile, for_provider, registry};
 mod run;
-pub use run::run_rules;
+pub(crate) use run::run_rules;
 pub(crate) mod rename;
-pub mod select;
-pub mod tke;
+pub(crate) mod select;
+pub(crate) mod tke;
 pub(crate) mod verdict;
-pub mod vke;
+pub(crate) mod vke;
 
 use crate::catalog::RuleMeta;
 use crate::diagnostic::Diagnostic;
@@ -45,7 +45,10 @@ impl<'a> Context<'a> {
     /// The annotations the load balancer's Service carries: a Service's own, or for a
     /// Gateway API Gateway those its implementation copies onto the Service it creates
     /// (`model::implementation`).
-    pub fn lb_annotations(&self, object: &crate::objects::Object) -> crate::views::Annotations<'a> {
+    pub(crate) fn lb_annotations(
+        &self,
+        object: &crate::objects::Object,
+    ) -> crate::views::Annotations<'a> {
         self.inferred_service(object).map_or_else(
             || crate::views::Annotations::of(self.ws, object),
             |s| s.annotations,
@@ -54,7 +57,10 @@ impl<'a> Context<'a> {
 
     /// The ports of the load balancer's Service: a Service's own, or for a Gateway whose
     /// implementation creates its Service, the ports it gives it (`model::implementation`).
-    pub fn lb_ports(&self, entry: &crate::model::EntryPoint) -> Vec<crate::views::ServicePort<'a>> {
+    pub(crate) fn lb_ports(
+        &self,
+        entry: &crate::model::EntryPoint,
+    ) -> Vec<crate::views::ServicePort<'a>> {
         if let Some(service) = self.views.service(entry.object) {
             return service.ports.to_vec();
         }
@@ -68,7 +74,7 @@ impl<'a> Context<'a> {
 
     /// How a finding names the load balancer's Service: "Service `web`", or for a Gateway
     /// "Gateway `eg`'s Service `envoy-default-eg-e41e7b31` (inferred)".
-    pub fn lb_subject(&self, object: &crate::objects::Object) -> String {
+    pub(crate) fn lb_subject(&self, object: &crate::objects::Object) -> String {
         match self.inferred_service(object) {
             Some(service) => match service.name {
                 Some(name) => format!("Gateway `{}`'s Service `{name}` (inferred)", object.name()),
@@ -79,7 +85,7 @@ impl<'a> Context<'a> {
     }
 
     /// The Service a Gateway's implementation creates, when `object` is such a Gateway.
-    pub fn inferred_service(
+    pub(crate) fn inferred_service(
         &self,
         object: &crate::objects::Object,
     ) -> Option<crate::model::implementation::InferredService<'a>> {

@@ -7,7 +7,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::profile::ObjectKey;
 use crate::rules::{Context, Rule};
 
-pub struct ProfileObjectMissing;
+pub(crate) struct ProfileObjectMissing;
 
 impl Rule for ProfileObjectMissing {
     fn meta(&self) -> &'static RuleMeta {

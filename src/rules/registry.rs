@@ -60,7 +60,7 @@ pub fn registry() -> Vec<&'static dyn Rule> {
     rules
 }
 
-/// The rules of `rules` that run on a cluster of `provider` (see [`crate::catalog::RuleMeta::runs_on`]).
+/// The rules of `rules` that run on a cluster of `provider` (see `crate::catalog::RuleMeta::runs_on`).
 pub fn for_provider<'r>(rules: &[&'r dyn Rule], provider: Provider) -> Vec<&'r dyn Rule> {
     rules
         .iter()

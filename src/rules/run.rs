@@ -14,7 +14,7 @@ use crate::rules::{Context, Rule};
 /// rule's findings alive at once (917,446 TKE001 findings of 360 bytes: 330 MB more).
 ///
 /// A rule that yields to other rules' verdicts runs after all the others (`claims.rs`).
-pub fn run_rules(
+pub(crate) fn run_rules(
     rules: &[&dyn Rule],
     cx: &Context<'_>,
     out: &mut Vec<Diagnostic>,

@@ -8,7 +8,7 @@ use crate::rules::Context;
 
 /// LoadBalancer Services that `provider`'s controller handles: annotated for it (or on its
 /// profile), and not claimed by another controller's `loadBalancerClass` (K8S012 says so).
-pub fn services_of<'c>(
+pub(crate) fn services_of<'c>(
     cx: &'c Context<'_>,
     provider: Provider,
 ) -> impl Iterator<Item = (EntryId, &'c EntryPoint, &'c Object)> + 'c {
@@ -30,7 +30,7 @@ pub fn services_of<'c>(
 /// [`services_of`], with the Gateway API Gateways whose implementation creates a
 /// LoadBalancer Service for the provider's controller (`model::implementation`: its name and
 /// annotations inferred from the Gateway), in entry order.
-pub fn load_balancers_of<'c>(
+pub(crate) fn load_balancers_of<'c>(
     cx: &'c Context<'_>,
     provider: Provider,
 ) -> impl Iterator<Item = (EntryId, &'c EntryPoint, &'c Object)> + 'c {

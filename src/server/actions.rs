@@ -18,7 +18,7 @@ use crate::suppress::{parse_comment, CommentKind};
 /// Findings whose quick fixes one request gets.
 const MAX_FINDINGS: usize = 100;
 
-pub fn code_actions(server: &Server, params: lsp::CodeActionParams) -> Value {
+pub(crate) fn code_actions(server: &Server, params: lsp::CodeActionParams) -> Value {
     let Some(path) = uri::to_path(&params.text_document.uri.0) else {
         return json!([]);
     };
@@ -215,7 +215,7 @@ impl Cx<'_> {
 
 /// The edit that suppresses `rule` on the line holding `offset`: (start, end, text).
 /// Checked by reading the result back the way the suppression layer reads it.
-pub fn ignore_edit(text: &str, offset: usize, rule: &str) -> Option<(usize, usize, String)> {
+pub(crate) fn ignore_edit(text: &str, offset: usize, rule: &str) -> Option<(usize, usize, String)> {
     let line_start = crate::source::line_start(text, offset);
     let line = &text[line_start..];
     let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];

@@ -9,11 +9,11 @@ use crate::source::Location;
 use crate::source::{LineIndex, SourceFile};
 
 /// The `source` of every diagnostic the server publishes.
-pub const SOURCE: &str = "lblint";
+pub(crate) const SOURCE: &str = "lblint";
 
 /// lblint's severities in the editor: a note is information, not a hint (hints are
 /// barely visible, and a note names a trade-off worth reading).
-pub fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
+pub(crate) fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
     match severity {
         Severity::Error => lsp::DiagnosticSeverity::Error,
         Severity::Warning => lsp::DiagnosticSeverity::Warning,
@@ -22,7 +22,7 @@ pub fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
 }
 
 /// The rule page, as SARIF's `helpUri` links it.
-pub fn rule_page(rule: &str) -> Option<lsp::CodeDescription> {
+pub(crate) fn rule_page(rule: &str) -> Option<lsp::CodeDescription> {
     crate::catalog::lookup(rule).map(|meta| lsp::CodeDescription {
         href: lsp::Uri(meta.url()),
     })
@@ -30,7 +30,7 @@ pub fn rule_page(rule: &str) -> Option<lsp::CodeDescription> {
 
 /// A finding in its file (`source`, the text it was linted from); `locate` turns a
 /// related location into the editor's (another file's text is needed for its range).
-pub fn diagnostic(
+pub(crate) fn diagnostic(
     d: &Diagnostic,
     source: &SourceFile,
     locate: &dyn Fn(&Location) -> Option<lsp::Location>,
@@ -72,7 +72,7 @@ pub fn diagnostic(
 
 /// A config or profile error on its file: the range of the offending key or value, or the
 /// file's start when the error has no place (the file could not be read).
-pub fn settings_error(e: &SettingsError, encoding: Encoding) -> lsp::Diagnostic {
+pub(crate) fn settings_error(e: &SettingsError, encoding: Encoding) -> lsp::Diagnostic {
     let text = e.source_text();
     let lines = LineIndex::new(text);
     let start = text::position(text, &lines, e.offset, encoding);

@@ -11,7 +11,7 @@ use super::{text, uri};
 use crate::catalog::RuleMeta;
 use crate::source::LineIndex;
 
-pub fn hover(server: &Server, params: lsp::HoverParams) -> Value {
+pub(crate) fn hover(server: &Server, params: lsp::HoverParams) -> Value {
     let at = params.text_document_position_params;
     let Some(path) = uri::to_path(&at.text_document.uri.0) else {
         return Value::Null;
@@ -67,7 +67,7 @@ fn answer(metas: &[&'static RuleMeta], range: lsp::Range) -> Value {
 }
 
 /// The rule's page without its front matter, under a heading with its id, name and link.
-pub fn explain(meta: &RuleMeta) -> String {
+pub(crate) fn explain(meta: &RuleMeta) -> String {
     let body = meta
         .doc
         .strip_prefix("---\n")

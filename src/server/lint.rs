@@ -24,7 +24,7 @@ use crate::walk::absolute;
 
 /// One lint of the whole workspace.
 #[derive(Clone, Debug, Default)]
-pub struct Job {
+pub(crate) struct Job {
     pub generation: u64,
     /// Absolute, none inside another.
     pub roots: Vec<PathBuf>,
@@ -49,7 +49,7 @@ type Caches = HashMap<PathBuf, Arc<LoadCache>>;
 
 /// One file's findings.
 #[derive(Debug, Default)]
-pub struct FileResult {
+pub(crate) struct FileResult {
     /// The text the findings' offsets are in; `None` for settings errors.
     pub source: Option<Arc<SourceFile>>,
     pub findings: Vec<Diagnostic>,
@@ -60,7 +60,7 @@ pub struct FileResult {
 
 /// What a lint found, by absolute path.
 #[derive(Debug, Default)]
-pub struct Linted {
+pub(crate) struct Linted {
     pub generation: u64,
     pub files: HashMap<PathBuf, FileResult>,
     /// The documents' versions the lint read.
@@ -72,7 +72,7 @@ pub struct Linted {
 
 /// The worker thread: lints each job it gets and sends the result back. A crash in the
 /// pipeline costs that lint only.
-pub fn spawn(results: Sender<Linted>) -> std::io::Result<Sender<Job>> {
+pub(crate) fn spawn(results: Sender<Linted>) -> std::io::Result<Sender<Job>> {
     let (jobs, queue): (Sender<Job>, Receiver<Job>) = crossbeam_channel::unbounded();
     std::thread::Builder::new()
         .name("lblint-lint".to_string())

@@ -19,9 +19,9 @@ mod lint;
 mod publish;
 mod published;
 mod session;
-pub mod settings;
+pub(crate) mod settings;
 mod state;
-pub mod text;
+pub(crate) mod text;
 mod transport;
 pub mod uri;
 
@@ -30,10 +30,10 @@ use text::Encoding;
 
 /// JSON-RPC and LSP error codes the server answers with.
 pub(crate) mod codes {
-    pub const INVALID_REQUEST: i32 = -32600;
-    pub const METHOD_NOT_FOUND: i32 = -32601;
-    pub const INVALID_PARAMS: i32 = -32602;
-    pub const SERVER_NOT_INITIALIZED: i32 = -32002;
+    pub(crate) const INVALID_REQUEST: i32 = -32600;
+    pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
+    pub(crate) const INVALID_PARAMS: i32 = -32602;
+    pub(crate) const SERVER_NOT_INITIALIZED: i32 = -32002;
 }
 
 /// The server's log: stderr, which editors show as the server's output.
@@ -44,7 +44,7 @@ pub(crate) fn log(message: &str) {
 
 /// Serve over stdin/stdout until `exit`; the exit status the protocol asks for (0 after
 /// `shutdown`, else 1).
-pub fn run_stdio() -> i32 {
+pub(crate) fn run_stdio() -> i32 {
     let (connection, threads) = match transport::stdio() {
         Ok(io) => io,
         Err(err) => {
@@ -148,7 +148,7 @@ impl Client {
 }
 
 /// The fix-all code action kind (`editor.codeActionsOnSave` names it).
-pub const FIX_ALL: &str = "source.fixAll.lblint";
+pub(crate) const FIX_ALL: &str = "source.fixAll.lblint";
 
 fn capabilities(client: &Client) -> Value {
     let actions = match client.action_literals {

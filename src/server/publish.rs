@@ -28,7 +28,7 @@ impl Server<'_> {
 
     /// Bring [`Server::shown`] up to date with the last lint; push the files that changed
     /// (pull clients are told to pull again), and answer the pulls that waited for it.
-    pub fn publish_changes(&mut self) {
+    pub(crate) fn publish_changes(&mut self) {
         let wanted = self.wanted();
         let mut changed: Vec<(PathBuf, Arc<Published>)> = Vec::new();
         for (path, shown) in &self.shown {
@@ -64,7 +64,7 @@ impl Server<'_> {
         }
     }
 
-    pub fn document_report(&self, path: &Path, previous: Option<&str>) -> Value {
+    pub(crate) fn document_report(&self, path: &Path, previous: Option<&str>) -> Value {
         let shown = self.shown.get(path).cloned().unwrap_or_default();
         let id = shown.id.to_string();
         if previous == Some(id.as_str()) {
@@ -74,7 +74,7 @@ impl Server<'_> {
     }
 
     /// The workspace report, or `None` when every file is as the client has it.
-    pub fn workspace_report(&self, previous: &HashMap<String, String>) -> Option<Value> {
+    pub(crate) fn workspace_report(&self, previous: &HashMap<String, String>) -> Option<Value> {
         let mut paths: Vec<&PathBuf> = self.shown.keys().collect();
         paths.sort();
         let mut items = Vec::new();

@@ -7,13 +7,13 @@ use serde_json::Value;
 
 /// The diagnostics' JSON objects, comma-separated, in the order pushed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Published {
+pub(crate) struct Published {
     json: Vec<u8>,
     count: usize,
 }
 
 impl Published {
-    pub fn push(&mut self, diagnostic: &lsp::Diagnostic) {
+    pub(crate) fn push(&mut self, diagnostic: &lsp::Diagnostic) {
         let mark = self.json.len();
         if self.count > 0 {
             self.json.push(b',');
@@ -27,12 +27,12 @@ impl Published {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.count == 0
     }
 
     /// Drop the buffer's spare capacity once the lint has pushed everything.
-    pub fn shrink(&mut self) {
+    pub(crate) fn shrink(&mut self) {
         self.json.shrink_to_fit();
     }
 
@@ -41,12 +41,12 @@ impl Published {
     }
 
     /// The JSON array, for a notification or a report.
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         serde_json::from_slice(&self.array()).unwrap_or(Value::Array(Vec::new()))
     }
 
     /// The diagnostics again, for code actions on this file.
-    pub fn diagnostics(&self) -> Vec<lsp::Diagnostic> {
+    pub(crate) fn diagnostics(&self) -> Vec<lsp::Diagnostic> {
         serde_json::from_slice(&self.array()).unwrap_or_default()
     }
 }

@@ -84,7 +84,7 @@ pub(crate) struct Shown {
 }
 
 impl<'c> Server<'c> {
-    pub fn new(
+    pub(crate) fn new(
         conn: &'c Connection,
         client: Client,
         params: &Value,
@@ -128,22 +128,22 @@ impl<'c> Server<'c> {
         Ok(server)
     }
 
-    pub fn reply(&self, response: Response) {
+    pub(crate) fn reply(&self, response: Response) {
         send(self.conn, response);
     }
 
     /// Lint after `delay` of quiet; each edit restarts the wait.
-    pub fn schedule(&mut self, delay: Duration) {
+    pub(crate) fn schedule(&mut self, delay: Duration) {
         self.due = Some(Instant::now() + delay);
     }
 
     /// Whether the findings are older than the documents or settings.
-    pub fn stale(&self) -> bool {
+    pub(crate) fn stale(&self) -> bool {
         self.in_flight || self.due.is_some()
     }
 
     /// The client's URI for a path: the open document's own, else built from the path.
-    pub fn uri_of(&self, path: &Path) -> String {
+    pub(crate) fn uri_of(&self, path: &Path) -> String {
         match self.docs.get(path) {
             Some(doc) => doc.uri.clone(),
             None => uri::from_path(path),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// Which files get diagnostics: ty's names.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub enum DiagnosticMode {
+pub(crate) enum DiagnosticMode {
     /// Only the files open in the editor (the workspace is still read: findings are
     /// cross-file).
     OpenFilesOnly,
@@ -18,7 +18,7 @@ pub enum DiagnosticMode {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// The cluster profile, relative to the workspace root; over the config file's.
     pub profile: Option<String>,
     /// Rule ids or names, as `--select`.
@@ -38,7 +38,7 @@ impl Settings {
     /// member) in place of theirs; a key absent or null keeps its value here, so an
     /// editor's empty section leaves the initialization options as they were. `None` when
     /// `value` is null; `Err` says why it was not used.
-    pub fn merged(&self, value: &serde_json::Value) -> Result<Option<Settings>, String> {
+    pub(crate) fn merged(&self, value: &serde_json::Value) -> Result<Option<Settings>, String> {
         let value = value.get("lblint").unwrap_or(value);
         if value.is_null() {
             return Ok(None);

@@ -14,7 +14,7 @@ use super::{codes, log, send, text, uri};
 
 impl Server<'_> {
     /// The loop: messages in order, lint results as they come, the debounced lint when due.
-    pub fn run(&mut self) -> i32 {
+    pub(crate) fn run(&mut self) -> i32 {
         loop {
             let wait = self.due.map_or(Duration::from_secs(3600), |due| {
                 due.saturating_duration_since(Instant::now())
@@ -52,7 +52,7 @@ impl Server<'_> {
         None
     }
 
-    pub fn request(&mut self, req: Request) {
+    pub(crate) fn request(&mut self, req: Request) {
         if self.shutdown {
             let text = "the server is shutting down".to_string();
             return self.reply(Response::new_err(req.id, codes::INVALID_REQUEST, text));
@@ -333,7 +333,7 @@ impl Server<'_> {
     }
 
     /// `textDocument/diagnostic`: answered once the lint of the latest edits is done.
-    pub fn pull_document(&mut self, id: RequestId, params: lsp::DocumentDiagnosticParams) {
+    pub(crate) fn pull_document(&mut self, id: RequestId, params: lsp::DocumentDiagnosticParams) {
         let previous = params.previous_result_id;
         let Some(path) = uri::to_path(&params.text_document.uri.0) else {
             let empty = json!({"kind": "full", "items": []});
@@ -347,7 +347,7 @@ impl Server<'_> {
 
     /// `workspace/diagnostic`: every file with findings (or that had some). Held while
     /// nothing changed since the client's result ids, as clients re-send it at once.
-    pub fn pull_workspace(&mut self, id: RequestId, params: Value) {
+    pub(crate) fn pull_workspace(&mut self, id: RequestId, params: Value) {
         let previous: HashMap<String, String> = params["previousResultIds"]
             .as_array()
             .into_iter()

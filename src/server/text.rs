@@ -8,14 +8,14 @@ use crate::source::{LineIndex, SourceFile, Span};
 /// How LSP characters are counted: UTF-8 bytes when the client offers it (no conversion
 /// on lblint's side), else UTF-16 code units, the protocol's default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Encoding {
+pub(crate) enum Encoding {
     Utf8,
     #[default]
     Utf16,
 }
 
 impl Encoding {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Encoding::Utf8 => "utf-8",
             Encoding::Utf16 => "utf-16",
@@ -31,7 +31,12 @@ impl Encoding {
 }
 
 /// The LSP position of byte `offset` of `text` (clamped into the text, onto a character).
-pub fn position(text: &str, lines: &LineIndex, offset: usize, encoding: Encoding) -> Position {
+pub(crate) fn position(
+    text: &str,
+    lines: &LineIndex,
+    offset: usize,
+    encoding: Encoding,
+) -> Position {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -50,7 +55,7 @@ pub fn position(text: &str, lines: &LineIndex, offset: usize, encoding: Encoding
 }
 
 /// The LSP range of a span of `source`.
-pub fn range(source: &SourceFile, span: Span, encoding: Encoding) -> Range {
+pub(crate) fn range(source: &SourceFile, span: Span, encoding: Encoding) -> Range {
     let (text, lines) = (&source.text, source.lines());
     Range::new(
         position(text, lines, span.start.offset, encoding),
@@ -61,7 +66,12 @@ pub fn range(source: &SourceFile, span: Span, encoding: Encoding) -> Range {
 /// The byte offset of an LSP position. As the protocol says, a character past the end of
 /// its line means the line's end; a line past the last means the end of the text. A
 /// position inside a UTF-16 surrogate pair means the character's start.
-pub fn offset(text: &str, lines: &LineIndex, position: Position, encoding: Encoding) -> usize {
+pub(crate) fn offset(
+    text: &str,
+    lines: &LineIndex,
+    position: Position,
+    encoding: Encoding,
+) -> usize {
     let line = position.line as usize;
     let Some(start) = lines.start(line) else {
         return text.len();
@@ -82,7 +92,7 @@ pub fn offset(text: &str, lines: &LineIndex, position: Position, encoding: Encod
 
 /// Apply `didChange` content changes to a document's text, in order; each range is in
 /// the text as the changes before it left it.
-pub fn apply_changes(
+pub(crate) fn apply_changes(
     text: &mut String,
     changes: Vec<TextDocumentContentChangeEvent>,
     encoding: Encoding,
@@ -106,7 +116,7 @@ pub fn apply_changes(
 
 /// One edit that turns `before` into `after`: the differing middle, common prefix and
 /// suffix kept (a whole-file replacement would move the cursor and fold state).
-pub fn minimal_edit(before: &str, after: &str) -> (usize, usize, String) {
+pub(crate) fn minimal_edit(before: &str, after: &str) -> (usize, usize, String) {
     let mut prefix = before
         .bytes()
         .zip(after.bytes())

@@ -12,12 +12,12 @@ use super::log;
 
 /// The reader and writer threads: join the writer after dropping the connection, so
 /// every message queued is written before the process exits.
-pub struct Threads {
+pub(crate) struct Threads {
     writer: JoinHandle<()>,
 }
 
 impl Threads {
-    pub fn join(self) {
+    pub(crate) fn join(self) {
         if self.writer.join().is_err() {
             log("the writer thread crashed");
         }
@@ -25,7 +25,7 @@ impl Threads {
 }
 
 /// A connection over this process's stdin and stdout.
-pub fn stdio() -> io::Result<(Connection, Threads)> {
+pub(crate) fn stdio() -> io::Result<(Connection, Threads)> {
     let (to_client, outgoing) = crossbeam_channel::unbounded::<Message>();
     let (incoming, from_client) = crossbeam_channel::unbounded::<Message>();
     let writer = std::thread::Builder::new()

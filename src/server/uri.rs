@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The local path a `file://` URI names; `None` for another scheme or a remote host.
-pub fn to_path(uri: &str) -> Option<PathBuf> {
+pub(crate) fn to_path(uri: &str) -> Option<PathBuf> {
     let rest = uri
         .get(..7)
         .filter(|s| s.eq_ignore_ascii_case("file://"))

@@ -86,12 +86,12 @@ impl SettingsError {
     }
 
     /// This error and the ones found with it.
-    pub fn each(&self) -> impl Iterator<Item = &SettingsError> {
+    pub(crate) fn each(&self) -> impl Iterator<Item = &SettingsError> {
         std::iter::once(self).chain(&self.named.more)
     }
 
     /// The file's text as parsed (BOM stripped); empty when the file could not be read.
-    pub fn source_text(&self) -> &str {
+    pub(crate) fn source_text(&self) -> &str {
         &self.named.text
     }
 
@@ -114,7 +114,7 @@ impl SettingsError {
     }
 
     /// Whether the error points into the file (false for unreadable files).
-    pub fn is_located(&self) -> bool {
+    pub(crate) fn is_located(&self) -> bool {
         self.line > 0
     }
 
@@ -134,7 +134,7 @@ pub(crate) struct Place {
 }
 
 impl Place {
-    pub const NOWHERE: Place = Place {
+    pub(crate) const NOWHERE: Place = Place {
         line: 0,
         column: 0,
         offset: 0,
@@ -142,7 +142,7 @@ impl Place {
     };
 
     /// Place of a byte offset in `text` (clamped to the text, snapped to a char boundary).
-    pub fn at_offset(text: &str, offset: usize, len: usize) -> Place {
+    pub(crate) fn at_offset(text: &str, offset: usize, len: usize) -> Place {
         let pos = crate::source::LineIndex::new(text).pos(text, offset);
         let offset = pos.offset;
         Place {
@@ -156,7 +156,7 @@ impl Place {
 
 impl Place {
     /// Place of a 1-based line/column (column in chars), clamped to the text.
-    pub fn at_line_column(text: &str, line: usize, column: usize) -> Place {
+    pub(crate) fn at_line_column(text: &str, line: usize, column: usize) -> Place {
         let mut offset = 0;
         for (i, l) in text.split_inclusive('\n').enumerate() {
             if i + 1 == line {
@@ -220,10 +220,10 @@ impl Diagnostic for SettingsError {
 /// [`SettingsError`] for miette's graphical handler: the heading is the bare message, and
 /// miette draws path, position, snippet and help itself.
 #[derive(Clone, Copy, Debug)]
-pub struct SettingsDiagnostic<'a>(pub &'a SettingsError);
+pub(crate) struct SettingsDiagnostic<'a>(pub &'a SettingsError);
 
 impl SettingsError {
-    pub fn diagnostic(&self) -> SettingsDiagnostic<'_> {
+    pub(crate) fn diagnostic(&self) -> SettingsDiagnostic<'_> {
         SettingsDiagnostic(self)
     }
 

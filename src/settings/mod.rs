@@ -8,11 +8,11 @@
 mod error;
 pub(crate) mod recover;
 pub(crate) mod schema;
-pub mod suggest;
+pub(crate) mod suggest;
 mod syntax;
 pub(crate) mod translate;
 
 pub(crate) use error::Place;
-pub use error::SettingsError;
-pub use syntax::MAX_BYTES;
+pub(crate) use error::SettingsError;
+pub(crate) use syntax::MAX_BYTES;
 pub(crate) use syntax::{first_content_offset, is_empty_yaml, place_of, yaml_options};

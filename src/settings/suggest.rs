@@ -2,7 +2,7 @@
 
 /// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions, each
 /// substring edited once), over chars.
-pub fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     strsim::osa_distance(a, b)
 }
 
@@ -10,7 +10,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 ///
 /// Comparison ignores ASCII case (so `IPVS` suggests `ipvs`); ties go to the earlier
 /// candidate, so callers list the most common spelling first.
-pub fn did_you_mean<'c, S: AsRef<str>>(input: &str, candidates: &'c [S]) -> Option<&'c str> {
+pub(crate) fn did_you_mean<'c, S: AsRef<str>>(input: &str, candidates: &'c [S]) -> Option<&'c str> {
     let needle = input.to_ascii_lowercase();
     // Short words get one edit; longer ones up to a third of their length, capped at 3,
     // so `mod` → `mode` is offered but unrelated short words are not.
@@ -27,7 +27,7 @@ pub fn did_you_mean<'c, S: AsRef<str>>(input: &str, candidates: &'c [S]) -> Opti
 
 /// `` did you mean `b`? expected one of `a`, `b` or `c` ``: the help for a name that is none
 /// of `expected`.
-pub fn one_of_help(suggestion: Option<&str>, expected: &[&str]) -> String {
+pub(crate) fn one_of_help(suggestion: Option<&str>, expected: &[&str]) -> String {
     let one_of = format!("expected one of {}", list(expected));
     match suggestion {
         Some(s) => format!("did you mean `{s}`? {one_of}"),
@@ -36,7 +36,7 @@ pub fn one_of_help(suggestion: Option<&str>, expected: &[&str]) -> String {
 }
 
 /// `` `a`, `b` or `c` `` for help texts.
-pub fn list<S: AsRef<str>>(items: &[S]) -> String {
+pub(crate) fn list<S: AsRef<str>>(items: &[S]) -> String {
     let quoted: Vec<String> = items.iter().map(|s| format!("`{}`", s.as_ref())).collect();
     match quoted.as_slice() {
         [] => String::new(),

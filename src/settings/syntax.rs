@@ -4,7 +4,7 @@
 use super::error::Place;
 
 /// Settings files are hand-written and small; anything bigger is a mistake or an attack.
-pub const MAX_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_BYTES: usize = 1024 * 1024;
 
 /// Parser options and safety budget for small hand-written files (profiles, config).
 pub(crate) fn yaml_options() -> serde_saphyr::Options {

@@ -33,7 +33,6 @@ impl Section {
 /// One listener section of a TkeServiceConfig, each setting as its (key, value) nodes.
 #[derive(Clone, Copy, Debug)]
 pub struct Listener<'w> {
-    pub node: NodeRef<'w>,
     pub port: Option<(NodeRef<'w>, NodeRef<'w>)>,
     pub protocol: Option<NodeRef<'w>>,
     pub snat_enable: Option<(NodeRef<'w>, NodeRef<'w>)>,
@@ -47,7 +46,6 @@ pub struct Listener<'w> {
 impl<'w> Listener<'w> {
     fn of(node: NodeRef<'w>) -> Listener<'w> {
         Listener {
-            node,
             port: node.get_entry("port"),
             protocol: node.get("protocol"),
             snat_enable: node.get_entry("snatEnable"),

@@ -16,19 +16,19 @@ pub struct MemoryBudget {
 }
 
 impl MemoryBudget {
-    pub fn new(limit: u64) -> MemoryBudget {
+    pub(crate) fn new(limit: u64) -> MemoryBudget {
         MemoryBudget {
             limit,
             used: AtomicU64::new(0),
         }
     }
 
-    pub fn limit(&self) -> u64 {
+    pub(crate) fn limit(&self) -> u64 {
         self.limit
     }
 
     /// Take `bytes` from the budget, or nothing and `false` when that would overdraw it.
-    pub fn charge(&self, bytes: u64) -> bool {
+    pub(crate) fn charge(&self, bytes: u64) -> bool {
         let before = self.used.fetch_add(bytes, Ordering::Relaxed);
         if before.saturating_add(bytes) > self.limit {
             self.used.fetch_sub(bytes, Ordering::Relaxed);
@@ -37,7 +37,7 @@ impl MemoryBudget {
         true
     }
 
-    pub fn release(&self, bytes: u64) {
+    pub(crate) fn release(&self, bytes: u64) {
         self.used.fetch_sub(bytes, Ordering::Relaxed);
     }
 }

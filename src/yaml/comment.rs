@@ -31,7 +31,7 @@ enum At {
 
 impl CommentText {
     /// `text`, which starts at `start` of `file` when it is written there.
-    pub fn new(file: &Arc<SourceFile>, start: usize, text: &str) -> CommentText {
+    pub(crate) fn new(file: &Arc<SourceFile>, start: usize, text: &str) -> CommentText {
         let end = start.saturating_add(text.len());
         let written = file.text.get(start..end) == Some(text);
         match (u32::try_from(start), u32::try_from(end)) {
@@ -40,7 +40,7 @@ impl CommentText {
         }
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match &self.0 {
             At::File(file, start, end) => file
                 .text

@@ -6,7 +6,7 @@ impl Document {
     /// The document with its root mapping cut down to the entries whose key is in `keys`
     /// (their subtrees whole, extents unchanged). Each node is copied at most once, so aliases
     /// keep pointing at one copy and nothing is expanded.
-    pub fn keep_top_level(self, keys: &[&str]) -> Document {
+    pub(crate) fn keep_top_level(self, keys: &[&str]) -> Document {
         let Some(root) = self.root else { return self };
         if !matches!(self.node(root).kind, NodeKind::Mapping(_)) {
             return self;

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// Why `Unmarshal` refuses a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum GoJsonError {
+pub(crate) enum GoJsonError {
     /// Go's own text (`unexpected end of JSON input`, `json: cannot unmarshal …`).
     Go(String),
     /// Not JSON; Go says so in its own words (`invalid character …`), which lblint does not
@@ -22,7 +22,7 @@ pub enum GoJsonError {
 
 /// The string fields of `go_type` (e.g. `linode.portConfigAnnotation`) that `text` sets, as
 /// (JSON name, value), each once.
-pub fn go_unmarshal_strings(
+pub(crate) fn go_unmarshal_strings(
     text: &str,
     go_type: &str,
     fields: &[&'static str],

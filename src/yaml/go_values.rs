@@ -3,7 +3,7 @@
 
 /// Go's `strconv.Quote` for the texts annotations hold: `"` and `\` escaped, control
 /// characters as `\n`, `\t`, `\xNN`.
-pub fn go_quote(text: &str) -> String {
+pub(crate) fn go_quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {
@@ -25,7 +25,7 @@ pub fn go_quote(text: &str) -> String {
 
 /// Go's `strconv.ParseBool`: `1`, `t`, `T`, `TRUE`, `true`, `True` are true; `0`, `f`, `F`,
 /// `FALSE`, `false`, `False` false; anything else (`yes`, ` true`, `tRUE`) an error.
-pub fn parse_go_bool(text: &str) -> Option<bool> {
+pub(crate) fn parse_go_bool(text: &str) -> Option<bool> {
     match text {
         "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
         "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
@@ -34,12 +34,12 @@ pub fn parse_go_bool(text: &str) -> Option<bool> {
 }
 /// `strconv.ParseBool`, with its error text (`strconv.ParseBool: parsing "yes": invalid
 /// syntax`).
-pub fn go_parse_bool(text: &str) -> Result<bool, String> {
+pub(crate) fn go_parse_bool(text: &str) -> Result<bool, String> {
     parse_go_bool(text).ok_or_else(|| syntax_error("ParseBool", text))
 }
 
 /// `strconv.Atoi`: an optional sign and decimal digits, nothing else (no spaces).
-pub fn go_atoi(text: &str) -> Result<i64, String> {
+pub(crate) fn go_atoi(text: &str) -> Result<i64, String> {
     let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(syntax_error("Atoi", text));
@@ -54,7 +54,7 @@ pub fn go_atoi(text: &str) -> Result<i64, String> {
 
 /// `strconv.ParseInt(text, 0, 64)`: the base from the prefix (`0x`, `0o`, `0b`, a leading
 /// `0` for octal), `_` between digits allowed.
-pub fn go_parse_int_base0(text: &str) -> Result<i64, String> {
+pub(crate) fn go_parse_int_base0(text: &str) -> Result<i64, String> {
     let error = || syntax_error("ParseInt", text);
     let (negative, body) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
@@ -102,7 +102,7 @@ fn syntax_error(function: &str, text: &str) -> String {
 /// Long flags of a Go command line (`--name=value` or `--name value`, as spf13/pflag reads
 /// them) from `command`/`args` items, in order, names lower-cased; a repeated flag appears
 /// each time (pflag keeps the last).
-pub fn pflags(items: &[&str]) -> Vec<(String, String)> {
+pub(crate) fn pflags(items: &[&str]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         // One string may hold a whole shell command line (split once: a script of

@@ -15,7 +15,7 @@ pub fn load(source: &str, limits: &Limits) -> LoadedFile {
 /// Like [`load`], handing each document to `finish` as soon as it is complete, so a caller
 /// can slim it (or keep what it needs) before the next one is parsed: memory then follows
 /// what is kept, not the whole stream.
-pub fn load_with(
+pub(crate) fn load_with(
     source: &str,
     limits: &Limits,
     finish: &mut dyn FnMut(Document) -> Document,
@@ -24,7 +24,7 @@ pub fn load_with(
     load_file(&file, limits, finish)
 }
 
-/// Like [`load_with`], for the text of `file`, which the documents share.
+/// Like `load_with`, for the text of `file`, which the documents share.
 pub fn load_file(
     file: &std::sync::Arc<crate::source::SourceFile>,
     limits: &Limits,

@@ -73,7 +73,7 @@ struct Expansion {
 
 /// Whether go-yaml would refuse the document for excessive aliasing, or for an alias
 /// inside its own anchor ("anchor 'x' value contains itself"). Linear in the nodes.
-pub fn check_aliasing(doc: &Document) -> Option<TooComplex> {
+pub(crate) fn check_aliasing(doc: &Document) -> Option<TooComplex> {
     let root = doc.root?;
     let n = doc.nodes.len();
     let mut memo: Vec<Option<Expansion>> = vec![None; n];
@@ -170,7 +170,7 @@ fn shown(count: u64) -> String {
 
 /// Merge-table entries built per document before it is given up: enough for any real use
 /// of `<<` (each mapping merging a few dozen keys), bounded for hostile ones.
-pub fn merge_budget(doc: &Document) -> u64 {
+pub(crate) fn merge_budget(doc: &Document) -> u64 {
     1_000_000 + 16 * doc.nodes.len() as u64
 }
 
@@ -183,7 +183,7 @@ fn key_text(doc: &Document, key: NodeId) -> Option<&str> {
 /// in lookup order (its own keys win, then each merge source in order, each source's own
 /// keys before what it merges), one per key. Over `budget` entries visited, the document is
 /// given up with the `<<` where the budget ran out.
-pub fn index_merges(doc: &mut Document, budget: u64) -> Result<(), TooComplex> {
+pub(crate) fn index_merges(doc: &mut Document, budget: u64) -> Result<(), TooComplex> {
     let with_merges: Vec<NodeId> = (0..doc.nodes.len())
         .map(|i| NodeId(i as u32))
         .filter(|&id| merge_sources(doc, id).next().is_some())

@@ -1,7 +1,7 @@
 //! The only code that knows the YAML parser (granit-parser).
 //!
 //! Parser events become an arena tree per document, each node with its byte extent (lines
-//! and columns are worked out when asked, [`NodeRef::span`]). Aliases stay
+//! and columns are worked out when asked, `NodeRef::span`). Aliases stay
 //! references to their anchor node (never copied), so alias bombs cost nothing.
 //! Plain scalars are resolved the way Kubernetes reads YAML (go-yaml v2, YAML 1.1),
 //! with the raw source text always reachable through the node's extent.
@@ -21,19 +21,16 @@ mod split;
 mod tree;
 mod types;
 
-pub mod go_json;
-pub mod go_values;
+pub(crate) mod go_json;
+pub(crate) mod go_values;
 
-pub use budget::MemoryBudget;
-pub use comment::{Comment, CommentText};
-pub use load::{load, load_file, load_granit_only, load_with};
-pub use merge::TooComplex;
-pub use resolve::{resolve_plain, Resolved};
-pub use split::{load_split, Split};
-pub use tree::{
-    Children, Document, DocumentFile, Entry, Extent, Names, Node, NodeId, NodeKind, NodeRef,
-    NodeView, Scalar, ScalarValue, Style,
-};
+pub(crate) use budget::MemoryBudget;
+pub(crate) use comment::Comment;
+pub(crate) use load::load_with;
+pub use load::{load, load_file, load_granit_only};
+pub(crate) use resolve::Resolved;
+pub(crate) use split::{load_split, Split};
+pub(crate) use tree::{Document, Extent, NodeId, NodeKind, NodeRef, Style};
 pub use types::{DuplicateKey, Limits, LoadedFile, Reader, SyntaxError, READER_VARIABLE};
 
 #[cfg(test)]

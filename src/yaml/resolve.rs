@@ -6,7 +6,7 @@
 
 /// A scalar's value as Kubernetes (go-yaml v2, YAML 1.1) reads it.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Resolved {
+pub(crate) enum Resolved {
     Null,
     Bool(bool),
     Int(i64),
@@ -24,7 +24,7 @@ pub enum Resolved {
 /// - Only the timestamp layouts v2 accepts are `Timestamp`; notably
 ///   `2001-12-14 21:59:43.10 -5` (a YAML 1.1 example) is *not*, because Go's `time.Parse`
 ///   rejects it, so v2 reads it as a string.
-pub fn resolve_plain(text: &str) -> Resolved {
+pub(crate) fn resolve_plain(text: &str) -> Resolved {
     // v2 dispatches on the first byte; other first bytes are always strings.
     let hint = match text.as_bytes().first() {
         None => return Resolved::Null,

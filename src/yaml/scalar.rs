@@ -106,20 +106,11 @@ impl Scalar {
             kind: self.kind,
         }
     }
-
-    /// Kubernetes reads it as a string.
-    pub fn is_str(&self) -> bool {
-        self.kind == ResolvedKind::Str
-    }
-
-    pub fn is_null(&self) -> bool {
-        self.kind == ResolvedKind::Null
-    }
 }
 
 /// A scalar's value, style and resolution.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ScalarValue<'d> {
+pub(crate) struct ScalarValue<'d> {
     /// The value after YAML escape processing and folding.
     pub value: &'d str,
     pub style: Style,
@@ -130,7 +121,7 @@ impl ScalarValue<'_> {
     /// The value as Kubernetes reads it. A tag only ever confirms what the text resolves to
     /// (or makes a string of it), so the text alone gives the value back; `!!float` on an
     /// integer is that integer as a float.
-    pub fn resolved(&self) -> Resolved {
+    pub(crate) fn resolved(&self) -> Resolved {
         let by_text = || resolve_plain(self.value);
         match self.kind {
             ResolvedKind::Null => Resolved::Null,
@@ -146,11 +137,12 @@ impl ScalarValue<'_> {
     }
 
     /// Kubernetes reads it as a string.
-    pub fn is_str(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_str(&self) -> bool {
         self.kind == ResolvedKind::Str
     }
 
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         self.kind == ResolvedKind::Null
     }
 }

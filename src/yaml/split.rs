@@ -15,7 +15,7 @@ use crate::source::SourceFile;
 
 /// How a stream may be split.
 #[derive(Clone, Copy, Debug)]
-pub struct Split {
+pub(crate) struct Split {
     /// Threads to parse on; 1 never splits.
     pub threads: usize,
     /// No chunk smaller than this: below a megabyte, threads cost more than they save.
@@ -23,7 +23,7 @@ pub struct Split {
 }
 
 impl Split {
-    pub fn new(threads: usize) -> Split {
+    pub(crate) fn new(threads: usize) -> Split {
         Split {
             threads,
             min_chunk: 1 << 20,
@@ -34,7 +34,7 @@ impl Split {
 /// Parse `source` on up to `split.threads` threads. `finish` sees every complete document
 /// (as [`super::load_with`]'s callback) with the state of its chunk; the states come back
 /// in source order.
-pub fn load_split<S: Default + Send>(
+pub(crate) fn load_split<S: Default + Send>(
     file: &Arc<SourceFile>,
     limits: &Limits,
     split: Split,

@@ -557,5 +557,5 @@ fn long_comment_blocks_are_fine() {
 /// target in README, "Performance").
 #[test]
 fn nodes_stay_small() {
-    assert_eq!(std::mem::size_of::<crate::yaml::Node>(), 20);
+    assert_eq!(std::mem::size_of::<crate::yaml::tree::Node>(), 20);
 }

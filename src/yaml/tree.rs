@@ -7,7 +7,7 @@ use compact_str::CompactString;
 
 use super::comment::Comment;
 use super::resolve::Resolved;
-pub use super::scalar::{Scalar, ScalarValue, Style};
+pub(crate) use super::scalar::{Scalar, ScalarValue, Style};
 use crate::source::SourceFile;
 use crate::source::Span;
 
@@ -77,7 +77,7 @@ pub struct Extent {
 impl Extent {
     /// Offsets past 4 GiB saturate: larger files are refused before they are parsed
     /// (`--max-file-size`).
-    pub fn new(start: usize, end: usize) -> Extent {
+    pub(crate) fn new(start: usize, end: usize) -> Extent {
         let at = |offset: usize| u32::try_from(offset).unwrap_or(u32::MAX);
         Extent {
             start: at(start),
@@ -85,20 +85,20 @@ impl Extent {
         }
     }
 
-    pub fn start(self) -> usize {
+    pub(crate) fn start(self) -> usize {
         self.start as usize
     }
 
-    pub fn end(self) -> usize {
+    pub(crate) fn end(self) -> usize {
         self.end as usize
     }
 
-    pub fn is_empty(self) -> bool {
+    pub(crate) fn is_empty(self) -> bool {
         self.end <= self.start
     }
 
     /// The source text the extent covers.
-    pub fn slice(self, source: &str) -> &str {
+    pub(crate) fn slice(self, source: &str) -> &str {
         source.get(self.start()..self.end()).unwrap_or("")
     }
 }
@@ -120,23 +120,19 @@ pub struct Names {
 
 /// A node with its tag and anchor: what [`NodeRef::node`] gives.
 #[derive(Clone, Copy, Debug)]
-pub struct NodeView<'d> {
+pub(crate) struct NodeView<'d> {
     node: &'d Node,
     names: Option<&'d Names>,
 }
 
 impl<'d> NodeView<'d> {
     /// Explicit tag as written (`!!str`, `!custom`), if any.
-    pub fn tag(&self) -> Option<&'d str> {
+    pub(crate) fn tag(&self) -> Option<&'d str> {
         self.names?.tag.as_deref()
     }
 
-    pub fn anchor(&self) -> Option<&'d str> {
+    pub(crate) fn anchor(&self) -> Option<&'d str> {
         self.names?.anchor.as_deref()
-    }
-
-    pub fn node(&self) -> &'d Node {
-        self.node
     }
 }
 
@@ -196,41 +192,41 @@ pub struct Rare {
 
 impl Rare {
     /// `Some` when there is anything in it.
-    pub fn boxed(self) -> Option<Box<Rare>> {
+    pub(crate) fn boxed(self) -> Option<Box<Rare>> {
         let empty = self.values.is_empty() && self.names.is_empty() && self.merged.is_empty();
         (!empty).then(|| Box::new(self))
     }
 }
 
 impl Document {
-    pub fn node(&self, id: NodeId) -> &Node {
+    pub(crate) fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
     }
 
     /// The rare parts, made on first use.
-    pub fn rare_mut(&mut self) -> &mut Rare {
+    pub(crate) fn rare_mut(&mut self) -> &mut Rare {
         self.rare.get_or_insert_with(Box::default)
     }
 
     /// The values kept apart from the text ([`Scalar`]).
-    pub fn values(&self) -> &[CompactString] {
+    pub(crate) fn values(&self) -> &[CompactString] {
         self.rare.as_ref().map_or(&[], |r| &r.values)
     }
 
     /// The entries `<<` merge keys bring into mapping `id`, if it has any.
-    pub fn merged(&self, id: NodeId) -> Option<&[Entry]> {
+    pub(crate) fn merged(&self, id: NodeId) -> Option<&[Entry]> {
         Some(&self.rare.as_ref()?.merged.get(&id)?[..])
     }
 
     /// The tag and anchor of node `id`, if it has either.
-    pub fn names(&self, id: NodeId) -> Option<&Names> {
+    pub(crate) fn names(&self, id: NodeId) -> Option<&Names> {
         let names = &self.rare.as_ref()?.names;
         let at = names.binary_search_by_key(&id, |(of, _)| *of).ok()?;
         Some(&names[at].1)
     }
 
     /// The tag and anchor of node `id`, to set: kept in node order.
-    pub fn names_mut(&mut self, id: NodeId) -> &mut Names {
+    pub(crate) fn names_mut(&mut self, id: NodeId) -> &mut Names {
         let names = &mut self.rare_mut().names;
         let at = match names.binary_search_by_key(&id, |(of, _)| *of) {
             Ok(at) => at,
@@ -243,17 +239,17 @@ impl Document {
     }
 
     /// Node `id`'s tag, as written.
-    pub fn tag(&self, id: NodeId) -> Option<&str> {
+    pub(crate) fn tag(&self, id: NodeId) -> Option<&str> {
         self.names(id)?.tag.as_deref()
     }
 
     /// Node `id`'s anchor.
-    pub fn anchor(&self, id: NodeId) -> Option<&str> {
+    pub(crate) fn anchor(&self, id: NodeId) -> Option<&str> {
         self.names(id)?.anchor.as_deref()
     }
 
     /// Node `id` when it is a scalar, with its value (aliases not followed).
-    pub fn scalar(&self, id: NodeId) -> Option<ScalarValue<'_>> {
+    pub(crate) fn scalar(&self, id: NodeId) -> Option<ScalarValue<'_>> {
         let node = self.node(id);
         match &node.kind {
             NodeKind::Scalar(s) => {
@@ -264,19 +260,19 @@ impl Document {
     }
 
     /// Items of a sequence of this document.
-    pub fn items_of(&self, children: Children) -> &[NodeId] {
+    pub(crate) fn items_of(&self, children: Children) -> &[NodeId] {
         debug_assert!(children.range().end <= self.items.len(), "{children:?}");
         self.items.get(children.range()).unwrap_or(&[])
     }
 
     /// Entries of a mapping of this document.
-    pub fn entries_of(&self, children: Children) -> &[Entry] {
+    pub(crate) fn entries_of(&self, children: Children) -> &[Entry] {
         debug_assert!(children.range().end <= self.entries.len(), "{children:?}");
         self.entries.get(children.range()).unwrap_or(&[])
     }
 
     /// Entries of node `id` as written (empty unless it is a mapping; aliases not followed).
-    pub fn mapping_entries(&self, id: NodeId) -> &[Entry] {
+    pub(crate) fn mapping_entries(&self, id: NodeId) -> &[Entry] {
         match self.node(id).kind {
             NodeKind::Mapping(children) => self.entries_of(children),
             _ => &[],
@@ -284,7 +280,7 @@ impl Document {
     }
 
     /// Items of node `id` (empty unless it is a sequence; aliases not followed).
-    pub fn sequence_items(&self, id: NodeId) -> &[NodeId] {
+    pub(crate) fn sequence_items(&self, id: NodeId) -> &[NodeId] {
         match self.node(id).kind {
             NodeKind::Sequence(children) => self.items_of(children),
             _ => &[],
@@ -292,7 +288,7 @@ impl Document {
     }
 
     /// Lines and columns of an extent of this document's file.
-    pub fn span_of(&self, extent: Extent) -> Span {
+    pub(crate) fn span_of(&self, extent: Extent) -> Span {
         let file = &self.file.0;
         Span {
             start: file.pos_at(extent.start()),
@@ -301,15 +297,15 @@ impl Document {
     }
 
     /// Line and column of a node as written (for an alias: the `*name` token).
-    pub fn node_span(&self, id: NodeId) -> Span {
+    pub(crate) fn node_span(&self, id: NodeId) -> Span {
         self.span_of(self.node(id).extent)
     }
 
-    pub fn root(&self) -> Option<NodeRef<'_>> {
+    pub(crate) fn root(&self) -> Option<NodeRef<'_>> {
         self.root.map(|id| NodeRef { doc: self, id })
     }
 
-    pub fn at(&self, id: NodeId) -> NodeRef<'_> {
+    pub(crate) fn at(&self, id: NodeId) -> NodeRef<'_> {
         NodeRef { doc: self, id }
     }
 }
@@ -323,7 +319,7 @@ pub struct NodeRef<'d> {
 
 impl<'d> NodeRef<'d> {
     /// The node, with its tag and anchor.
-    pub fn node(&self) -> NodeView<'d> {
+    pub(crate) fn node(&self) -> NodeView<'d> {
         NodeView {
             node: self.doc.node(self.id),
             names: self.doc.names(self.id),
@@ -331,7 +327,7 @@ impl<'d> NodeRef<'d> {
     }
 
     /// The node this one stands for: the anchor target for an alias, else itself.
-    pub fn resolved(self) -> NodeRef<'d> {
+    pub(crate) fn resolved(self) -> NodeRef<'d> {
         match self.node().kind {
             NodeKind::Alias(Some(target)) => NodeRef {
                 doc: self.doc,
@@ -343,72 +339,73 @@ impl<'d> NodeRef<'d> {
 
     /// Span of this node as written (for an alias: the `*name` token), with its lines and
     /// columns.
-    pub fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         self.doc.node_span(self.id)
     }
 
     /// Byte offsets of this node as written: cheaper than [`NodeRef::span`] when no line
     /// or column is needed.
-    pub fn extent(&self) -> Extent {
+    pub(crate) fn extent(&self) -> Extent {
         self.node().extent
     }
 
-    pub fn scalar(&self) -> Option<ScalarValue<'d>> {
+    pub(crate) fn scalar(&self) -> Option<ScalarValue<'d>> {
         let node = self.resolved();
         node.doc.scalar(node.id)
     }
 
     /// The scalar's text, whatever its resolved type (Kubernetes coerces into string fields).
-    pub fn as_str(&self) -> Option<&'d str> {
+    pub(crate) fn as_str(&self) -> Option<&'d str> {
         self.scalar().map(|s| s.value)
     }
 
     /// A scalar that Kubernetes reads as a string (quoted, block, or plain that resolves to str).
-    pub fn as_string_value(&self) -> Option<&'d str> {
+    #[cfg(test)]
+    pub(crate) fn as_string_value(&self) -> Option<&'d str> {
         self.scalar().filter(|s| s.is_str()).map(|s| s.value)
     }
 
-    pub fn as_bool(&self) -> Option<bool> {
+    pub(crate) fn as_bool(&self) -> Option<bool> {
         match self.scalar()?.resolved() {
             Resolved::Bool(b) => Some(b),
             _ => None,
         }
     }
 
-    pub fn as_i64(&self) -> Option<i64> {
+    pub(crate) fn as_i64(&self) -> Option<i64> {
         match self.scalar()?.resolved() {
             Resolved::Int(i) => Some(i),
             _ => None,
         }
     }
 
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         self.scalar().is_some_and(|s| s.is_null())
     }
 
     /// A `|` or `>` block scalar.
-    pub fn is_block_scalar(&self) -> bool {
+    pub(crate) fn is_block_scalar(&self) -> bool {
         self.scalar()
             .is_some_and(|s| matches!(s.style, Style::Literal | Style::Folded))
     }
 
-    pub fn is_mapping(&self) -> bool {
+    pub(crate) fn is_mapping(&self) -> bool {
         matches!(self.resolved().node().kind, NodeKind::Mapping(_))
     }
 
-    pub fn is_sequence(&self) -> bool {
+    pub(crate) fn is_sequence(&self) -> bool {
         matches!(self.resolved().node().kind, NodeKind::Sequence(_))
     }
 
     /// Sequence items (empty for anything else).
-    pub fn items(self) -> impl Iterator<Item = NodeRef<'d>> + 'd {
+    pub(crate) fn items(self) -> impl Iterator<Item = NodeRef<'d>> + 'd {
         let doc = self.doc;
         let ids: &'d [NodeId] = doc.sequence_items(self.resolved().id);
         ids.iter().map(move |&id| NodeRef { doc, id })
     }
 
     /// Mapping entries as written, including `<<` merge keys (empty for anything else).
-    pub fn written_entries(
+    pub(crate) fn written_entries(
         self,
     ) -> impl DoubleEndedIterator<Item = (NodeRef<'d>, NodeRef<'d>)> + 'd {
         let doc = self.doc;
@@ -421,7 +418,7 @@ impl<'d> NodeRef<'d> {
     /// Mapping entries as Kubernetes sees them: the mapping's own entries (without `<<`
     /// keys), then those merged in with `<<` that it does not set itself (spans point where
     /// they are written, usually an anchor). Empty for anything else.
-    pub fn entries(self) -> impl Iterator<Item = (NodeRef<'d>, NodeRef<'d>)> + 'd {
+    pub(crate) fn entries(self) -> impl Iterator<Item = (NodeRef<'d>, NodeRef<'d>)> + 'd {
         let doc = self.doc;
         let id = self.resolved().id;
         let merged: &'d [Entry] = doc.merged(id).unwrap_or_default();
@@ -436,7 +433,7 @@ impl<'d> NodeRef<'d> {
 
     /// Look up a key the way Kubernetes does: the last duplicate wins, and keys merged
     /// in with `<<` count when the mapping does not set them itself.
-    pub fn get_entry(self, key: &str) -> Option<(NodeRef<'d>, NodeRef<'d>)> {
+    pub(crate) fn get_entry(self, key: &str) -> Option<(NodeRef<'d>, NodeRef<'d>)> {
         let doc = self.doc;
         // From the end: the last duplicate wins, and a lookup stops at it.
         let own = self
@@ -452,12 +449,12 @@ impl<'d> NodeRef<'d> {
         })
     }
 
-    pub fn get(self, key: &str) -> Option<NodeRef<'d>> {
+    pub(crate) fn get(self, key: &str) -> Option<NodeRef<'d>> {
         self.get_entry(key).map(|(_, v)| v)
     }
 
     /// Follow a path of mapping keys.
-    pub fn path(self, keys: &[&str]) -> Option<NodeRef<'d>> {
+    pub(crate) fn path(self, keys: &[&str]) -> Option<NodeRef<'d>> {
         keys.iter().try_fold(self, |node, key| node.get(key))
     }
 }

@@ -128,7 +128,7 @@ pub enum Reader {
 impl Reader {
     /// The reader a value of [`READER_VARIABLE`] asks for; unset, empty or anything else
     /// keeps the default.
-    pub fn from_value(value: Option<&str>) -> Reader {
+    pub(crate) fn from_value(value: Option<&str>) -> Reader {
         match value.map(str::trim) {
             Some(v) if v.eq_ignore_ascii_case("granit") => Reader::Granit,
             _ => Reader::Fast,
@@ -136,7 +136,7 @@ impl Reader {
     }
 
     /// This process's reader, read from the environment once.
-    pub fn of_process() -> Reader {
+    pub(crate) fn of_process() -> Reader {
         static READER: std::sync::OnceLock<Reader> = std::sync::OnceLock::new();
         *READER.get_or_init(|| Reader::from_value(std::env::var(READER_VARIABLE).ok().as_deref()))
     }

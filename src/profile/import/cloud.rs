@@ -23,7 +23,7 @@ use crate::profile::Provider;
 
 /// Evidence by provider: strong, then weak.
 #[derive(Default)]
-pub struct Clues {
+pub(crate) struct Clues {
     strong: BTreeMap<&'static str, (Provider, Vec<String>)>,
     weak: BTreeMap<&'static str, (Provider, Vec<String>)>,
 }
@@ -45,7 +45,7 @@ impl Clues {
 
     /// One provider and its evidence; `Err` with every candidate when they disagree, `Ok(None)`
     /// when nothing names a cloud.
-    pub fn verdict(&self) -> Result<Option<(Provider, String)>, String> {
+    pub(crate) fn verdict(&self) -> Result<Option<(Provider, String)>, String> {
         let pick = |map: &BTreeMap<&'static str, (Provider, Vec<String>)>| {
             let mut all = map.values();
             match (all.next(), all.next()) {
@@ -121,7 +121,7 @@ fn cloud_controller(image: &str) -> Option<Provider> {
 }
 
 /// What the dumps other than nodes say of the cloud.
-pub fn clues(dump: &Dump<'_>, containers: &[Container<'_>], names: &[String]) -> Clues {
+pub(crate) fn clues(dump: &Dump<'_>, containers: &[Container<'_>], names: &[String]) -> Clues {
     let mut clues = Clues::default();
     if let Some((version, input)) = dump.server_version {
         if let Some(p) = version_suffix(version) {

@@ -14,11 +14,11 @@ use crate::settings::{Place, SettingsError};
 use crate::yaml::{load, load_with, Limits};
 
 /// The miette code of import errors.
-pub const CODE: &str = "lblint::import";
+pub(crate) const CODE: &str = "lblint::import";
 
 /// One input file: its name for messages, and its text (a `String`, not shared: a dump can
 /// be hundreds of MB, and only an error needs a shared copy).
-pub struct Input {
+pub(crate) struct Input {
     pub name: String,
     pub text: String,
 }
@@ -32,7 +32,7 @@ struct Kept {
 }
 
 /// What the inputs hold, as kept.
-pub struct Loaded {
+pub(crate) struct Loaded {
     kept: Vec<Kept>,
     nodes: Nodes,
     /// `serverVersion.gitVersion` of `kubectl version`, with its input.
@@ -41,7 +41,7 @@ pub struct Loaded {
 
 /// One object of a dump.
 #[derive(Clone, Copy)]
-pub struct Obj<'d> {
+pub(crate) struct Obj<'d> {
     pub kind: &'d str,
     pub namespace: &'d str,
     pub name: &'d str,
@@ -51,7 +51,7 @@ pub struct Obj<'d> {
 impl<'d> Obj<'d> {
     /// `Kind/namespace/name` (or `Kind/name` for cluster-scoped objects). A static pod's
     /// mirror is named after its node, which is per-node data: `kube-proxy-<node>`.
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         let name = match self.mirrored_node() {
             Some(node) => match self.name.strip_suffix(node) {
                 Some(prefix) => format!("{prefix}<node>"),
@@ -74,11 +74,11 @@ impl<'d> Obj<'d> {
         mirrored_node(self.node)
     }
 
-    pub fn get(&self, path: &[&str]) -> Option<&'d Val> {
+    pub(crate) fn get(&self, path: &[&str]) -> Option<&'d Val> {
         self.node.path(path)
     }
 
-    pub fn text(&self, path: &[&str]) -> Option<&'d str> {
+    pub(crate) fn text(&self, path: &[&str]) -> Option<&'d str> {
         self.get(path)?.as_str()
     }
 }
@@ -92,7 +92,7 @@ fn mirrored_node(pod: &Val) -> Option<&str> {
 }
 
 /// What the dumps hold.
-pub struct Dump<'d> {
+pub(crate) struct Dump<'d> {
     pub objects: Vec<Obj<'d>>,
     pub nodes: &'d Nodes,
     /// `serverVersion.gitVersion` of `kubectl version -o yaml`, with its input.
@@ -121,7 +121,7 @@ struct Seen {
 impl Loaded {
     /// Read every input; a syntax error, or an input with nothing to import, is an error at
     /// its place.
-    pub fn parse(inputs: &[Input]) -> Result<Loaded, SettingsError> {
+    pub(crate) fn parse(inputs: &[Input]) -> Result<Loaded, SettingsError> {
         let mut loaded = Loaded {
             kept: Vec::new(),
             nodes: Nodes::default(),
@@ -202,7 +202,7 @@ impl Loaded {
     }
 
     /// Every kept object.
-    pub fn dump(&self) -> Dump<'_> {
+    pub(crate) fn dump(&self) -> Dump<'_> {
         Dump {
             objects: self
                 .kept
@@ -417,7 +417,7 @@ fn json_error(text: &str, e: &serde_json::Error) -> Located {
 
 /// No dump settles the cloud (or they disagree): an error naming the dump to add, at the
 /// first input.
-pub fn unsettled_cloud(inputs: &[Input], conflict: Option<&str>) -> SettingsError {
+pub(crate) fn unsettled_cloud(inputs: &[Input], conflict: Option<&str>) -> SettingsError {
     let message = match conflict {
         Some(both) => format!("the dumps disagree on the cloud: {both}"),
         None => {

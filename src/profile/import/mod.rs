@@ -14,24 +14,25 @@ mod write;
 
 use std::collections::BTreeMap;
 
-pub use dump::Input;
+pub(crate) use dump::Input;
 
 use crate::profile::Provider;
 use crate::settings::SettingsError;
 use dump::{Dump, Loaded};
 
 /// The commands whose output the importer reads (README, "Importing a profile").
-pub const COMMANDS: &str = "give the output of read-only kubectl commands, e.g. `kubectl version \
+pub(crate) const COMMANDS: &str =
+    "give the output of read-only kubectl commands, e.g. `kubectl version \
      -o yaml`, `kubectl get nodes -o yaml`, `kubectl -n kube-system get ds,deploy,cm,pods -o \
      yaml`, `kubectl get svc,ingress,ingressclass -A -o yaml`";
 
 /// Why a fact has its value.
 #[derive(Clone, Debug)]
-pub struct Evidence(pub String);
+pub(crate) struct Evidence(pub String);
 
 /// The facts found, by profile path, and what could not be settled.
 #[derive(Default)]
-pub struct Found {
+pub(crate) struct Found {
     values: BTreeMap<String, (String, Evidence)>,
     /// Facts left out, with how to state them.
     unknown: BTreeMap<String, String>,
@@ -104,14 +105,17 @@ const VERSION_FIELDS: &[&str] = &[
 ];
 
 /// The imported profile: its text, and the conflicts and gaps to tell the user.
-pub struct Imported {
+pub(crate) struct Imported {
     pub profile: String,
     pub conflicts: Vec<String>,
 }
 
 /// Import a profile from the dumps; `provider` is the cloud the user states
 /// (`--provider`), for dumps that cannot show it.
-pub fn import(inputs: Vec<Input>, provider: Option<Provider>) -> Result<Imported, SettingsError> {
+pub(crate) fn import(
+    inputs: Vec<Input>,
+    provider: Option<Provider>,
+) -> Result<Imported, SettingsError> {
     let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
     let loaded = Loaded::parse(&inputs)?;
     let dump = loaded.dump();

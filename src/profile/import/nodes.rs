@@ -40,7 +40,7 @@ const PER_NODE: &[&str] = &[
 
 /// What the nodes say, folded one node at a time.
 #[derive(Clone, Default)]
-pub struct Nodes {
+pub(crate) struct Nodes {
     /// Per provider: how many nodes, and the providerID form (node names are not copied).
     providers: BTreeMap<&'static str, (Provider, String, usize)>,
     /// Providers whose node labels some node carries.
@@ -104,7 +104,7 @@ type Taint = (String, String, String);
 
 impl Nodes {
     /// Fold one Node (its kept fields) in.
-    pub fn add(&mut self, node: &Val) {
+    pub(crate) fn add(&mut self, node: &Val) {
         self.count += 1;
         let labels = labels(node);
         if let Some(id) = node.path(&["spec", "providerID"]).and_then(Val::as_str) {
@@ -164,18 +164,18 @@ impl Nodes {
     }
 
     /// How many nodes the dumps hold.
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.count
     }
 
     /// Whether the nodes are k3s's (whose kube-proxy runs inside the k3s process).
-    pub fn k3s(&self) -> bool {
+    pub(crate) fn k3s(&self) -> bool {
         self.k3s
     }
 }
 
 /// The provider the nodes' providerIDs name; several is a conflict.
-pub fn provider(nodes: &Nodes, found: &mut Found) -> Option<Provider> {
+pub(crate) fn provider(nodes: &Nodes, found: &mut Found) -> Option<Provider> {
     match nodes.providers.len() {
         // Every cloud's controller (or kubelet) sets a providerID: nodes without one run on
         // no cloud lblint models.
@@ -232,7 +232,7 @@ fn alibaba_bare(id: &str) -> bool {
 
 /// The lowest kubelet version of the nodes, as written (node names are per-node data: the
 /// evidence counts the nodes instead).
-pub fn lowest_kubelet(nodes: &Nodes) -> Option<(String, String)> {
+pub(crate) fn lowest_kubelet(nodes: &Nodes) -> Option<(String, String)> {
     let (_, lowest) = nodes.lowest.as_ref()?;
     Some((
         lowest.clone(),
@@ -332,7 +332,7 @@ fn tke_type(kinds: &BTreeSet<TkeKind>) -> Result<(&'static str, &'static str), S
 }
 
 /// One node pool of the profile.
-pub struct Pool {
+pub(crate) struct Pool {
     pub name: String,
     /// TKE: the pool's `type` and its evidence, or why the nodes do not settle it.
     pub node_type: Option<Result<(&'static str, &'static str), String>>,
@@ -344,7 +344,7 @@ pub struct Pool {
 
 /// Node pools: by the provider's pool label, else by instance type and taints; with the
 /// labels every node of the pool has.
-pub fn pools(nodes: &Nodes, provider: Option<Provider>) -> Vec<Pool> {
+pub(crate) fn pools(nodes: &Nodes, provider: Option<Provider>) -> Vec<Pool> {
     let pool_labels: &[&str] = provider
         .and_then(|p| p.cloud().node_labels)
         .map_or(&[], |(_, l)| l);

@@ -10,7 +10,7 @@ use crate::text::excerpt::CONTEXT_LINES;
 
 /// Whether the excerpt of an error at `offset..offset + len` of `text` touches an object
 /// that is, or may be, a Secret.
-pub fn may_show_secret(text: &str, offset: usize, len: usize) -> bool {
+pub(crate) fn may_show_secret(text: &str, offset: usize, len: usize) -> bool {
     let mut cut = Cut {
         text,
         shown: shown(text, offset, len),

@@ -10,12 +10,12 @@ use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use crate::yaml::{load, Limits};
 
 /// A List document's items, as byte ranges of the text.
-pub struct ListItems {
+pub(crate) struct ListItems {
     pub items: Vec<(usize, usize)>,
 }
 
 /// The items of `text` when it is one block-style List document, else `None`.
-pub fn documents_of_list(text: &str) -> Option<ListItems> {
+pub(crate) fn documents_of_list(text: &str) -> Option<ListItems> {
     let mut header = String::new();
     let mut items: Vec<(usize, usize)> = Vec::new();
     // None: before `items:`; Some(None): after it, before the first item; Some(Some(k)):
@@ -84,7 +84,7 @@ fn is_items_key(content: &str) -> bool {
 
 /// Read a top-level JSON object, handing each element of its `items` array to `each` as it
 /// is parsed; the other keys are returned.
-pub fn json_items<'de, R: serde_json::de::Read<'de>>(
+pub(crate) fn json_items<'de, R: serde_json::de::Read<'de>>(
     de: &mut serde_json::Deserializer<R>,
     each: &mut dyn FnMut(serde_json::Value),
 ) -> Result<serde_json::Map<String, serde_json::Value>, serde_json::Error> {

@@ -6,7 +6,7 @@ use crate::yaml::NodeRef;
 
 /// A kept YAML/JSON value; scalars keep their text (as Kubernetes coerces into strings).
 #[derive(Clone, Debug, Default)]
-pub enum Val {
+pub(crate) enum Val {
     #[default]
     Null,
     Str(Box<str>),
@@ -15,7 +15,7 @@ pub enum Val {
 }
 
 impl Val {
-    pub fn get(&self, key: &str) -> Option<&Val> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Val> {
         match self {
             // The last duplicate wins, as in Kubernetes.
             Val::Map(entries) => entries
@@ -27,11 +27,11 @@ impl Val {
         }
     }
 
-    pub fn path(&self, keys: &[&str]) -> Option<&Val> {
+    pub(crate) fn path(&self, keys: &[&str]) -> Option<&Val> {
         keys.iter().try_fold(self, |v, k| v.get(k))
     }
 
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Val::Str(s) => Some(s),
             _ => None,
@@ -39,7 +39,7 @@ impl Val {
     }
 
     /// Sequence items (none for anything else).
-    pub fn items(&self) -> std::slice::Iter<'_, Val> {
+    pub(crate) fn items(&self) -> std::slice::Iter<'_, Val> {
         match self {
             Val::Seq(items) => items.iter(),
             _ => [].iter(),
@@ -47,7 +47,7 @@ impl Val {
     }
 
     /// Mapping entries (none for anything else).
-    pub fn entries(&self) -> impl Iterator<Item = (&str, &Val)> {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, &Val)> {
         let entries: &[(Box<str>, Val)] = match self {
             Val::Map(entries) => entries,
             _ => &[],
@@ -57,7 +57,7 @@ impl Val {
 }
 
 /// A parsed value the importer reads: a YAML node or a JSON value.
-pub trait Tree: Copy {
+pub(crate) trait Tree: Copy {
     fn get(self, key: &str) -> Option<Self>;
     fn text(self) -> Option<String>;
     fn is_null(self) -> bool;
@@ -122,7 +122,7 @@ impl Tree for &serde_json::Value {
 
 /// The fields each kind's facts are read from; `None`: a kind the importer does not read
 /// (Secrets among them: never copied).
-pub fn keep(kind: &str) -> Option<&'static [&'static [&'static str]]> {
+pub(crate) fn keep(kind: &str) -> Option<&'static [&'static [&'static str]]> {
     const NAME: &[&str] = &["metadata", "name"];
     const NAMESPACE: &[&str] = &["metadata", "namespace"];
     Some(match kind {
@@ -165,7 +165,7 @@ pub fn keep(kind: &str) -> Option<&'static [&'static [&'static str]]> {
 
 /// Copy the parts of `node` that `paths` name (a path ends in a whole subtree; sequences
 /// pass the paths on to their items).
-pub fn copy<T: Tree>(node: T, paths: &[&[&str]]) -> Val {
+pub(crate) fn copy<T: Tree>(node: T, paths: &[&[&str]]) -> Val {
     if paths.iter().any(|p| p.is_empty()) {
         return copy_all(node);
     }

@@ -11,7 +11,7 @@ use crate::yaml::go_values::pflags;
 use crate::yaml::{load, Limits};
 
 /// A container of a workload or Pod.
-pub struct Container<'d> {
+pub(crate) struct Container<'d> {
     pub owner: Obj<'d>,
     pub node: &'d Val,
     pub image: &'d str,
@@ -20,7 +20,7 @@ pub struct Container<'d> {
 impl<'d> Container<'d> {
     /// The value of `--flag=value` or `--flag value` in `command` then `args`; the last
     /// one when repeated, as pflag keeps it.
-    pub fn flag(&self, flag: &str) -> Option<String> {
+    pub(crate) fn flag(&self, flag: &str) -> Option<String> {
         let items: Vec<&str> = ["command", "args"]
             .iter()
             .filter_map(|k| self.node.get(k))
@@ -36,7 +36,7 @@ impl<'d> Container<'d> {
 
     /// The env entry `name`, with its inline value (`None` for one from `valueFrom`, a
     /// Secret or ConfigMap lblint does not read).
-    pub fn env_entry(&self, name: &str) -> Option<Option<&'d str>> {
+    pub(crate) fn env_entry(&self, name: &str) -> Option<Option<&'d str>> {
         self.node
             .get("env")?
             .items()
@@ -44,13 +44,13 @@ impl<'d> Container<'d> {
             .map(|e| e.get("value").and_then(|v| v.as_str()))
     }
 
-    pub fn env(&self, name: &str) -> Option<&'d str> {
+    pub(crate) fn env(&self, name: &str) -> Option<&'d str> {
         self.env_entry(name).flatten()
     }
 
     /// The image's tag (`registry/kube-proxy:v1.30.2-eksbuild.1` -> `v1.30.2-eksbuild.1`),
     /// without a digest.
-    pub fn tag(&self) -> Option<&'d str> {
+    pub(crate) fn tag(&self) -> Option<&'d str> {
         let image = self.image.split('@').next()?;
         let (_, last) = image.rsplit_once('/').unwrap_or(("", image));
         last.split_once(':').map(|(_, tag)| tag)
@@ -58,7 +58,7 @@ impl<'d> Container<'d> {
 }
 
 /// Containers of DaemonSets, Deployments, StatefulSets and Pods.
-pub fn containers<'d>(dump: &Dump<'d>) -> Vec<Container<'d>> {
+pub(crate) fn containers<'d>(dump: &Dump<'d>) -> Vec<Container<'d>> {
     let mut out = Vec::new();
     for obj in &dump.objects {
         let spec = match obj.kind {
@@ -91,13 +91,13 @@ fn image_name(image: &str) -> &str {
     last.split(':').next().unwrap_or(last)
 }
 
-pub fn is_kube_proxy(c: &Container<'_>) -> bool {
+pub(crate) fn is_kube_proxy(c: &Container<'_>) -> bool {
     image_name(c.image) == "kube-proxy"
         || c.node.get("name").and_then(|n| n.as_str()) == Some("kube-proxy")
 }
 
 /// kube-proxy's mode and version.
-pub fn kube_proxy(dump: &Dump<'_>, all: &[Container<'_>], found: &mut Found) {
+pub(crate) fn kube_proxy(dump: &Dump<'_>, all: &[Container<'_>], found: &mut Found) {
     let proxies: Vec<&Container<'_>> = all.iter().filter(|c| is_kube_proxy(c)).collect();
     let tags: std::collections::BTreeSet<&str> = proxies.iter().filter_map(|c| c.tag()).collect();
     let tagged = proxies.iter().find_map(|c| Some((c, c.tag()?)));
@@ -270,7 +270,7 @@ const CNIS: &[(&str, &str)] = &[
 ];
 
 /// The CNI (from DaemonSet images) and Cilium's version.
-pub fn network(all: &[Container<'_>], found: &mut Found) {
+pub(crate) fn network(all: &[Container<'_>], found: &mut Found) {
     let mut cnis: Vec<(&str, String)> = Vec::new();
     for c in all.iter().filter(|c| c.owner.kind == "DaemonSet") {
         let name = image_name(c.image);
@@ -311,7 +311,7 @@ pub fn network(all: &[Container<'_>], found: &mut Found) {
 }
 
 /// The self-managed CCM's version and options, and the AWS Load Balancer Controller's.
-pub fn controllers(dump: &Dump<'_>, all: &[Container<'_>], found: &mut Found) {
+pub(crate) fn controllers(dump: &Dump<'_>, all: &[Container<'_>], found: &mut Found) {
     for c in all {
         let name = image_name(c.image);
         let evidence = || format!("{} image {}", c.owner.id(), c.image);

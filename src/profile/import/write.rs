@@ -9,13 +9,13 @@ use super::workloads::Container;
 use super::Found;
 
 /// A LoadBalancer Service's or an Ingress's reported addresses.
-pub struct LbAddresses {
+pub(crate) struct LbAddresses {
     pub object: String,
     pub addresses: Vec<String>,
 }
 
 /// An IngressClass served by controller pods that publish a Service's address.
-pub struct Link {
+pub(crate) struct Link {
     pub class: String,
     pub service: String,
     pub why: String,
@@ -23,7 +23,7 @@ pub struct Link {
 
 /// Addresses from `status.loadBalancer.ingress` of Services of type LoadBalancer and of
 /// Ingresses.
-pub fn load_balancers(dump: &Dump<'_>) -> Vec<LbAddresses> {
+pub(crate) fn load_balancers(dump: &Dump<'_>) -> Vec<LbAddresses> {
     let mut out = Vec::new();
     for obj in &dump.objects {
         let wanted = match obj.kind {
@@ -55,7 +55,7 @@ pub fn load_balancers(dump: &Dump<'_>) -> Vec<LbAddresses> {
 
 /// IngressClasses whose controller pods say which Service publishes their address
 /// (`--publish-service`), as the model links them from manifests.
-pub fn ingress_links(dump: &Dump<'_>, containers: &[Container<'_>]) -> Vec<Link> {
+pub(crate) fn ingress_links(dump: &Dump<'_>, containers: &[Container<'_>]) -> Vec<Link> {
     let mut out = Vec::new();
     for class in dump.objects.iter().filter(|o| o.kind == "IngressClass") {
         let controller = class.text(&["spec", "controller"]).unwrap_or("");
@@ -177,7 +177,7 @@ fn field(out: &mut String, found: &Found, path: &str, key: &str, indent: usize) 
 }
 
 /// The profile's text.
-pub fn profile(
+pub(crate) fn profile(
     names: &[String],
     found: &Found,
     pools: &[Pool],

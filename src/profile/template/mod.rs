@@ -66,7 +66,7 @@ fn provider_choices() -> String {
 /// A commented profile that [`super::parse_profile`] accepts, for any arguments.
 /// `own_rules` are the ids of the provider's own rules, named in the provider's comment
 /// (the caller knows the rules; the profile stage sits below them).
-pub fn init_template(
+pub(crate) fn init_template(
     provider: Option<Provider>,
     proxy_mode: Option<ProxyMode>,
     own_rules: &[&str],

@@ -6,9 +6,6 @@ use std::collections::HashMap;
 
 use crate::diagnostic::Diagnostic;
 
-/// Key of our fingerprint in `partialFingerprints`; bump the suffix if the recipe changes.
-pub const FINGERPRINT_KEY: &str = "lblint/v1";
-
 /// Fingerprints of one run's results: findings with the same key are told apart by
 /// their order.
 #[derive(Default)]
@@ -50,17 +47,17 @@ fn fingerprint(key: &str, occurrence: usize) -> String {
 }
 
 /// 64-bit FNV-1a: stable across runs and platforms, unlike std's `DefaultHasher`.
-pub struct Fnv1a(pub u64);
+pub(crate) struct Fnv1a(pub u64);
 
 impl Fnv1a {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
 
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Fnv1a(Self::OFFSET)
     }
 
-    pub fn write(&mut self, bytes: &[u8]) {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
         for &byte in bytes {
             self.0 ^= u64::from(byte);
             self.0 = self.0.wrapping_mul(Self::PRIME);

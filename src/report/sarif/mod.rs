@@ -37,10 +37,11 @@ mod regions;
 mod rules;
 mod uris;
 
-pub use fingerprints::{Fnv1a, FINGERPRINT_KEY};
-pub use regions::utf16_column;
-pub use rules::full_description;
-pub use uris::{artifact_location, encode_path, ArtifactLocation};
+pub(crate) use regions::utf16_column;
+pub(crate) use uris::artifact_location;
+// What the report's unit tests check directly.
+#[cfg(test)]
+pub(crate) use {fingerprints::Fnv1a, rules::full_description, uris::encode_path};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 

@@ -21,7 +21,7 @@ pub(super) fn region(start: Pos, end: Pos, text: Option<&str>) -> Region {
 
 /// 1-based column of `pos` in UTF-16 code units. Uses the file text when it has the
 /// offset; otherwise the char column (they differ only after non-BMP characters).
-pub fn utf16_column(pos: Pos, text: Option<&str>) -> u32 {
+pub(crate) fn utf16_column(pos: Pos, text: Option<&str>) -> u32 {
     let column = text.and_then(|text| {
         let before = text.get(..pos.offset)?;
         let line_start = crate::source::line_start(text, pos.offset);

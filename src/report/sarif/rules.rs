@@ -103,7 +103,7 @@ fn descriptor(meta: &'static RuleMeta) -> ReportingDescriptor {
 /// First paragraph of the document's "What it finds" section, on one line, as plain
 /// text (`**` dropped), at most 1024 chars. A paragraph ending in `:` keeps the list
 /// that completes it.
-pub fn full_description(body: &str) -> Option<String> {
+pub(crate) fn full_description(body: &str) -> Option<String> {
     let mut lines = body.lines().skip_while(|l| l.trim() != "## What it finds");
     lines.next()?;
     let section: Vec<&str> = lines.take_while(|l| !l.starts_with('#')).collect();

@@ -10,7 +10,7 @@ const SRCROOT: &str = "%SRCROOT%";
 /// A SARIF `artifactLocation`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ArtifactLocation {
+pub(crate) struct ArtifactLocation {
     pub uri: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uri_base_id: Option<&'static str>,
@@ -27,7 +27,7 @@ pub struct ArtifactLocation {
 ///
 /// Paths are normalised lexically (`.` and `dir/..` removed); symbolic links are not
 /// resolved.
-pub fn artifact_location(path: &str, cwd: Option<&Path>) -> ArtifactLocation {
+pub(crate) fn artifact_location(path: &str, cwd: Option<&Path>) -> ArtifactLocation {
     let relative = |rel: &str| ArtifactLocation {
         uri: encode_path(rel),
         uri_base_id: Some(SRCROOT),
@@ -110,7 +110,7 @@ pub(super) fn file_uri(abs: &Path) -> String {
 /// Percent-encodes a `/`-separated path per RFC 3986: everything but unreserved
 /// characters (`A-Z a-z 0-9 - . _ ~`) and `/` becomes `%XX` of its UTF-8 bytes, so
 /// spaces, `#`, `?`, `%`, `:` and non-ASCII are all safe.
-pub fn encode_path(path: &str) -> String {
+pub(crate) fn encode_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for byte in path.bytes() {
         match byte {

@@ -10,7 +10,7 @@ use super::{ack_entries, backend_type, BACKEND_TYPE, SEED_DOC};
 
 use crate::catalog::meta::ACK002 as META;
 
-pub struct EniNeedsTerway;
+pub(crate) struct EniNeedsTerway;
 
 impl Rule for EniNeedsTerway {
     fn meta(&self) -> &'static RuleMeta {

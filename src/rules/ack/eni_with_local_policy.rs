@@ -11,7 +11,7 @@ use super::{ack_entries, backend_type, BACKEND_TYPE, SEED_DOC};
 
 use crate::catalog::meta::ACK003 as META;
 
-pub struct EniWithLocalPolicy;
+pub(crate) struct EniWithLocalPolicy;
 
 impl Rule for EniWithLocalPolicy {
     fn meta(&self) -> &'static RuleMeta {

@@ -8,7 +8,7 @@ use super::{is_istio_gateway, GATEWAY_DOC, ISTIO_NAMESPACE};
 
 use crate::catalog::meta::ACK004 as META;
 
-pub struct GatewayNamespace;
+pub(crate) struct GatewayNamespace;
 
 impl Rule for GatewayNamespace {
     fn meta(&self) -> &'static RuleMeta {

@@ -4,9 +4,9 @@
 //! address of an ingress gateway", the Alibaba CCM's docs/usage.md and upstream kube-proxy
 //! (rules/ACK001.md to ACK004.md, References).
 
-pub mod eni_needs_terway;
-pub mod eni_with_local_policy;
-pub mod gateway_namespace;
+pub(crate) mod eni_needs_terway;
+pub(crate) mod eni_with_local_policy;
+pub(crate) mod gateway_namespace;
 
 use crate::model::{EntryId, EntryKind, EntryPoint};
 use crate::objects::Object;
@@ -17,8 +17,8 @@ use crate::yaml::NodeRef;
 
 use crate::rules::family::local_policy::{ACK_BACKEND_TYPE as BACKEND_TYPE, ACK_DOC as SEED_DOC};
 
-pub const ISTIO_NAMESPACE: &str = "istio-system";
-pub const GATEWAY_DOC: &str =
+pub(crate) const ISTIO_NAMESPACE: &str = "istio-system";
+pub(crate) const GATEWAY_DOC: &str =
     "https://alibabacloud.com/help/en/asm/use-cases/define-a-custom-ingress-gateway-service-1694486964219";
 
 fn is_istio_gateway(object: &Object) -> bool {

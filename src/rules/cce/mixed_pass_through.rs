@@ -17,7 +17,7 @@ use super::{BEST_PRACTICE, ELB_ID};
 
 use crate::catalog::meta::CCE003 as META;
 
-pub struct MixedPassThrough;
+pub(crate) struct MixedPassThrough;
 
 /// One Service on a shared ELB: where to point, and its pass-through value as written.
 struct OnElb<'w> {

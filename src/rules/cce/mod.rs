@@ -5,11 +5,11 @@
 //! pod, which fails with a dedicated ELB. CCE003: Services on one ELB that disagree on
 //! pass-through under IPVS.
 
-pub mod mixed_pass_through;
-pub mod pass_through_same_node;
+pub(crate) mod mixed_pass_through;
+pub(crate) mod pass_through_same_node;
 
 use crate::rules::family::local_policy::cce_pass_through as pass_through;
 
-pub const ELB_ID: &str = "kubernetes.io/elb.id";
+pub(crate) const ELB_ID: &str = "kubernetes.io/elb.id";
 const BEST_PRACTICE: &str =
     "https://support.huaweicloud.com/intl/en-us/bestpractice-cce/cce_bestpractice_0301.html";

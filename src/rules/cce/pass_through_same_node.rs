@@ -19,7 +19,7 @@ use crate::catalog::meta::CCE002 as META;
 /// The ELB type annotation (https://support.huaweicloud.com/eu/usermanual-cce/cce_10_0385.html).
 const ELB_CLASS: &str = "kubernetes.io/elb.class";
 
-pub struct PassThroughSameNode;
+pub(crate) struct PassThroughSameNode;
 
 impl Rule for PassThroughSameNode {
     fn meta(&self) -> &'static RuleMeta {

@@ -11,7 +11,7 @@ use crate::views::Annotations;
 
 use crate::catalog::meta::DOKS002 as META;
 
-pub struct HostnameNeedsDns;
+pub(crate) struct HostnameNeedsDns;
 
 impl Rule for HostnameNeedsDns {
     fn meta(&self) -> &'static RuleMeta {

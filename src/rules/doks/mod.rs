@@ -3,4 +3,4 @@
 //! (`rules::family::proxy_protocol::doks`). DOKS002: the hostname way out needs a DNS record
 //! first.
 
-pub mod hostname_needs_dns;
+pub(crate) mod hostname_needs_dns;

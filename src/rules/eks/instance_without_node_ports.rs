@@ -9,7 +9,7 @@ use super::{instance_nlbs, key, LBC_DOC};
 
 use crate::catalog::meta::EKS002 as META;
 
-pub struct InstanceWithoutNodePorts;
+pub(crate) struct InstanceWithoutNodePorts;
 
 impl Rule for InstanceWithoutNodePorts {
     fn meta(&self) -> &'static RuleMeta {

@@ -6,10 +6,10 @@
 //! An NLB's status is a hostname, so kube-proxy never short-circuits calls to it: the trap
 //! holds in every kube-proxy mode.
 
-pub mod instance_without_node_ports;
+pub(crate) mod instance_without_node_ports;
 mod nlb_facts;
-pub mod nlb_hairpin;
-pub mod proxy_protocol_instance_local;
+pub(crate) mod nlb_hairpin;
+pub(crate) mod proxy_protocol_instance_local;
 
 use crate::model::{EntryId, EntryKind, EntryPoint};
 use crate::objects::Object;

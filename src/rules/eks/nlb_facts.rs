@@ -17,10 +17,10 @@ const PER_PORT_SINCE: &str = "v2.14.0";
 /// ("feat/tg-attr: support target group attrib annotation on NLB", 2025-08-20) is in v1.34.0
 /// and later minors; its cherry-picks are in v1.33.3 and v1.32.6; v1.34.1 (cut from the
 /// release-1.34 branch before the cherry-pick) and every v1.31 tag lack it.
-pub const IN_TREE_READS_SINCE: &str = "v1.34.0 (not v1.34.1), v1.33.3 or v1.32.6";
+pub(crate) const IN_TREE_READS_SINCE: &str = "v1.34.0 (not v1.34.1), v1.33.3 or v1.32.6";
 
 /// Is the load balancer internet-facing, and is that the controller's default?
-pub struct Scheme {
+pub(crate) struct Scheme {
     pub internet_facing: bool,
     /// The controller's default, not written on the Service.
     pub by_default: bool,
@@ -32,7 +32,7 @@ pub struct Scheme {
 /// (pkg/service/model_build_load_balancer.go `buildLoadBalancerSchemeViaAnnotation`):
 /// `aws-load-balancer-scheme`, else the deprecated `aws-load-balancer-internal` read with
 /// `strconv.ParseBool`, else its `--default-load-balancer-scheme`, `internal` by default.
-pub fn scheme(cx: &Context<'_>, service: &Object, nlb: &Nlb) -> Scheme {
+pub(crate) fn scheme(cx: &Context<'_>, service: &Object, nlb: &Nlb) -> Scheme {
     let annotations = cx.lb_annotations(service);
     let internal = key("internal");
     match nlb {
@@ -60,7 +60,7 @@ pub fn scheme(cx: &Context<'_>, service: &Object, nlb: &Nlb) -> Scheme {
 
 /// Whether the target group for `port` keeps the client IP, by the Service's attributes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Kept {
+pub(crate) enum Kept {
     Yes,
     No,
     /// The Service turns it off, but the in-tree controller this old ignores that.
@@ -70,7 +70,7 @@ pub enum Kept {
 }
 
 /// `preserve_client_ip.enabled` for `port`, as the controller that makes `nlb` reads it.
-pub fn kept(cx: &Context<'_>, service: &Object, nlb: &Nlb, port: Option<i64>) -> Kept {
+pub(crate) fn kept(cx: &Context<'_>, service: &Object, nlb: &Nlb, port: Option<i64>) -> Kept {
     let annotations = cx.lb_annotations(service);
     match nlb {
         Nlb::Controller { ip_targets, .. } => {
@@ -124,7 +124,7 @@ fn per_port_read(cx: &Context<'_>) -> bool {
 
 /// Does the in-tree controller (`spec.addons.cloudControllerManager`) read
 /// `preserve_client_ip.enabled`?
-pub fn in_tree_reads_preservation(cx: &Context<'_>) -> Gate {
+pub(crate) fn in_tree_reads_preservation(cx: &Context<'_>) -> Gate {
     let ccm = cx.profile.cloud_controller_manager();
     let Some(text) = ccm.value else {
         return Gate::Unknown(ccm.unknown(&format!(

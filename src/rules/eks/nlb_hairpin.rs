@@ -17,7 +17,7 @@ use super::{class_of, key, load_balancers, made, Made, Nlb, LBC_DOC, TROUBLESHOO
 
 use crate::catalog::meta::EKS001 as META;
 
-pub struct NlbHairpin;
+pub(crate) struct NlbHairpin;
 
 impl Rule for NlbHairpin {
     fn meta(&self) -> &'static RuleMeta {

@@ -13,7 +13,7 @@ use super::{instance_nlbs, key, LBC_DOC};
 
 use crate::catalog::meta::EKS003 as META;
 
-pub struct ProxyProtocolInstanceLocal;
+pub(crate) struct ProxyProtocolInstanceLocal;
 
 impl Rule for ProxyProtocolInstanceLocal {
     fn meta(&self) -> &'static RuleMeta {

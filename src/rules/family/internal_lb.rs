@@ -26,10 +26,10 @@ use crate::views::Annotations;
 use crate::yaml::NodeRef;
 
 /// The AWS Load Balancer Controller's class: its load balancers are NLBs (EKS001).
-pub const NLB_CLASS: &str = "service.k8s.aws/nlb";
+pub(crate) const NLB_CLASS: &str = "service.k8s.aws/nlb";
 
 /// One internal load balancer, worded by its provider's adapter.
-pub struct Advisory<'w> {
+pub(crate) struct Advisory<'w> {
     /// The key or field that makes the load balancer internal (the finding points at it).
     pub at: NodeRef<'w>,
     /// Only node (hostNetwork) callers matter (GKE: the route is the VM's own).
@@ -48,7 +48,7 @@ pub struct Advisory<'w> {
 
 /// Report `advisory` on the Service of `entry` when an in-cluster caller calls its address:
 /// a note, or a warning when a caller is on a path kube-proxy does not serve on the node.
-pub fn advise(
+pub(crate) fn advise(
     cx: &Context<'_>,
     meta: &'static RuleMeta,
     index: EntryId,
@@ -155,7 +155,7 @@ const AKS_INTERNAL: &str = "service.beta.kubernetes.io/azure-load-balancer-inter
 const AKS_COMPONENTS_DOC: &str = "https://learn.microsoft.com/en-us/azure/load-balancer/components";
 
 /// AKS001 aks-internal-lb-in-cluster.
-pub struct InternalLbInCluster;
+pub(crate) struct InternalLbInCluster;
 
 impl Rule for InternalLbInCluster {
     fn meta(&self) -> &'static RuleMeta {
@@ -212,7 +212,7 @@ const GKE_ILB_DOC: &str =
     "https://cloud.google.com/kubernetes-engine/docs/how-to/internal-load-balancing";
 
 /// GKE001 gke-internal-lb-node-caller.
-pub struct InternalLbNodeCaller;
+pub(crate) struct InternalLbNodeCaller;
 
 impl Rule for InternalLbNodeCaller {
     fn meta(&self) -> &'static RuleMeta {

@@ -14,11 +14,11 @@ use crate::yaml::NodeRef;
 /// The Volcengine annotation that asks the controller for `ipMode: Proxy` (rules/VKE001.md).
 /// Here because K8S010 leaves a Service that asks for it to VKE004, and a provider's folder
 /// is no place for another rule to import from.
-pub const VKE_IP_MODE: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-ip-mode";
+pub(crate) const VKE_IP_MODE: &str = "service.beta.kubernetes.io/volcengine-loadbalancer-ip-mode";
 
 /// A yes/no/unknown answer with the reason, written for a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Gate {
+pub(crate) enum Gate {
     Yes,
     No(String),
     Unknown(String),
@@ -26,7 +26,7 @@ pub enum Gate {
 
 impl Gate {
     /// Both must hold: `No` wins, then `Unknown` (reasons joined).
-    pub fn and(self, other: Gate) -> Gate {
+    pub(crate) fn and(self, other: Gate) -> Gate {
         match (self, other) {
             (Gate::No(a), _) | (_, Gate::No(a)) => Gate::No(a),
             (Gate::Unknown(a), Gate::Unknown(b)) => Gate::Unknown(format!("{a}; {b}")),
@@ -47,12 +47,12 @@ const CILIUM_IP_MODE_REGRESSION: &str = "1.18.0";
 /// Kubernetes 1.30 or later (the LoadBalancerIPMode gate is beta and on from 1.30), and a
 /// dataplane that honours it: kube-proxy in any of its Linux modes, Cilium's kube-proxy
 /// replacement from 1.17 except 1.18.0.
-pub fn ip_mode_proxy_honoured(cx: &Context<'_>) -> Gate {
+pub(crate) fn ip_mode_proxy_honoured(cx: &Context<'_>) -> Gate {
     kubernetes_has_ip_mode(cx).and(dataplane_honours_ip_mode(cx))
 }
 
 /// Kubernetes 1.30 or later.
-pub fn kubernetes_has_ip_mode(cx: &Context<'_>) -> Gate {
+pub(crate) fn kubernetes_has_ip_mode(cx: &Context<'_>) -> Gate {
     let stated = cx.profile.kubernetes_version();
     match stated.value.map(|v| (v, version::at_least(v, "1.30"))) {
         Some((_, Some(true))) => Gate::Yes,
@@ -124,7 +124,7 @@ fn cilium_honours_ip_mode(cx: &Context<'_>) -> Gate {
 }
 
 /// `spec.externalTrafficPolicy` of a Service or IstioGateway, when it is `Local`.
-pub fn local_policy<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<NodeRef<'w>> {
+pub(crate) fn local_policy<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<NodeRef<'w>> {
     let views = &cx.views;
     let policy = match entry.kind {
         EntryKind::Service => views.service(entry.object)?.external_traffic_policy(),
@@ -136,7 +136,7 @@ pub fn local_policy<'w>(cx: &Context<'w>, entry: &EntryPoint) -> Option<NodeRef<
 
 /// Whether a gap strands a caller, and how sure that is.
 #[derive(Clone, Debug)]
-pub struct Reach {
+pub(crate) struct Reach {
     /// Documented for this cluster (`false`: it hangs on an unknown profile fact).
     pub known: bool,
     /// Why, worded for a message.
@@ -145,14 +145,14 @@ pub struct Reach {
 
 /// The gap for hostNetwork callers and for other pods on nodes without a backend pod.
 #[derive(Clone, Debug, Default)]
-pub struct Gap {
+pub(crate) struct Gap {
     pub host: Option<Reach>,
     pub pods: Option<Reach>,
 }
 
 impl Gap {
     /// The same reach for every caller.
-    pub fn all(known: bool, why: String) -> Gap {
+    pub(crate) fn all(known: bool, why: String) -> Gap {
         let reach = Reach { known, why };
         Gap {
             host: Some(reach.clone()),
@@ -161,14 +161,14 @@ impl Gap {
     }
 
     /// A reach for hostNetwork callers only.
-    pub fn host_only(known: bool, why: String) -> Gap {
+    pub(crate) fn host_only(known: bool, why: String) -> Gap {
         Gap {
             host: Some(Reach { known, why }),
             pods: None,
         }
     }
 
-    pub fn for_caller(&self, caller: &Caller) -> Option<&Reach> {
+    pub(crate) fn for_caller(&self, caller: &Caller) -> Option<&Reach> {
         if caller.from_node {
             self.host.as_ref()
         } else {
@@ -178,7 +178,7 @@ impl Gap {
 
     /// Whether hostNetwork callers are judged apart from other pods (the message then
     /// says the caller is hostNetwork).
-    pub fn host_apart(&self) -> bool {
+    pub(crate) fn host_apart(&self) -> bool {
         match (&self.host, &self.pods) {
             (Some(host), Some(pods)) => host.known != pods.known || host.why != pods.why,
             (Some(_), None) => true,
@@ -204,7 +204,7 @@ fn proxy_version(cx: &Context<'_>) -> Option<(String, String)> {
 }
 
 /// Upstream kube-proxy, by mode and version: callers on nodes without a backend pod.
-pub fn upstream_gap(cx: &Context<'_>) -> Gap {
+pub(crate) fn upstream_gap(cx: &Context<'_>) -> Gap {
     let mode = cx.profile.kube_proxy_mode();
     let field = mode.field();
     let version = proxy_version(cx);
@@ -338,7 +338,7 @@ fn nftables_gap(
 /// for the address, and the caller can run on a node without a backend pod. The reach says
 /// whether that is documented for this cluster or hangs on a profile fact. Used by the
 /// advisories (AKS001, GKE001) that only bite off kube-proxy's shortcut.
-pub fn unserved_by_kube_proxy(
+pub(crate) fn unserved_by_kube_proxy(
     cx: &Context<'_>,
     entry: &EntryPoint,
     caller: &Caller,
@@ -352,7 +352,7 @@ pub fn unserved_by_kube_proxy(
 }
 
 /// Can a pod of the caller run on a node without a backend pod?
-pub fn strands(cx: &Context<'_>, entry: &EntryPoint, caller: &Caller) -> Fit {
+pub(crate) fn strands(cx: &Context<'_>, entry: &EntryPoint, caller: &Caller) -> Fit {
     if entry.backends.is_empty() {
         // An IstioGateway's pods are a Deployment its controller creates (never on every
         // node by construction); a Service's backends are simply not in these manifests.

@@ -22,7 +22,7 @@ use crate::yaml::NodeRef;
 
 /// Whose facts judge an entry point: each entry point is judged by exactly one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Judge {
+pub(crate) enum Judge {
     /// ACK Services and ASM IstioGateways (ACK001).
     Ack,
     /// Huawei CCE Services the CCE controller handles (CCE001).
@@ -71,15 +71,15 @@ impl Judge {
 }
 
 /// The family's rule, one per judge: ACK001, CCE001 and K8S013.
-pub struct LocalPolicyInCluster(Judge);
+pub(crate) struct LocalPolicyInCluster(Judge);
 
 /// ACK001 ack-local-policy-in-cluster.
-pub static ACK: LocalPolicyInCluster = LocalPolicyInCluster(Judge::Ack);
+pub(crate) static ACK: LocalPolicyInCluster = LocalPolicyInCluster(Judge::Ack);
 /// CCE001 cce-local-policy-in-cluster.
-pub static CCE: LocalPolicyInCluster = LocalPolicyInCluster(Judge::Cce);
+pub(crate) static CCE: LocalPolicyInCluster = LocalPolicyInCluster(Judge::Cce);
 /// K8S013 local-policy-in-cluster: the same trap on every other provider, judged by
 /// upstream kube-proxy's facts.
-pub static UPSTREAM: LocalPolicyInCluster = LocalPolicyInCluster(Judge::Upstream);
+pub(crate) static UPSTREAM: LocalPolicyInCluster = LocalPolicyInCluster(Judge::Upstream);
 
 impl Rule for LocalPolicyInCluster {
     fn meta(&self) -> &'static RuleMeta {
@@ -381,7 +381,7 @@ fn help(judge: Judge, entry: &EntryPoint, object: &Object) -> String {
 }
 
 /// How the messages name the entry point.
-pub fn what(entry: &EntryPoint, object: &Object) -> String {
+pub(crate) fn what(entry: &EntryPoint, object: &Object) -> String {
     match entry.kind {
         EntryKind::IstioGateway => format!("IstioGateway `{}`", object.name()),
         _ => format!("LoadBalancer Service `{}`", object.name()),
@@ -400,7 +400,7 @@ fn dns_name(entry: &EntryPoint, object: &Object) -> String {
 }
 
 /// `externalTrafficPolicy: Cluster`, which programs the address on every node.
-pub fn to_cluster_fix(ws: &Workspace, object: &Object, policy: NodeRef<'_>) -> Option<Fix> {
+pub(crate) fn to_cluster_fix(ws: &Workspace, object: &Object, policy: NodeRef<'_>) -> Option<Fix> {
     edit::replace_scalar(
         ws,
         object,
@@ -416,9 +416,9 @@ pub fn to_cluster_fix(ws: &Workspace, object: &Object, policy: NodeRef<'_>) -> O
 // and ACK's own rules (ACK002, ACK003) read the family: one direction only.
 
 /// Backend type annotation: `eni` adds pod ENIs to the CLB backend (Terway / inclusive ENI).
-pub const ACK_BACKEND_TYPE: &str = "service.beta.kubernetes.io/backend-type";
+pub(crate) const ACK_BACKEND_TYPE: &str = "service.beta.kubernetes.io/backend-type";
 /// Alibaba Cloud ASM, "pods cannot access the CLB address of an ingress gateway".
-pub const ACK_DOC: &str = "https://www.alibabacloud.com/help/en/asm/support/how-to-do-if-the-kubernetes-cluster-pods-cannot-access-clb-address-in-ingress-gateway";
+pub(crate) const ACK_DOC: &str = "https://www.alibabacloud.com/help/en/asm/support/how-to-do-if-the-kubernetes-cluster-pods-cannot-access-clb-address-in-ingress-gateway";
 
 fn ack_help(entry: &EntryPoint, dns: &str) -> String {
     let eni_where = match entry.kind {
@@ -439,10 +439,10 @@ fn ack_help(entry: &EntryPoint, dns: &str) -> String {
 // CCE's adapter: which Services the CCE controller handles, the pass-through that sends
 // in-cluster calls through the ELB (CCE002 and CCE003 read it too), the gap and the ways out.
 
-pub const CCE_PASS_THROUGH: &str = "kubernetes.io/elb.pass-through";
+pub(crate) const CCE_PASS_THROUGH: &str = "kubernetes.io/elb.pass-through";
 /// The values that turn pass-through on: `true`, and `onlyLocal`, which CCE writes itself
 /// with node-level (Local) affinity.
-pub const CCE_PASS_THROUGH_ON: &[&str] = &["true", "onlyLocal"];
+pub(crate) const CCE_PASS_THROUGH_ON: &[&str] = &["true", "onlyLocal"];
 const CCE_SERVICE_DOC: &str =
     "https://support.huaweicloud.com/intl/en-us/usermanual-cce/cce_10_0355.html";
 
@@ -455,7 +455,7 @@ fn cce_handles(entry: &EntryPoint) -> bool {
 }
 
 /// The pass-through annotation's key, when it turns pass-through on.
-pub fn cce_pass_through<'w>(ws: &'w Workspace, service: &Object) -> Option<NodeRef<'w>> {
+pub(crate) fn cce_pass_through<'w>(ws: &'w Workspace, service: &Object) -> Option<NodeRef<'w>> {
     Annotations::of(ws, service).key_if_in(CCE_PASS_THROUGH, CCE_PASS_THROUGH_ON)
 }
 

@@ -12,7 +12,7 @@
 //! - [`internal_lb`]: a load balancer that cannot take a backend's own call back (AKS001,
 //!   GKE001; EKS001 on its own verdict).
 
-pub mod internal_lb;
-pub mod kube_proxy;
-pub mod local_policy;
-pub mod proxy_protocol;
+pub(crate) mod internal_lb;
+pub(crate) mod kube_proxy;
+pub(crate) mod local_policy;
+pub(crate) mod proxy_protocol;

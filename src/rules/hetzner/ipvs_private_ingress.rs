@@ -23,7 +23,7 @@ use super::{DISABLE_PRIVATE_INGRESS, USE_PRIVATE_IP};
 
 use crate::catalog::meta::HETZNER003 as META;
 
-pub struct IpvsPrivateIngress;
+pub(crate) struct IpvsPrivateIngress;
 
 /// Whether the load balancer is on the network, where the finding points, and (when the
 /// profile does not say) the field the verdict hangs on.

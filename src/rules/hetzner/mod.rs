@@ -4,8 +4,8 @@
 //! the controller sets `ipMode: Proxy` itself. HETZNER003: a private-IP load balancer whose
 //! private ingress loops IPVS.
 
-pub mod ipvs_private_ingress;
-pub mod stale_hostname;
+pub(crate) mod ipvs_private_ingress;
+pub(crate) mod stale_hostname;
 
 const USE_PRIVATE_IP: &str = "load-balancer.hetzner.cloud/use-private-ip";
 const DISABLE_PRIVATE_INGRESS: &str = "load-balancer.hetzner.cloud/disable-private-ingress";

@@ -13,7 +13,7 @@ use crate::views::Annotations;
 
 use crate::catalog::meta::HETZNER002 as META;
 
-pub struct StaleHostname;
+pub(crate) struct StaleHostname;
 
 impl Rule for StaleHostname {
     fn meta(&self) -> &'static RuleMeta {

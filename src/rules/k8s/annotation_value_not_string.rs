@@ -12,7 +12,7 @@ use crate::yaml::{NodeRef, Resolved, Style};
 
 use crate::catalog::meta::K8S002 as META;
 
-pub struct AnnotationValueNotString;
+pub(crate) struct AnnotationValueNotString;
 
 impl Rule for AnnotationValueNotString {
     fn meta(&self) -> &'static RuleMeta {

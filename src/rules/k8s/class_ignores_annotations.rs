@@ -9,7 +9,7 @@ use crate::views::Annotations;
 
 use crate::catalog::meta::K8S012 as META;
 
-pub struct ClassIgnoresAnnotations;
+pub(crate) struct ClassIgnoresAnnotations;
 
 /// Annotation families whose controller is known to skip Services with a class:
 /// (prefixes, controller, its own classes that it does handle).

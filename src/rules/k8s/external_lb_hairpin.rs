@@ -11,7 +11,7 @@ use crate::rules::{rename, Context, Rule};
 
 use crate::catalog::meta::K8S014 as META;
 
-pub struct ExternalLbHairpin;
+pub(crate) struct ExternalLbHairpin;
 
 /// AWS's words for the trap (NLB troubleshooting, "Connections time out for requests from
 /// a target to its load balancer").

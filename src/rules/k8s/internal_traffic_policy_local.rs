@@ -11,7 +11,7 @@ use crate::yaml::NodeRef;
 
 use crate::catalog::meta::K8S011 as META;
 
-pub struct InternalTrafficPolicyLocal;
+pub(crate) struct InternalTrafficPolicyLocal;
 
 impl Rule for InternalTrafficPolicyLocal {
     fn meta(&self) -> &'static RuleMeta {

@@ -11,7 +11,7 @@ use crate::rules::{Context, Rule};
 
 use crate::catalog::meta::K8S010 as META;
 
-pub struct NoShortCircuit;
+pub(crate) struct NoShortCircuit;
 
 impl Rule for NoShortCircuit {
     fn meta(&self) -> &'static RuleMeta {

@@ -13,7 +13,7 @@ use crate::rules::family::proxy_protocol::oke::{DOC, INGRESS_IP_MODE};
 
 use crate::catalog::meta::OKE002 as META;
 
-pub struct IpModeBefore130;
+pub(crate) struct IpModeBefore130;
 
 impl Rule for IpModeBefore130 {
     fn meta(&self) -> &'static RuleMeta {

@@ -12,7 +12,7 @@ use crate::rules::family::proxy_protocol::oke::{valid, DOC, INGRESS_IP_MODE};
 
 use crate::catalog::meta::OKE001 as META;
 
-pub struct IpModeInvalid;
+pub(crate) struct IpModeInvalid;
 
 impl Rule for IpModeInvalid {
     fn meta(&self) -> &'static RuleMeta {

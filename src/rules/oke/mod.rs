@@ -5,5 +5,5 @@
 //! (`rules::family::proxy_protocol::oke`), which holds the annotation's facts these rules
 //! read too.
 
-pub mod ip_mode_before_1_30;
-pub mod ip_mode_invalid;
+pub(crate) mod ip_mode_before_1_30;
+pub(crate) mod ip_mode_invalid;

@@ -25,7 +25,7 @@ use super::{PREVENT_LOOPBACK, SEED_DOC};
 
 use crate::catalog::meta::TKE001 as META;
 
-pub struct L4Loopback;
+pub(crate) struct L4Loopback;
 
 impl Rule for L4Loopback {
     fn meta(&self) -> &'static RuleMeta {

@@ -20,17 +20,17 @@ use crate::views::tke::Section;
 
 use crate::catalog::meta::TKE002 as META;
 
-pub struct L7Loopback;
+pub(crate) struct L7Loopback;
 
 /// Is this a TKE CLB Ingress (class `qcloud`, or none: TKE's default)?
-pub fn is_clb_ingress(entry: &EntryPoint) -> bool {
+pub(crate) fn is_clb_ingress(entry: &EntryPoint) -> bool {
     entry.kind == EntryKind::Ingress
         && entry.provider == Some(Provider::Tke)
         && matches!(entry.class.as_deref(), None | Some("qcloud"))
 }
 
 /// Does the Ingress's TkeServiceConfig enable SNAT (either field) on every listener?
-pub fn l7_snat_on_every_listener(cx: &Context<'_>, entry: &EntryPoint) -> bool {
+pub(crate) fn l7_snat_on_every_listener(cx: &Context<'_>, entry: &EntryPoint) -> bool {
     let ws = cx.ws;
     let Some(config) = cx.tke_configs.config_for(entry.object) else {
         return false;

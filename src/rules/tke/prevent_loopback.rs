@@ -23,7 +23,7 @@ fn is_true(value: Option<&str>) -> bool {
     value == Some("true")
 }
 
-pub struct PreventLoopbackL7;
+pub(crate) struct PreventLoopbackL7;
 
 impl Rule for PreventLoopbackL7 {
     fn meta(&self) -> &'static RuleMeta {
@@ -182,7 +182,7 @@ pub(crate) fn binding(cx: &Context<'_>) -> Binding {
     }
 }
 
-pub struct PreventLoopbackKubeProxy;
+pub(crate) struct PreventLoopbackKubeProxy;
 
 impl Rule for PreventLoopbackKubeProxy {
     fn meta(&self) -> &'static RuleMeta {

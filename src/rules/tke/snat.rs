@@ -23,7 +23,7 @@ fn tke_configs<'w>(cx: &Context<'w>) -> impl Iterator<Item = &'w Object> {
         .filter(|o| o.kind() == "TkeServiceConfig" && o.group() == "cloud.tencent.com")
 }
 
-pub struct SnatAllowlist;
+pub(crate) struct SnatAllowlist;
 
 impl Rule for SnatAllowlist {
     fn meta(&self) -> &'static RuleMeta {
@@ -117,7 +117,7 @@ impl Rule for SnatAllowlist {
     }
 }
 
-pub struct L7SnatFieldVersion;
+pub(crate) struct L7SnatFieldVersion;
 
 impl Rule for L7SnatFieldVersion {
     fn meta(&self) -> &'static RuleMeta {

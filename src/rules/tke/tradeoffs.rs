@@ -29,7 +29,7 @@ use crate::catalog::meta::TKE013 as L7_SNAT_META;
 
 use crate::catalog::meta::TKE014 as BYPASS_META;
 
-pub struct UdpSnat;
+pub(crate) struct UdpSnat;
 
 impl Rule for UdpSnat {
     fn meta(&self) -> &'static RuleMeta {
@@ -76,7 +76,7 @@ impl Rule for UdpSnat {
     }
 }
 
-pub struct L7Snat;
+pub(crate) struct L7Snat;
 
 impl Rule for L7Snat {
     fn meta(&self) -> &'static RuleMeta {
@@ -123,7 +123,7 @@ impl Rule for L7Snat {
     }
 }
 
-pub struct PreventLoopbackBypass;
+pub(crate) struct PreventLoopbackBypass;
 
 /// CLB settings of an l4 listener that in-cluster traffic will not get:
 /// (key node, description).

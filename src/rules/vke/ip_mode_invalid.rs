@@ -9,7 +9,7 @@ use super::{is_service, valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
 use crate::catalog::meta::VKE001 as META;
 
-pub struct IpModeInvalid;
+pub(crate) struct IpModeInvalid;
 
 impl Rule for IpModeInvalid {
     fn meta(&self) -> &'static RuleMeta {

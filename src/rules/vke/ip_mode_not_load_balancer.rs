@@ -9,7 +9,7 @@ use super::{IP_MODE, SEED_DOC};
 
 use crate::catalog::meta::VKE002 as META;
 
-pub struct IpModeNotLoadBalancer;
+pub(crate) struct IpModeNotLoadBalancer;
 
 impl Rule for IpModeNotLoadBalancer {
     fn meta(&self) -> &'static RuleMeta {

@@ -12,7 +12,7 @@ use super::{valid_mode, IP_MODE, SEED_DOC, VALID_MODES};
 
 use crate::catalog::meta::VKE005 as META;
 
-pub struct IpModeStatusMismatch;
+pub(crate) struct IpModeStatusMismatch;
 
 impl Rule for IpModeStatusMismatch {
     fn meta(&self) -> &'static RuleMeta {

@@ -3,11 +3,11 @@
 //! 2026-07-24; <https://www.volcengine.com/docs/6460>), KEP-1860 and
 //! `volcengine/volcengine-cloud-controller-manager` docs/usage.md (rules/VKE001.md).
 
-pub mod ip_mode_invalid;
-pub mod ip_mode_not_load_balancer;
-pub mod ip_mode_status_mismatch;
-pub mod proxy_prerequisites;
-pub mod proxy_same_node;
+pub(crate) mod ip_mode_invalid;
+pub(crate) mod ip_mode_not_load_balancer;
+pub(crate) mod ip_mode_status_mismatch;
+pub(crate) mod proxy_prerequisites;
+pub(crate) mod proxy_same_node;
 
 use crate::diagnostic::{Applicability, Fix};
 use crate::model::{EntryId, EntryKind, EntryPoint};
@@ -18,8 +18,8 @@ use crate::yaml::NodeRef;
 
 use crate::rules::family::kube_proxy::VKE_IP_MODE as IP_MODE;
 /// The vendor doc's valid values, spelled as it spells them (`VIP` is the default).
-pub const VALID_MODES: [&str; 2] = ["VIP", "Proxy"];
-pub const SEED_DOC: &str =
+pub(crate) const VALID_MODES: [&str; 2] = ["VIP", "Proxy"];
+pub(crate) const SEED_DOC: &str =
     "Volcengine VKE, \"Configuring the IP mode of the LoadBalancer Service\"";
 
 fn is_service(object: &Object) -> bool {

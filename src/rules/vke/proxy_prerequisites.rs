@@ -9,7 +9,7 @@ use super::{proxy_services, to_vip_fix, IP_MODE, SEED_DOC};
 
 use crate::catalog::meta::VKE003 as META;
 
-pub struct ProxyPrerequisites;
+pub(crate) struct ProxyPrerequisites;
 
 /// A prerequisite the profile contradicts (with where it says so), or one it does not state.
 enum Verdict {

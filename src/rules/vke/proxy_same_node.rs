@@ -12,7 +12,7 @@ use super::{proxy_services, to_vip_fix, IP_MODE, SEED_DOC};
 
 use crate::catalog::meta::VKE004 as META;
 
-pub struct ProxySameNode;
+pub(crate) struct ProxySameNode;
 
 impl Rule for ProxySameNode {
     fn meta(&self) -> &'static RuleMeta {

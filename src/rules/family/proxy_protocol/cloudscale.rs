@@ -25,7 +25,7 @@ const SOURCE: &str = "cloudscale-cloud-controller-manager pkg/cloudscale_ccm/loa
                       (https://github.com/cloudscale-ch/cloudscale-cloud-controller-manager)";
 
 /// CLOUDSCALE001 cloudscale-proxy-protocol-in-cluster.
-pub static CLOUDSCALE: ProxyProvider = ProxyProvider {
+pub(crate) static CLOUDSCALE: ProxyProvider = ProxyProvider {
     provider: Provider::Cloudscale,
     meta: &meta::CLOUDSCALE001,
     trigger,

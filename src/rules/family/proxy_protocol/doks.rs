@@ -18,17 +18,17 @@ use super::{no_ip_mode_fix, Feature, Hostname, ProxyProvider, Rejected, Triggere
 const PREFIX: &str = "service.beta.kubernetes.io/do-loadbalancer-";
 const ENABLE_PROXY: &str = "service.beta.kubernetes.io/do-loadbalancer-enable-proxy-protocol";
 const TYPE: &str = "service.beta.kubernetes.io/do-loadbalancer-type";
-pub const HOSTNAME: &str = "service.beta.kubernetes.io/do-loadbalancer-hostname";
+pub(crate) const HOSTNAME: &str = "service.beta.kubernetes.io/do-loadbalancer-hostname";
 /// The first controller whose default type is `REGIONAL_NETWORK` (commit 2b44b2b, "Ensure NLB
 /// is the default loadbalancer in DO CCM"); v0.1.62 added `DEFAULT_LB_TYPE` to change it.
 const NETWORK_DEFAULT_SINCE: &str = "v0.1.61";
 const CCM: &str = "DigitalOcean's controller";
-pub const DOC: &str =
+pub(crate) const DOC: &str =
     "DigitalOcean cloud controller manager, docs/controllers/services/annotations.md \
                    (do-loadbalancer-hostname) and examples/README.md";
 
 /// DOKS001 doks-proxy-protocol-in-cluster.
-pub static DOKS: ProxyProvider = ProxyProvider {
+pub(crate) static DOKS: ProxyProvider = ProxyProvider {
     provider: Provider::Doks,
     meta: &meta::DOKS001,
     trigger,
@@ -88,7 +88,7 @@ fn lb_type<'w>(cx: &Context<'w>, service: &Object) -> Result<LbType, Rejected<'w
 /// `do-loadbalancer-protocol` (`buildForwardingRules`): a `REGIONAL` load balancer does, a
 /// `REGIONAL_NETWORK` one does not; `None` when the type hangs on an unstated controller
 /// version.
-pub fn builds_http_rules(cx: &Context<'_>, service: &Object) -> Option<bool> {
+pub(crate) fn builds_http_rules(cx: &Context<'_>, service: &Object) -> Option<bool> {
     match lb_type(cx, service) {
         Ok(LbType::Regional) => Some(true),
         Ok(LbType::Network) | Err(_) => Some(false),

@@ -14,20 +14,20 @@ use crate::yaml::NodeRef;
 
 use super::{controller_at_least, no_ip_mode_fix, Hostname, ProxyProvider, Rejected, Triggered};
 
-pub const USES_PROXY_PROTOCOL: &str = "load-balancer.hetzner.cloud/uses-proxyprotocol";
-pub const HOSTNAME: &str = "load-balancer.hetzner.cloud/hostname";
+pub(crate) const USES_PROXY_PROTOCOL: &str = "load-balancer.hetzner.cloud/uses-proxyprotocol";
+pub(crate) const HOSTNAME: &str = "load-balancer.hetzner.cloud/hostname";
 const PROTOCOL: &str = "load-balancer.hetzner.cloud/protocol";
 /// The first release that reads `load-balancer.hetzner.cloud/protocol` (tcp, http, https).
 const PROTOCOL_SINCE: &str = "v1.6.0";
 /// The first hcloud controller that sets `ipMode: Proxy` (CHANGELOG v1.21.0, PR #783).
-pub const IP_MODE_SINCE: &str = "v1.21.0";
-pub const CCM: &str = "the hcloud cloud controller manager";
-pub const CHANGELOG: &str = "hcloud-cloud-controller-manager CHANGELOG v1.21.0 \
+pub(crate) const IP_MODE_SINCE: &str = "v1.21.0";
+pub(crate) const CCM: &str = "the hcloud cloud controller manager";
+pub(crate) const CHANGELOG: &str = "hcloud-cloud-controller-manager CHANGELOG v1.21.0 \
                          (https://github.com/hetznercloud/hcloud-cloud-controller-manager/releases/tag/v1.21.0)";
 
 /// HETZNER001 hetzner-proxy-protocol-in-cluster. The hostname wins over ipMode: the status
 /// is then hostname-only.
-pub static HETZNER: ProxyProvider = ProxyProvider {
+pub(crate) static HETZNER: ProxyProvider = ProxyProvider {
     provider: Provider::Hetzner,
     meta: &meta::HETZNER001,
     trigger,
@@ -40,7 +40,7 @@ pub static HETZNER: ProxyProvider = ProxyProvider {
 };
 
 /// Does the controller set `ipMode: Proxy` on PROXY-protocol load balancers?
-pub fn sets_ip_mode(cx: &Context<'_>) -> Gate {
+pub(crate) fn sets_ip_mode(cx: &Context<'_>) -> Gate {
     controller_at_least(
         cx,
         CCM,
@@ -52,7 +52,7 @@ pub fn sets_ip_mode(cx: &Context<'_>) -> Gate {
 /// A Hetzner `BoolFromService` annotation the controller refuses (Go's
 /// `strconv.ParseBool`): the finding for its value, quoting the controller's error from
 /// `function` (its `op` name, which the controller puts in front of the error).
-pub fn refused_bool<'w>(
+pub(crate) fn refused_bool<'w>(
     cx: &Context<'w>,
     service: &Object,
     annotation: &'static str,
@@ -81,7 +81,7 @@ pub fn refused_bool<'w>(
 /// `strconv.ParseBool` (`hclbServiceOptsBuilder.extract`); without it, the profile's
 /// HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL (unset: off), then pointing at the Service's
 /// `type`. `Err`: the controller refuses the annotation's value.
-pub fn proxy_protocol<'w>(
+pub(crate) fn proxy_protocol<'w>(
     cx: &Context<'w>,
     entry: &EntryPoint,
     service: &Object,

@@ -19,13 +19,13 @@ const DEPRECATED_PROXY: &str = "service.beta.kubernetes.io/linode-loadbalancer-p
 const DEFAULT_PROTOCOL: &str = "service.beta.kubernetes.io/linode-loadbalancer-default-protocol";
 const PORT_ANNOTATION: &str = "service.beta.kubernetes.io/linode-loadbalancer-port-<N>";
 const PORT_PREFIX: &str = "service.beta.kubernetes.io/linode-loadbalancer-port-";
-pub const HOSTNAME_ONLY: &str =
+pub(crate) const HOSTNAME_ONLY: &str =
     "service.beta.kubernetes.io/linode-loadbalancer-hostname-only-ingress";
 const DOC: &str = "linode-cloud-controller-manager docs/configuration/annotations.md \
                    (https://github.com/linode/linode-cloud-controller-manager)";
 
 /// LKE001 lke-proxy-protocol-in-cluster.
-pub static LKE: ProxyProvider = ProxyProvider {
+pub(crate) static LKE: ProxyProvider = ProxyProvider {
     provider: Provider::Lke,
     meta: &meta::LKE001,
     trigger,

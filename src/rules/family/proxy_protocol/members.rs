@@ -17,7 +17,7 @@ use super::scaleway::SCALEWAY;
 use super::ProxyProvider;
 
 /// The providers with a rule: each adapter is that rule.
-pub static PROVIDERS: [&ProxyProvider; 7] = [
+pub(crate) static PROVIDERS: [&ProxyProvider; 7] = [
     &DOKS,
     &HETZNER,
     &LKE,
@@ -28,7 +28,7 @@ pub static PROVIDERS: [&ProxyProvider; 7] = [
 ];
 
 /// Is `provider`'s load balancer one that speaks PROXY protocol or terminates TLS?
-pub fn is_member(provider: Provider) -> bool {
+pub(crate) fn is_member(provider: Provider) -> bool {
     PROVIDERS.iter().any(|p| p.provider == provider)
 }
 

@@ -9,17 +9,17 @@
 //! `ipMode` ways out, the fixes), and `members.rs` is the family's table, which K8S010 and
 //! K8S001 read too. The finding is worded and weighed the same way for all (`report.rs`).
 
-pub mod cloudscale;
-pub mod doks;
-pub mod hetzner;
-pub mod lke;
-pub mod members;
-pub mod oke;
-pub mod openstack;
+pub(crate) mod cloudscale;
+pub(crate) mod doks;
+pub(crate) mod hetzner;
+pub(crate) mod lke;
+pub(crate) mod members;
+pub(crate) mod oke;
+pub(crate) mod openstack;
 mod report;
-pub mod scaleway;
+pub(crate) mod scaleway;
 
-pub use report::{rejected, Bypass, Feature, Rejected};
+pub(crate) use report::{rejected, Bypass, Feature, Rejected};
 
 use crate::catalog::RuleMeta;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
@@ -33,7 +33,7 @@ use crate::yaml::NodeRef;
 
 /// One provider of the family: its rule's metadata and the vendor's facts, as hooks the
 /// engine calls for each LoadBalancer Service the provider's controller handles.
-pub struct ProxyProvider {
+pub(crate) struct ProxyProvider {
     pub provider: Provider,
     pub meta: &'static RuleMeta,
     /// What turns the feature on for a Service, and the annotation (or field) that does:
@@ -60,10 +60,10 @@ pub struct ProxyProvider {
 }
 
 /// See [`ProxyProvider::trigger`].
-pub type Trigger = for<'w> fn(&Context<'w>, &EntryPoint, &Object) -> Option<Triggered<'w>>;
+pub(crate) type Trigger = for<'w> fn(&Context<'w>, &EntryPoint, &Object) -> Option<Triggered<'w>>;
 
 /// What a provider's trigger finds on a Service.
-pub enum Triggered<'w> {
+pub(crate) enum Triggered<'w> {
     /// The load balancer has the feature; the annotation (or field) that turns it on.
     On(Feature, NodeRef<'w>),
     /// The controller refuses a value the trigger reads, so it does not reconcile the
@@ -76,13 +76,16 @@ pub enum Triggered<'w> {
 
 impl<'w> Triggered<'w> {
     /// PROXY protocol, turned on at `at`.
-    pub fn proxy(at: NodeRef<'w>) -> Triggered<'w> {
+    pub(crate) fn proxy(at: NodeRef<'w>) -> Triggered<'w> {
         Triggered::On(Feature::ProxyProtocol, at)
     }
 
     /// PROXY protocol turned on at `proxy`, else TLS terminated at `tls`: PROXY protocol
     /// wins where both are on (the header is what a short-circuited call loses first).
-    pub fn either(proxy: Option<NodeRef<'w>>, tls: Option<NodeRef<'w>>) -> Option<Triggered<'w>> {
+    pub(crate) fn either(
+        proxy: Option<NodeRef<'w>>,
+        tls: Option<NodeRef<'w>>,
+    ) -> Option<Triggered<'w>> {
         match (proxy, tls) {
             (Some(at), _) => Some(Triggered::proxy(at)),
             (None, Some(at)) => Some(Triggered::On(Feature::TlsTermination, at)),
@@ -91,13 +94,13 @@ impl<'w> Triggered<'w> {
     }
 }
 /// See [`ProxyProvider::ip_mode`].
-pub type IpMode = fn(&Context<'_>, &EntryPoint, &Object) -> Gate;
+pub(crate) type IpMode = fn(&Context<'_>, &EntryPoint, &Object) -> Gate;
 /// See [`ProxyProvider::ip_mode_fix`].
-pub type IpModeFix = fn(&Context<'_>, &Object, &str) -> Option<Fix>;
+pub(crate) type IpModeFix = fn(&Context<'_>, &Object, &str) -> Option<Fix>;
 
 /// The hostname way out, by the kind of value its annotation takes.
 #[derive(Clone, Copy, Debug)]
-pub enum Hostname {
+pub(crate) enum Hostname {
     /// A DNS name the status then reports: the fix is a suggestion with a placeholder name.
     Name(&'static str),
     /// `"true"`, which makes the status hostname-only: an unsafe fix (clients must then use a
@@ -106,7 +109,7 @@ pub enum Hostname {
 }
 
 impl Hostname {
-    pub fn annotation(self) -> &'static str {
+    pub(crate) fn annotation(self) -> &'static str {
         match self {
             Hostname::Name(key) | Hostname::Flag(key) => key,
         }
@@ -143,7 +146,7 @@ impl Hostname {
 
 /// A controller option, stated in the profile, that gives every Service a hostname status.
 #[derive(Clone, Copy)]
-pub struct HostnameOption {
+pub(crate) struct HostnameOption {
     pub fact: for<'p> fn(&'p Profile) -> Fact<'p, bool>,
     /// The option's documented default, off, which a profile that does not state it is
     /// assumed to run with, in words for the message ("OCCM's `enable-ingress-hostname`
@@ -158,12 +161,12 @@ pub struct HostnameOption {
 }
 
 /// The controller reads its hostname annotation in every release.
-pub fn always(_: &Context<'_>) -> Gate {
+pub(crate) fn always(_: &Context<'_>) -> Gate {
     Gate::Yes
 }
 
 /// No `ipMode` edit: the controller has no annotation for it.
-pub fn no_ip_mode_fix(_: &Context<'_>, _: &Object, _: &str) -> Option<Fix> {
+pub(crate) fn no_ip_mode_fix(_: &Context<'_>, _: &Object, _: &str) -> Option<Fix> {
     None
 }
 
@@ -292,7 +295,7 @@ fn assuming_default(way_out: Gate, fact: &Fact<'_, bool>, default: &str) -> Gate
 
 /// A fix that adds `annotation: value` to the Service, on the line after its annotation
 /// `after`. A placeholder value (a DNS name to choose) makes it display-only.
-pub fn add_annotation(
+pub(crate) fn add_annotation(
     cx: &Context<'_>,
     service: &Object,
     after: &str,
@@ -313,7 +316,7 @@ pub fn add_annotation(
 
 /// The hostname way out as a suggestion: the name is a placeholder, and its DNS record must
 /// point at the load balancer before clients use it.
-pub fn hostname_suggestion(
+pub(crate) fn hostname_suggestion(
     cx: &Context<'_>,
     service: &Object,
     after: &str,
@@ -373,7 +376,7 @@ fn reported_status(cx: &Context<'_>, entry: &EntryPoint) -> Option<Reported> {
 /// true with Go's `strconv.ParseBool` (a `Flag`: Linode's `getServiceBoolAnnotation` and
 /// Scaleway's `getUseHostname` take any other value as false), or a status in the manifest
 /// already shows it.
-pub fn hostname_way_out(cx: &Context<'_>, entry: &EntryPoint, hostname: Hostname) -> bool {
+pub(crate) fn hostname_way_out(cx: &Context<'_>, entry: &EntryPoint, hostname: Hostname) -> bool {
     let service = &cx.ws.objects[entry.object];
     let view = cx.lb_annotations(service);
     let annotated = match hostname {
@@ -389,7 +392,7 @@ pub fn hostname_way_out(cx: &Context<'_>, entry: &EntryPoint, hostname: Hostname
 }
 
 /// The provider's controller (`spec.addons.cloudControllerManager`) at `since` or later.
-pub fn controller_at_least(cx: &Context<'_>, name: &str, since: &str, does: &str) -> Gate {
+pub(crate) fn controller_at_least(cx: &Context<'_>, name: &str, since: &str, does: &str) -> Gate {
     let stated = cx.profile.cloud_controller_manager();
     match stated.value.map(|v| (v, version::at_least(v, since))) {
         Some((_, Some(true))) => Gate::Yes,

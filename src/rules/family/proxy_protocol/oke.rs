@@ -18,7 +18,7 @@ use crate::yaml::go_values::{go_atoi, go_quote};
 use crate::yaml::NodeRef;
 
 /// OKE's opt-in `ipMode` annotation (OKE001, OKE002 and this adapter read it).
-pub const INGRESS_IP_MODE: &str = "oci.oraclecloud.com/ingress-ip-mode";
+pub(crate) const INGRESS_IP_MODE: &str = "oci.oraclecloud.com/ingress-ip-mode";
 pub(crate) const DOC: &str = "Oracle, \"Support for controlling the IPMode of services of type LoadBalancer (Kubernetes version 1.30 or later)\", \
                    https://docs.oracle.com/iaas/releasenotes/conteng/conteng-LoadBalancer-IPMode-Release-Notes.htm";
 
@@ -40,7 +40,7 @@ const BACKENDSET_SECRET: &str =
 const NLB_PPV2: &str = "oci-network-load-balancer.oraclecloud.com/is-ppv2-enabled";
 
 /// OKE003 oke-proxy-protocol-in-cluster. OKE's status has no hostname option.
-pub static OKE: ProxyProvider = ProxyProvider {
+pub(crate) static OKE: ProxyProvider = ProxyProvider {
     provider: Provider::Oke,
     meta: &meta::OKE003,
     trigger,
@@ -54,7 +54,7 @@ pub static OKE: ProxyProvider = ProxyProvider {
 
 /// `getLoadBalancerType`: `nlb` lower-cased is a network load balancer, anything else a
 /// load balancer.
-pub fn is_network_lb(view: &Annotations<'_>) -> bool {
+pub(crate) fn is_network_lb(view: &Annotations<'_>) -> bool {
     view.lowercase(LB_TYPE).as_deref() == Some("nlb")
 }
 

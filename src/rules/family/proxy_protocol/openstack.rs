@@ -28,7 +28,7 @@ const DOC: &str = "cloud-provider-openstack docs/openstack-cloud-controller-mana
                    expose-applications-using-loadbalancer-type-service.md (PROXY protocol)";
 
 /// OPENSTACK001 openstack-proxy-protocol-in-cluster.
-pub static OPENSTACK: ProxyProvider = ProxyProvider {
+pub(crate) static OPENSTACK: ProxyProvider = ProxyProvider {
     provider: Provider::Openstack,
     meta: &meta::OPENSTACK001,
     trigger,

@@ -13,7 +13,7 @@ use crate::yaml::NodeRef;
 
 /// What the load balancer does that a short-circuited call skips.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Feature {
+pub(crate) enum Feature {
     ProxyProtocol,
     TlsTermination,
 }
@@ -21,7 +21,7 @@ pub enum Feature {
 /// In-cluster calls skip the load balancer: surely, or depending on an unknown fact. Each
 /// carries the reason, worded for a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Bypass {
+pub(crate) enum Bypass {
     Sure(String),
     Unknown(String),
 }
@@ -29,7 +29,7 @@ pub enum Bypass {
 impl Bypass {
     /// From whether a way out (`ipMode: Proxy`, a hostname status) works: it works, no
     /// bypass; it does not, a sure one; unknown, an unknown one.
-    pub fn unless(way_out: Gate) -> Option<Bypass> {
+    pub(crate) fn unless(way_out: Gate) -> Option<Bypass> {
         match way_out {
             Gate::Yes => None,
             Gate::No(why) => Some(Bypass::Sure(why)),
@@ -40,7 +40,7 @@ impl Bypass {
 
 /// A value the controller refuses: it returns an error instead of reconciling the Service
 /// as written (the load balancer is not created or updated, or its status not written).
-pub struct Rejected<'w> {
+pub(crate) struct Rejected<'w> {
     /// The annotation's value (the finding points at it).
     pub at: NodeRef<'w>,
     pub annotation: &'static str,
@@ -55,7 +55,7 @@ pub struct Rejected<'w> {
 
 /// The error finding of a refused value: it quotes the controller, so the user can match
 /// it to the event the controller records on the Service.
-pub fn rejected(
+pub(crate) fn rejected(
     ws: &Workspace,
     meta: &'static RuleMeta,
     service: &Object,

@@ -35,7 +35,7 @@ const DOC: &str = "scaleway-cloud-controller-manager docs/loadbalancer-annotatio
                    (https://github.com/scaleway/scaleway-cloud-controller-manager)";
 
 /// SCALEWAY001 scaleway-proxy-protocol-in-cluster.
-pub static SCALEWAY: ProxyProvider = ProxyProvider {
+pub(crate) static SCALEWAY: ProxyProvider = ProxyProvider {
     provider: Provider::Scaleway,
     meta: &meta::SCALEWAY001,
     trigger,

@@ -16,7 +16,7 @@ use crate::views::Annotations;
 use crate::catalog::meta::K8S015 as META;
 use table::{Reads, Service, CHECKS};
 
-pub struct AnnotationValueRejected;
+pub(crate) struct AnnotationValueRejected;
 
 impl Rule for AnnotationValueRejected {
     fn meta(&self) -> &'static RuleMeta {

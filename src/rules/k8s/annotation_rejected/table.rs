@@ -10,7 +10,7 @@ use crate::views::Annotations;
 use crate::yaml::go_values::{go_parse_bool, go_quote};
 
 /// One annotation a controller refuses to reconcile with when its value is wrong.
-pub struct Check {
+pub(crate) struct Check {
     pub provider: Provider,
     /// Which controller, for the message ("AWS Load Balancer Controller").
     pub controller: &'static str,
@@ -28,14 +28,14 @@ pub struct Check {
 }
 
 /// What the rule knows of the Service beside the value.
-pub struct Service<'a> {
+pub(crate) struct Service<'a> {
     pub object: &'a Object,
     pub annotations: Annotations<'a>,
     pub class: Option<&'a str>,
 }
 
 /// Whether the controller reads an annotation for a Service.
-pub enum Reads {
+pub(crate) enum Reads {
     Yes,
     No,
     /// It hangs on an unstated fact: what it is.
@@ -71,7 +71,7 @@ fn bool_error(value: &str) -> Option<String> {
     go_parse_bool(value).err()
 }
 
-pub static CHECKS: &[Check] = &[
+pub(crate) static CHECKS: &[Check] = &[
     Check {
         provider: Provider::Doks,
         controller: "DigitalOcean cloud controller manager",

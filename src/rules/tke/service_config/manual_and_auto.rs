@@ -6,7 +6,7 @@ use crate::rules::{Context, Rule};
 
 use crate::catalog::meta::TKE008 as BOTH_META;
 
-pub struct ManualAndAuto;
+pub(crate) struct ManualAndAuto;
 
 impl Rule for ManualAndAuto {
     fn meta(&self) -> &'static RuleMeta {

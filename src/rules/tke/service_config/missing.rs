@@ -10,7 +10,7 @@ use crate::model::tke_config::same_namespace;
 
 use crate::catalog::meta::TKE007 as MISSING_META;
 
-pub struct MissingConfig;
+pub(crate) struct MissingConfig;
 
 impl Rule for MissingConfig {
     fn meta(&self) -> &'static RuleMeta {

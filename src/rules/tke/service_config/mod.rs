@@ -56,8 +56,8 @@ mod reserved_name;
 mod unmatched_listener;
 mod unused;
 
-pub use manual_and_auto::ManualAndAuto;
-pub use missing::MissingConfig;
-pub use reserved_name::ReservedName;
-pub use unmatched_listener::UnmatchedListener;
-pub use unused::UnusedConfig;
+pub(crate) use manual_and_auto::ManualAndAuto;
+pub(crate) use missing::MissingConfig;
+pub(crate) use reserved_name::ReservedName;
+pub(crate) use unmatched_listener::UnmatchedListener;
+pub(crate) use unused::UnusedConfig;

@@ -10,7 +10,7 @@ use crate::model::tke_config::{same_namespace, INGRESS_AUTO_SUFFIX, SERVICE_AUTO
 
 use crate::catalog::meta::TKE009 as RESERVED_META;
 
-pub struct ReservedName;
+pub(crate) struct ReservedName;
 
 impl Rule for ReservedName {
     fn meta(&self) -> &'static RuleMeta {

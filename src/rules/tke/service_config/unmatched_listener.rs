@@ -13,7 +13,7 @@ use crate::views::tke::is_config;
 
 use crate::catalog::meta::TKE010 as UNMATCHED_META;
 
-pub struct UnmatchedListener;
+pub(crate) struct UnmatchedListener;
 
 impl Rule for UnmatchedListener {
     fn meta(&self) -> &'static RuleMeta {

@@ -13,7 +13,7 @@ use crate::views::tke::is_config;
 
 use crate::catalog::meta::TKE011 as UNUSED_META;
 
-pub struct UnusedConfig;
+pub(crate) struct UnusedConfig;
 
 impl Rule for UnusedConfig {
     fn meta(&self) -> &'static RuleMeta {
