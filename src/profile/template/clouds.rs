@@ -41,141 +41,162 @@ const NFTABLES_FIX: &str =
 
 const CNI: &str = "cilium           # free text: flannel, calico, cilium, ...";
 
-/// `None` for the seeds and generic. Over 100 lines on purpose: a table of texts, one arm
-/// per provider, read best side by side (splitting it would only scatter the table).
-pub(super) fn notes(p: Provider) -> Option<Notes> {
-    let notes = match p {
+/// The provider's notes; `None` for the seeds and generic, whose text is the template's own.
+pub(super) fn notes(p: Provider) -> Option<&'static Notes> {
+    Some(match p {
         Provider::Tke | Provider::Vke | Provider::Ack | Provider::Generic => return None,
-        Provider::Eks => Notes {
-            about: "AWS EKS: an NLB that keeps the client IP (instance targets do by default) times\n\
-                    out a backend's call that it routes back to the same instance. Its status is\n\
-                    a hostname, so in-cluster calls really cross the NLB.",
-            version: None,
-            kube_proxy: "How Services are forwarded on the nodes (provider-neutral rules). EKS\n\
-                         load-balancer statuses are hostnames, which kube-proxy never answers on\n\
-                         the node.",
-            cni: "vpc-cni          # free text: the Amazon VPC CNI, cilium, calico, ...",
-            addons: Some(eks_addons),
-        },
-        Provider::Aks => Notes {
-            about: "Azure AKS: a backend VM's call to the frontend of its own internal load\n\
-                    balancer fails when the flow comes back to that VM. The Azure CCM never\n\
-                    sets ipMode: Proxy and kube-proxy answers most pod calls to the LB IP on\n\
-                    the node, so it can show on the paths kube-proxy does not short-circuit.",
-            version: Some(NFTABLES_FIX),
-            kube_proxy: "How Services are forwarded on the nodes: AKS offers iptables, IPVS and\n\
-                         nftables. With externalTrafficPolicy: Local, IPVS fails hostNetwork\n\
-                         callers on nodes without a local endpoint.",
-            cni: CNI,
-            addons: None,
-        },
-        Provider::Gke => Notes {
-            about: "Google GKE: a backend VM routes the IP of its internal passthrough load\n\
-                    balancer back to itself (iptables on Container-Optimized OS nodes), so such\n\
-                    calls stay on the node; they fail only where that local path cannot serve\n\
-                    them.",
-            version: Some(NFTABLES_FIX),
-            kube_proxy: KUBE_PROXY,
-            cni: CNI,
-            addons: None,
-        },
-        Provider::Cce => Notes {
-            about: "Huawei CCE: kube-proxy adds the ELB addresses of LoadBalancer Services to the\n\
-                    nodes' local rules by default; with externalTrafficPolicy: Local a client on a\n\
-                    node without a backend pod may fail to reach them, unless the Service sets\n\
-                    `kubernetes.io/elb.pass-through` (in-cluster calls then go to the ELB).",
-            version: Some("`kubernetes.io/elb.pass-through` needs cluster version v1.19 or later."),
-            kube_proxy: "How Services are forwarded on the nodes. In IPVS mode, the Services on one\n\
-                         ELB must agree on `kubernetes.io/elb.pass-through`.",
-            cni: CNI,
-            addons: None,
-        },
-        Provider::Oke => Notes {
-            about: "Oracle OKE: the CCM leaves ipMode at VIP unless a Service sets\n\
-                    `oci.oraclecloud.com/ingress-ip-mode: proxy`, so kube-proxy answers\n\
-                    in-cluster calls to the LB IP on the node, without the load balancer.",
-            version: Some(
-                "ipMode Proxy takes effect from Kubernetes 1.30 (LoadBalancerIPMode: beta and on by\n\
-                 default; GA in 1.32); OKE's `oci.oraclecloud.com/ingress-ip-mode` needs 1.30 or\n\
-                 later.",
-            ),
-            kube_proxy: KUBE_PROXY,
-            cni: CNI,
-            addons: None,
-        },
-        Provider::Doks => Notes {
-            about: "DigitalOcean DOKS: kube-proxy answers in-cluster calls to a load balancer's IP\n\
-                    on the node, so they skip its PROXY protocol and TLS termination. The CCM never\n\
-                    sets ipMode; the way out is a hostname-only status:\n\
-                    `service.beta.kubernetes.io/do-loadbalancer-hostname`.",
-            version: Some(
-                "The DigitalOcean CCM never sets ipMode, so no Kubernetes release sends in-cluster\n\
-                 calls through the load balancer by itself.",
-            ),
-            kube_proxy: KUBE_PROXY,
-            cni: CNI,
-            addons: Some(doks_addons),
-        },
-        Provider::Lke => Notes {
-            about: "Linode / Akamai LKE: kube-proxy answers in-cluster calls to a NodeBalancer's IP\n\
-                    on the node, so they skip its PROXY protocol. The CCM never sets ipMode; the\n\
-                    way out is a hostname-only status:\n\
-                    `service.beta.kubernetes.io/linode-loadbalancer-hostname-only-ingress: \"true\"`,\n\
-                    or the CCM's LINODE_HOSTNAME_ONLY_INGRESS for every Service.",
-            version: Some(
-                "The Linode CCM never sets ipMode, so no Kubernetes release sends in-cluster calls\n\
-                 through the NodeBalancer by itself.",
-            ),
-            kube_proxy: KUBE_PROXY,
-            cni: CNI,
-            addons: Some(lke_addons),
-        },
-        Provider::Scaleway => Notes {
-            about: "Scaleway Kapsule: kube-proxy answers in-cluster calls to a load balancer's IP on\n\
-                    the node, so they skip its PROXY protocol, unless the status has ipMode: Proxy\n\
-                    or only a hostname (`service.beta.kubernetes.io/scw-loadbalancer-use-hostname`).",
-            version: Some(IP_MODE_GATE),
-            kube_proxy: KUBE_PROXY,
-            cni: CNI,
-            addons: Some(scaleway_addons),
-        },
-        Provider::Hetzner => Notes {
-            about: "Hetzner Cloud: kube-proxy answers in-cluster calls to a load balancer's IP on the\n\
-                    node, so they skip its PROXY protocol, unless the status has ipMode: Proxy or\n\
-                    only a hostname (`load-balancer.hetzner.cloud/hostname`).",
-            version: Some(IP_MODE_GATE),
-            kube_proxy: KUBE_PROXY,
-            cni: CNI,
-            addons: Some(hetzner_addons),
-        },
-        Provider::Openstack => Notes {
-            about: "OpenStack cloud controller manager (OCCM), which OVHcloud MKS (Octavia),\n\
-                    Selectel / Servercore, plusserver and SovereignCloudStack run: kube-proxy\n\
-                    answers in-cluster calls to a load balancer's IP on the node, so they skip its\n\
-                    PROXY protocol, unless the status has ipMode: Proxy or a hostname\n\
-                    (`loadbalancer.openstack.org/hostname`).",
-            version: Some(IP_MODE_GATE),
-            kube_proxy: KUBE_PROXY,
-            cni: CNI,
-            addons: Some(openstack_addons),
-        },
-        Provider::Cloudscale => Notes {
-            about: "cloudscale.ch: from Kubernetes 1.30 the CCM sets ipMode: Proxy by default, so\n\
-                    in-cluster calls go through the load balancer and its PROXY protocol;\n\
-                    `k8s.cloudscale.ch/loadbalancer-ip-mode: VIP` turns that off.",
-            version: Some(
-                "ipMode Proxy takes effect from Kubernetes 1.30 (LoadBalancerIPMode: beta and on by\n\
-                 default; GA in 1.32). The cloudscale CCM writes ipMode only from 1.30; before,\n\
-                 only `k8s.cloudscale.ch/loadbalancer-force-hostname` keeps in-cluster calls on the\n\
-                 load balancer.",
-            ),
-            kube_proxy: KUBE_PROXY,
-            cni: CNI,
-            addons: Some(cloudscale_addons),
-        },
-    };
-    Some(notes)
+        Provider::Eks => &EKS_NOTES,
+        Provider::Aks => &AKS_NOTES,
+        Provider::Gke => &GKE_NOTES,
+        Provider::Cce => &CCE_NOTES,
+        Provider::Oke => &OKE_NOTES,
+        Provider::Doks => &DOKS_NOTES,
+        Provider::Lke => &LKE_NOTES,
+        Provider::Scaleway => &SCALEWAY_NOTES,
+        Provider::Hetzner => &HETZNER_NOTES,
+        Provider::Openstack => &OPENSTACK_NOTES,
+        Provider::Cloudscale => &CLOUDSCALE_NOTES,
+    })
 }
+
+// One record per provider, read best side by side.
+static EKS_NOTES: Notes = Notes {
+    about: "AWS EKS: an NLB that keeps the client IP (instance targets do by default) times\n\
+            out a backend's call that it routes back to the same instance. Its status is\n\
+            a hostname, so in-cluster calls really cross the NLB.",
+    version: None,
+    kube_proxy: "How Services are forwarded on the nodes (provider-neutral rules). EKS\n\
+                 load-balancer statuses are hostnames, which kube-proxy never answers on\n\
+                 the node.",
+    cni: "vpc-cni          # free text: the Amazon VPC CNI, cilium, calico, ...",
+    addons: Some(eks_addons),
+};
+
+static AKS_NOTES: Notes = Notes {
+    about: "Azure AKS: a backend VM's call to the frontend of its own internal load\n\
+            balancer fails when the flow comes back to that VM. The Azure CCM never\n\
+            sets ipMode: Proxy and kube-proxy answers most pod calls to the LB IP on\n\
+            the node, so it can show on the paths kube-proxy does not short-circuit.",
+    version: Some(NFTABLES_FIX),
+    kube_proxy: "How Services are forwarded on the nodes: AKS offers iptables, IPVS and\n\
+                 nftables. With externalTrafficPolicy: Local, IPVS fails hostNetwork\n\
+                 callers on nodes without a local endpoint.",
+    cni: CNI,
+    addons: None,
+};
+
+static GKE_NOTES: Notes = Notes {
+    about: "Google GKE: a backend VM routes the IP of its internal passthrough load\n\
+            balancer back to itself (iptables on Container-Optimized OS nodes), so such\n\
+            calls stay on the node; they fail only where that local path cannot serve\n\
+            them.",
+    version: Some(NFTABLES_FIX),
+    kube_proxy: KUBE_PROXY,
+    cni: CNI,
+    addons: None,
+};
+
+static CCE_NOTES: Notes = Notes {
+    about: "Huawei CCE: kube-proxy adds the ELB addresses of LoadBalancer Services to the\n\
+            nodes' local rules by default; with externalTrafficPolicy: Local a client on a\n\
+            node without a backend pod may fail to reach them, unless the Service sets\n\
+            `kubernetes.io/elb.pass-through` (in-cluster calls then go to the ELB).",
+    version: Some("`kubernetes.io/elb.pass-through` needs cluster version v1.19 or later."),
+    kube_proxy: "How Services are forwarded on the nodes. In IPVS mode, the Services on one\n\
+                 ELB must agree on `kubernetes.io/elb.pass-through`.",
+    cni: CNI,
+    addons: None,
+};
+
+static OKE_NOTES: Notes = Notes {
+    about: "Oracle OKE: the CCM leaves ipMode at VIP unless a Service sets\n\
+            `oci.oraclecloud.com/ingress-ip-mode: proxy`, so kube-proxy answers\n\
+            in-cluster calls to the LB IP on the node, without the load balancer.",
+    version: Some(
+        "ipMode Proxy takes effect from Kubernetes 1.30 (LoadBalancerIPMode: beta and on by\n\
+         default; GA in 1.32); OKE's `oci.oraclecloud.com/ingress-ip-mode` needs 1.30 or\n\
+         later.",
+    ),
+    kube_proxy: KUBE_PROXY,
+    cni: CNI,
+    addons: None,
+};
+
+static DOKS_NOTES: Notes = Notes {
+    about: "DigitalOcean DOKS: kube-proxy answers in-cluster calls to a load balancer's IP\n\
+            on the node, so they skip its PROXY protocol and TLS termination. The CCM never\n\
+            sets ipMode; the way out is a hostname-only status:\n\
+            `service.beta.kubernetes.io/do-loadbalancer-hostname`.",
+    version: Some(
+        "The DigitalOcean CCM never sets ipMode, so no Kubernetes release sends in-cluster\n\
+         calls through the load balancer by itself.",
+    ),
+    kube_proxy: KUBE_PROXY,
+    cni: CNI,
+    addons: Some(doks_addons),
+};
+
+static LKE_NOTES: Notes = Notes {
+    about: "Linode / Akamai LKE: kube-proxy answers in-cluster calls to a NodeBalancer's IP\n\
+            on the node, so they skip its PROXY protocol. The CCM never sets ipMode; the\n\
+            way out is a hostname-only status:\n\
+            `service.beta.kubernetes.io/linode-loadbalancer-hostname-only-ingress: \"true\"`,\n\
+            or the CCM's LINODE_HOSTNAME_ONLY_INGRESS for every Service.",
+    version: Some(
+        "The Linode CCM never sets ipMode, so no Kubernetes release sends in-cluster calls\n\
+         through the NodeBalancer by itself.",
+    ),
+    kube_proxy: KUBE_PROXY,
+    cni: CNI,
+    addons: Some(lke_addons),
+};
+
+static SCALEWAY_NOTES: Notes = Notes {
+    about: "Scaleway Kapsule: kube-proxy answers in-cluster calls to a load balancer's IP on\n\
+            the node, so they skip its PROXY protocol, unless the status has ipMode: Proxy\n\
+            or only a hostname (`service.beta.kubernetes.io/scw-loadbalancer-use-hostname`).",
+    version: Some(IP_MODE_GATE),
+    kube_proxy: KUBE_PROXY,
+    cni: CNI,
+    addons: Some(scaleway_addons),
+};
+
+static HETZNER_NOTES: Notes = Notes {
+    about: "Hetzner Cloud: kube-proxy answers in-cluster calls to a load balancer's IP on the\n\
+            node, so they skip its PROXY protocol, unless the status has ipMode: Proxy or\n\
+            only a hostname (`load-balancer.hetzner.cloud/hostname`).",
+    version: Some(IP_MODE_GATE),
+    kube_proxy: KUBE_PROXY,
+    cni: CNI,
+    addons: Some(hetzner_addons),
+};
+
+static OPENSTACK_NOTES: Notes = Notes {
+    about: "OpenStack cloud controller manager (OCCM), which OVHcloud MKS (Octavia),\n\
+            Selectel / Servercore, plusserver and SovereignCloudStack run: kube-proxy\n\
+            answers in-cluster calls to a load balancer's IP on the node, so they skip its\n\
+            PROXY protocol, unless the status has ipMode: Proxy or a hostname\n\
+            (`loadbalancer.openstack.org/hostname`).",
+    version: Some(IP_MODE_GATE),
+    kube_proxy: KUBE_PROXY,
+    cni: CNI,
+    addons: Some(openstack_addons),
+};
+
+static CLOUDSCALE_NOTES: Notes = Notes {
+    about: "cloudscale.ch: from Kubernetes 1.30 the CCM sets ipMode: Proxy by default, so\n\
+            in-cluster calls go through the load balancer and its PROXY protocol;\n\
+            `k8s.cloudscale.ch/loadbalancer-ip-mode: VIP` turns that off.",
+    version: Some(
+        "ipMode Proxy takes effect from Kubernetes 1.30 (LoadBalancerIPMode: beta and on by\n\
+         default; GA in 1.32). The cloudscale CCM writes ipMode only from 1.30; before,\n\
+         only `k8s.cloudscale.ch/loadbalancer-force-hostname` keeps in-cluster calls on the\n\
+         load balancer.",
+    ),
+    kube_proxy: KUBE_PROXY,
+    cni: CNI,
+    addons: Some(cloudscale_addons),
+};
 
 /// `spec.cceFlavour`, after the Kubernetes version.
 pub(super) fn cce_flavour(o: &mut Out) {

@@ -98,7 +98,7 @@ pub(crate) fn init_template(
              provider-neutral rules run; name your cloud to run its rules too.",
         );
     }
-    if let Some(cloud) = &cloud {
+    if let Some(cloud) = cloud {
         o.comment(2, cloud.about);
         let text = if own_rules.is_empty() {
             format!(
@@ -123,7 +123,7 @@ pub(crate) fn init_template(
         "Kubernetes version, quoted (\"1.30\" unquoted would be a number).\n\
          Used by rules whose fix or trap depends on the Kubernetes release.",
     );
-    if let Some(why) = cloud.as_ref().and_then(|c| c.version) {
+    if let Some(why) = cloud.and_then(|c| c.version) {
         o.comment(2, why);
     }
     o.fact(2, false, "kubernetesVersion: \"1.30.2\"");
@@ -133,10 +133,10 @@ pub(crate) fn init_template(
         clouds::cce_flavour(&mut o);
     }
 
-    kube_proxy(&mut o, p, cloud.as_ref(), proxy_mode);
-    network(&mut o, p, cloud.as_ref());
+    kube_proxy(&mut o, p, cloud, proxy_mode);
+    network(&mut o, p, cloud);
     node_pools(&mut o, p);
-    addons(&mut o, p, cloud.as_ref(), proxy_mode);
+    addons(&mut o, p, cloud, proxy_mode);
 
     if cloud.is_none() {
         o.comment(
