@@ -144,12 +144,24 @@ pub fn yield_to_verdicts(
     enabled: impl Fn(&str) -> bool,
 ) {
     use std::collections::HashSet;
+    // Each call's (where, target): a set as large as the calls, not as the findings (a
+    // stream of many Services has a finding each and few calls).
+    fn call_of<'a>(cx: &'a Context<'_>, c: &'a Caller) -> (&'a Location, &'a ObjectRef) {
+        let target = &cx.ws.objects[cx.model.entry_points[c.target].object];
+        (&c.location, &*target.id)
+    }
+    let calls: HashSet<(&Location, &ObjectRef)> =
+        cx.model.callers.iter().map(|c| call_of(cx, c)).collect();
+    if calls.is_empty() {
+        return;
+    }
     let judged: HashSet<(Location, ObjectRef)> = {
         let named: HashSet<(&Location, &ObjectRef)> = diagnostics
             .iter()
             .filter(|d| d.rule() != META.id && enabled(d.rule()))
             .filter_map(|d| Some((d.object()?, d.related())))
             .flat_map(|(object, related)| related.iter().map(move |r| (&r.location, object)))
+            .filter(|named| calls.contains(named))
             .collect();
         if named.is_empty() {
             return;
@@ -157,10 +169,7 @@ pub fn yield_to_verdicts(
         cx.model
             .callers
             .iter()
-            .filter(|c| {
-                let target = &cx.ws.objects[cx.model.entry_points[c.target].object];
-                named.contains(&(&c.location, &*target.id))
-            })
+            .filter(|c| named.contains(&call_of(cx, c)))
             .map(|c| {
                 (
                     rename::call_location(c),
