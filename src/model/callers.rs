@@ -16,6 +16,7 @@ use super::consumed::store_values;
 use super::dns::{DnsRewrites, COREDNS_CONFIG};
 use super::evidence::{classify, Document, Reading};
 use super::parts::in_parts;
+use super::service_names::ServiceNames;
 use super::{EntryId, EntryPoint};
 use crate::views::Store;
 
@@ -128,15 +129,6 @@ fn in_comment_line(text: &str, at: usize) -> bool {
     line.starts_with('#') || line.starts_with("//") || line.starts_with(';')
 }
 
-/// Names a Service is reachable by inside the cluster.
-fn service_names(name: &str, namespace: &str) -> [String; 3] {
-    [
-        format!("{name}.{namespace}"),
-        format!("{name}.{namespace}.svc"),
-        format!("{name}.{namespace}.svc.cluster.local"),
-    ]
-}
-
 /// A Service without a written namespace named as `name.ns.svc[.cluster.local]` (or as
 /// `name.ns` in host position, where a two-label host is not a public name).
 fn unplaced_service(
@@ -164,13 +156,12 @@ struct CallIndex<'w> {
     /// Load-balancer addresses, and the suffixes of wildcard ones (`*.shop.example`).
     exact: HashMap<&'w str, Vec<EntryId>>,
     wildcard: HashMap<&'w str, Vec<EntryId>>,
-    /// In-cluster names and ClusterIPs of every Service.
-    in_cluster: HashMap<String, ObjectId>,
+    /// Services by in-cluster name and ClusterIP, and by (namespace, name) for bare names
+    /// in host position.
+    services: ServiceNames<'w>,
     /// Services without a written namespace, by name: applying chooses their namespace,
     /// so `name.<any namespace>.svc` may be them (and `name.default` is not a given).
     unplaced: HashMap<&'w str, ObjectId>,
-    /// Services by (namespace, name), for bare names in host position.
-    short_names: HashMap<(&'w str, &'w str), ObjectId>,
     stores: HashMap<(Store, &'w str, &'w str), Vec<ObjectId>>,
     /// ExternalName Services that alias load-balancer hosts.
     aliases: HashMap<ObjectId, Vec<EntryId>>,
@@ -251,9 +242,8 @@ impl<'w> CallIndex<'w> {
             entry_points,
             exact,
             wildcard,
-            in_cluster: HashMap::new(),
+            services: ServiceNames::default(),
             unplaced: HashMap::new(),
-            short_names: HashMap::new(),
             stores: HashMap::new(),
             aliases: HashMap::new(),
             mesh_hosts: MeshHosts::new(),
@@ -293,28 +283,11 @@ impl<'w> CallIndex<'w> {
     }
 
     fn add_service(&mut self, id: ObjectId, object: &'w Object) {
-        match object.written_namespace() {
-            Some(namespace) => {
-                for name in service_names(object.name(), namespace) {
-                    self.in_cluster.insert(name, id);
-                }
-            }
-            None => {
-                self.unplaced.insert(object.name(), id);
-            }
+        if object.written_namespace().is_none() {
+            self.unplaced.insert(object.name(), id);
         }
-        self.short_names
-            .insert((object.namespace(), object.name()), id);
-        for &ip in self
-            .views
-            .service(id)
-            .into_iter()
-            .flat_map(|s| s.cluster_ips())
-        {
-            if ip != "None" && !ip.is_empty() {
-                self.in_cluster.insert(normalize(ip), id);
-            }
-        }
+        let ips = self.views.service(id).map(|s| s.cluster_ips());
+        self.services.add(id, object, ips.unwrap_or_default());
     }
 
     fn add_store(&mut self, store: Store, id: ObjectId, object: &'w Object) {
@@ -452,13 +425,12 @@ impl<'w> CallIndex<'w> {
             _ => None,
         };
         let service = if targets.is_empty() {
-            self.in_cluster
-                .get(host)
-                .copied()
+            self.services
+                .in_cluster(host)
                 .or_else(|| unplaced_service(&self.unplaced, host, url_host))
                 .or_else(|| {
                     url_host
-                        .then(|| self.short_names.get(&(namespace, host)).copied())
+                        .then(|| self.services.short(namespace, host))
                         .flatten()
                 })
         } else {

@@ -19,6 +19,7 @@ pub mod implicit;
 mod parts;
 
 pub mod scheduling;
+mod service_names;
 pub mod tke_config;
 mod variants;
 use crate::views::Views;

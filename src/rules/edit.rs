@@ -187,9 +187,7 @@ fn shared_nodes(file: &LintFile) -> Vec<Shared> {
     let text = &file.source.text;
     let mut out = Vec::new();
     for doc in &file.loaded.documents {
-        // A slimmed document drops parts an alias may sit in: the text still has it.
-        let aliases_in_text = alias_names(doc.span.slice(text));
-        let mut aliased = vec![false; doc.nodes.len()];
+        let mut aliased = Vec::new();
         for node in &doc.nodes {
             if let NodeKind::Alias(target) = node.kind {
                 let name = target.and_then(|t| doc.anchor(t)).unwrap_or("?");
@@ -198,18 +196,27 @@ fn shared_nodes(file: &LintFile) -> Vec<Shared> {
                     end: node.extent.end(),
                     what: format!("the alias `*{name}` (change its anchor `&{name}` instead)"),
                 });
-                if let Some(t) = target {
-                    aliased[t.0 as usize] = true;
-                }
+                aliased.extend(target);
             }
         }
-        for (index, node) in doc.nodes.iter().enumerate() {
-            let Some(anchor) = doc.anchor(crate::yaml::NodeId(index as u32)) else {
-                continue;
-            };
-            if !aliased[index] && !aliases_in_text.contains(anchor) {
+        // The anchors, in node order; most documents have none, and then their text is
+        // not searched for aliases (a stream with a fix in every document was searched whole).
+        let names = doc.rare.as_deref().map_or(&[][..], |r| &r.names[..]);
+        let mut anchors = names
+            .iter()
+            .filter_map(|(id, n)| Some((*id, n.anchor.as_deref()?)))
+            .peekable();
+        if anchors.peek().is_none() {
+            continue;
+        }
+        aliased.sort_unstable();
+        // A slimmed document drops parts an alias may sit in: the text still has it.
+        let aliases_in_text = alias_names(doc.span.slice(text));
+        for (id, anchor) in anchors {
+            if aliased.binary_search(&id).is_err() && !aliases_in_text.contains(anchor) {
                 continue;
             }
+            let node = doc.node(id);
             let mut end = node.extent.end();
             if matches!(node.kind, NodeKind::Mapping(_) | NodeKind::Sequence(_)) {
                 end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
