@@ -160,7 +160,10 @@ mod tests {
         }
         let source = Arc::new(SourceFile::new(Arc::from("m.yaml"), text.clone()));
         let loaded = load(&source.text, &Limits::default());
-        let ws = Workspace::new(vec![LintFile { source, loaded }]);
+        let ws = Workspace::new(vec![LintFile {
+            source,
+            loaded: Arc::new(loaded),
+        }]);
         let mut index = ServiceNames::default();
         let mut table = HashMap::new();
         for (i, (id, object)) in ws.ids().enumerate() {
