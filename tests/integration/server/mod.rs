@@ -249,16 +249,11 @@ impl TestServer {
         let uri = self.uri("");
         let path = self.root.to_str().unwrap();
         let text = text.replace(&uri, "file:///ROOT").replace(path, "/ROOT");
-        // Displayed paths are relative to the test's working directory.
+        // Displayed paths are relative to the test's working directory, with `..` when the
+        // scratch directory is outside it (a CARGO_TARGET_DIR elsewhere).
         let cwd = std::env::current_dir().unwrap();
-        let relative = self
-            .root
-            .strip_prefix(&cwd)
-            .map(|r| r.to_str().unwrap().to_string());
-        let text = match relative {
-            Ok(relative) => text.replace(&relative, "ROOT"),
-            Err(_) => text,
-        };
+        let relative = relative_to(&self.root, &cwd);
+        let text = text.replace(&relative, "ROOT");
         let text = text.replace(
             &format!("/v{}/rules/", env!("CARGO_PKG_VERSION")),
             "/vVERSION/rules/",
@@ -333,4 +328,17 @@ pub fn as_refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect()
+}
+
+/// `path` relative to `base` (both absolute), with `..` for the parts of `base` it is not in.
+fn relative_to(path: &std::path::Path, base: &std::path::Path) -> String {
+    let (path, base): (Vec<_>, Vec<_>) = (path.components().collect(), base.components().collect());
+    let common = path.iter().zip(&base).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); base.len() - common];
+    parts.extend(
+        path[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
 }
