@@ -36,7 +36,7 @@ pub(crate) fn split_front_matter(doc: &str) -> Option<(&str, &str)> {
     Some((&rest[..end], &rest[end + 5..]))
 }
 
-/// The body without front matter: what `lblint explain` prints.
+/// The body without front matter (SARIF's full description is made from it).
 pub fn body(doc: &str) -> &str {
     split_front_matter(doc).map_or(doc, |(_, body)| body.trim_start())
 }
