@@ -9,7 +9,23 @@ use std::path::Path;
 
 use crate::render::{compact_lines, render_compact, stand_in};
 
-const SECRET: &str = "TOPSECRET-hunter2";
+/// The recognisable value of the file outside the repository: it must appear nowhere.
+pub const SECRET: &str = "TOPSECRET-hunter2";
+
+/// A render that pointed out of the repository: the secret is in neither output, and the
+/// chart `shop` gets the LBL008 that says the path is outside the repository.
+pub fn refused_at_the_chart(run: &crate::Run) {
+    assert!(!run.stdout.contains(SECRET), "{}", run.stdout);
+    assert!(!run.stderr.contains(SECRET), "{}", run.stderr);
+    assert!(
+        compact_lines(run)
+            .iter()
+            .any(|l| l.starts_with("shop/Chart.yaml:1:1: error[LBL008]")
+                && l.contains("outside the repository")),
+        "{}",
+        run.stdout
+    );
+}
 
 /// `tmp/outside/secret.yaml` (a Service with a recognisable value) and `tmp/repo/` (a git
 /// checkout), with the path from the filesystem root to the secret, without its `/`.
@@ -157,16 +173,7 @@ fn a_helm_source_line_outside_the_repository_is_not_read() {
         ),
     );
     let run = render_compact(&repo, &[helm.path()], &["."]);
-    assert!(!run.stdout.contains(SECRET), "{}", run.stdout);
-    assert!(!run.stderr.contains(SECRET), "{}", run.stderr);
-    assert!(
-        compact_lines(&run)
-            .iter()
-            .any(|l| l.starts_with("shop/Chart.yaml:1:1: error[LBL008]")
-                && l.contains("outside the repository")),
-        "{}",
-        run.stdout
-    );
+    refused_at_the_chart(&run);
 }
 
 /// A chart holding a symbolic link out of it is not rendered (helm would follow it into
