@@ -1,6 +1,7 @@
 //! The rule loop: every rule runs under a panic guard, so a bug in one rule costs only its
 //! own findings.
 
+use crate::catalog::RuleMeta;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::panic::{catch, InternalError};
 use crate::rules::{Context, Rule};
@@ -24,7 +25,7 @@ pub(crate) fn run_rules(
     for rule in judges.chain(yielding) {
         let before = out.len();
         match catch(|| rule.check(cx, out)) {
-            Ok(()) => cap_unstated_provider(cx, &mut out[before..]),
+            Ok(()) => cap_unstated_provider(cx, rule.meta(), &mut out[before..]),
             Err(crash) => {
                 out.truncate(before);
                 let meta = rule.meta();
@@ -43,11 +44,18 @@ pub(crate) fn run_rules(
 /// may be another cloud, so an error of that rule is at most a warning, and the help names
 /// the field that settles it (DEVELOPERS.md, Severity). Applied to each rule's findings as
 /// the rule returns them, by each finding's own rule's metadata.
-fn cap_unstated_provider(cx: &Context<'_>, findings: &mut [Diagnostic]) {
+fn cap_unstated_provider(cx: &Context<'_>, rule: &RuleMeta, findings: &mut [Diagnostic]) {
     if !cx.profile.is_absent() {
         return;
     }
-    let cloud_rule = |id: &str| crate::catalog::lookup(id).is_some_and(|m| m.is_cloud_rule());
+    // Nearly every finding is the running rule's own: no catalog scan for those.
+    let cloud_rule = |id: &str| {
+        if id == rule.id {
+            rule.is_cloud_rule()
+        } else {
+            crate::catalog::lookup(id).is_some_and(|m| m.is_cloud_rule())
+        }
+    };
     for d in findings.iter_mut() {
         if d.severity() == Severity::Error && cloud_rule(d.rule()) {
             d.set_severity(Severity::Warning);
